@@ -1,0 +1,73 @@
+// Shared device helpers for every Multiwalk kernel. Pure CUDA C++: no standard headers, so the
+// same text compiles under NVRTC (CuPy) and nvcc (CI) alike.
+//
+// Math goes through mw_* so one switch picks precise or fast intrinsics. MW_FAST_MATH (0 or 1) is
+// defined by the loader before this header; fast math only changes float (double has no
+// intrinsics), as in the multi-directional paper's comparison of __sinf and sinf.
+#ifndef MW_COMMON_CUH
+#define MW_COMMON_CUH
+
+#ifndef MW_FAST_MATH
+#define MW_FAST_MATH 0
+#endif
+
+#define MW_PI 3.14159265358979323846
+#define MW_E 2.71828182845904523536
+
+__device__ __forceinline__ float mw_sin(float x) { return MW_FAST_MATH ? __sinf(x) : sinf(x); }
+__device__ __forceinline__ float mw_cos(float x) { return MW_FAST_MATH ? __cosf(x) : cosf(x); }
+__device__ __forceinline__ float mw_exp(float x) { return MW_FAST_MATH ? __expf(x) : expf(x); }
+__device__ __forceinline__ float mw_log(float x) { return MW_FAST_MATH ? __logf(x) : logf(x); }
+__device__ __forceinline__ float mw_pow(float x, float y) { return MW_FAST_MATH ? __powf(x, y) : powf(x, y); }
+__device__ __forceinline__ float mw_sqrt(float x) { return sqrtf(x); }
+__device__ __forceinline__ float mw_fabs(float x) { return fabsf(x); }
+__device__ __forceinline__ float mw_floor(float x) { return floorf(x); }
+__device__ __forceinline__ float mw_fmin(float a, float b) { return fminf(a, b); }
+__device__ __forceinline__ float mw_fmax(float a, float b) { return fmaxf(a, b); }
+
+__device__ __forceinline__ double mw_sin(double x) { return sin(x); }
+__device__ __forceinline__ double mw_cos(double x) { return cos(x); }
+__device__ __forceinline__ double mw_exp(double x) { return exp(x); }
+__device__ __forceinline__ double mw_log(double x) { return log(x); }
+__device__ __forceinline__ double mw_pow(double x, double y) { return pow(x, y); }
+__device__ __forceinline__ double mw_sqrt(double x) { return sqrt(x); }
+__device__ __forceinline__ double mw_fabs(double x) { return fabs(x); }
+__device__ __forceinline__ double mw_floor(double x) { return floor(x); }
+__device__ __forceinline__ double mw_fmin(double a, double b) { return fmin(a, b); }
+__device__ __forceinline__ double mw_fmax(double a, double b) { return fmax(a, b); }
+
+template <typename T> __device__ __forceinline__ T mw_inf();
+template <> __device__ __forceinline__ float mw_inf<float>() { return __int_as_float(0x7f800000); }
+template <> __device__ __forceinline__ double mw_inf<double>() { return __longlong_as_double(0x7ff0000000000000LL); }
+
+// A NaN or infinite objective value must never become a best point (same rule as the NumPy engine).
+template <typename T> __device__ __forceinline__ T mw_sanitize(T f) {
+    return (f == f && mw_fabs(f) < mw_inf<T>()) ? f : mw_inf<T>();
+}
+
+// Point accessors: objective functors read coordinate j as x[j], whatever holds the point.
+// StridedPoint: walker i's point in a (d, n) coordinate-major array, so that consecutive threads
+// read consecutive addresses (coalesced).
+template <typename T> struct StridedPoint {
+    const T* base;  // &X[0 * n + i]
+    long long stride;  // n
+    __device__ __forceinline__ T operator[](int j) const { return base[(long long)j * stride]; }
+};
+
+// A strided point with coordinate `jj` replaced by `v`: a trial of one-coordinate moves (pattern
+// search, annealing) evaluated without writing the trial to memory.
+template <typename T> struct PatchedPoint {
+    const T* base;
+    long long stride;
+    int jj;
+    T v;
+    __device__ __forceinline__ T operator[](int j) const { return j == jj ? v : base[(long long)j * stride]; }
+};
+
+// A contiguous point (shared memory, a local array or a row of a (n, d) array).
+template <typename T> struct DensePoint {
+    const T* p;
+    __device__ __forceinline__ T operator[](int j) const { return p[j]; }
+};
+
+#endif  // MW_COMMON_CUH

@@ -1,0 +1,119 @@
+"""What every algorithm implements, on every engine.
+
+An algorithm is built for one problem, one validated Params instance, an array module and a dtype.
+``init(rng)`` returns a State holding all walkers; ``step(state, iterations)`` advances every walker
+by that many iterations and counts every evaluation in ``state.evals``; ``snapshot(state, sample)``
+copies what is drawn to the host. Numpy-engine implementations double as the readable reference;
+the cupy engine runs the same class with ``xp = cupy``; the cuda engine provides classes with the
+same interface in ``solvers/cuda``.
+"""
+from __future__ import annotations
+
+import abc
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+import numpy as np
+
+from ..arrays import finite_or_inf, to_numpy
+from ..params import specs
+from ..problems.base import Problem
+
+
+@dataclass
+class State:
+    """All walkers of a run. Subclasses add algorithm-specific arrays.
+
+    ``X`` (n, d) are the walkers' current points and ``f`` (n,) their values, as arrays of the
+    engine's module; ``best_x``/``best_f`` the best point ever evaluated (``best_f`` kept on the
+    device as a 0-d array so that no step has to copy to the host).
+    """
+
+    X: Any
+    f: Any
+    best_x: Any
+    best_f: Any
+    evals: int = 0
+    iteration: int = 0
+
+
+@dataclass
+class SnapshotData:
+    """What an algorithm hands the runner for one snapshot (host arrays)."""
+
+    positions: np.ndarray
+    fitness: np.ndarray
+    extras: dict = field(default_factory=dict)
+    overlays: dict = field(default_factory=dict)
+
+
+class Algorithm(abc.ABC):
+    """Base class: subclasses set the class attributes and implement init/step/snapshot."""
+
+    name: ClassVar[str]
+    title: ClassVar[str]
+    Params: ClassVar[type]
+    reference: ClassVar[str]  # the seed paper / original method it follows
+    walker_word: ClassVar[str] = "walkers"  # "particles", "chains", ... for labels
+
+    def __init__(self, problem: Problem, params, *, xp=np, dtype=np.float64):
+        self.problem = problem
+        self.params = params
+        self.xp = xp
+        self.dtype = np.dtype(dtype)
+        self.lower = xp.asarray(problem.lower, dtype=self.dtype)
+        self.upper = xp.asarray(problem.upper, dtype=self.dtype)
+        self.span = self.upper - self.lower
+
+    # --- interface ---------------------------------------------------------------------------
+    @abc.abstractmethod
+    def init(self, rng) -> State:
+        """Draw the initial walkers, evaluate them (counted) and return the state."""
+
+    @abc.abstractmethod
+    def step(self, state: State, iterations: int) -> None:
+        """Advance all walkers by `iterations` iterations, counting every evaluation."""
+
+    def snapshot(self, state: State, sample: np.ndarray) -> SnapshotData:
+        """Host copy of the sampled walkers; subclasses add extras and overlays."""
+        return SnapshotData(positions=to_numpy(state.X[sample]), fitness=to_numpy(state.f[sample]))
+
+    def total_walkers(self) -> int:
+        """How many points move in parallel (PSO/DE: walkers x swarms)."""
+        return int(self.params.walkers)
+
+    def evals_per_iteration(self) -> float:
+        """Expected evaluations per iteration, for budgeting chunks (upper estimate is fine)."""
+        return float(self.total_walkers())
+
+    def set_params(self, state: State, params) -> None:
+        """Apply parameters changed mid-run; only fields declared live differ from self.params."""
+        self.params = params
+
+    # --- helpers for subclasses --------------------------------------------------------------
+    def evaluate(self, state: State, X):
+        """Evaluate rows of X, count them, map NaN/inf to +inf so they never become the best."""
+        f = self.problem.evaluate(X)
+        state.evals += int(X.shape[0])
+        return finite_or_inf(f.astype(self.dtype, copy=False), self.xp)
+
+    def uniform_points(self, rng, n: int):
+        """n points drawn uniformly in the problem's box."""
+        return rng.uniform(self.lower, self.upper, (n, self.problem.dim), self.dtype)
+
+    def update_best(self, state: State, X, f) -> None:
+        """Keep state.best_x/best_f as the best of (X, f) and the previous best, on the device."""
+        xp = self.xp
+        i = int(xp.argmin(f)) if xp is np else xp.argmin(f)
+        candidate = f[i]
+        better = candidate < state.best_f
+        state.best_f = xp.where(better, candidate, state.best_f)
+        state.best_x = xp.where(better, X[i], state.best_x)
+
+    def clip(self, X):
+        """Bound handling by clipping to the box."""
+        return self.xp.clip(X, self.lower, self.upper)
+
+    @classmethod
+    def param_specs(cls):
+        return specs(cls.Params)

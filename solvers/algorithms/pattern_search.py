@@ -1,0 +1,113 @@
+"""Multi-walk pattern search (SIMT-PS).
+
+Zhu & Curry, "Multi-walk Parallel Pattern Search on a GPU" (seed 000), Fig. 1: every walker runs
+its own compass search. Per iteration and per coordinate j it evaluates x + delta e_j and
+x - delta e_j and moves to the better of the two if it is no worse than x (the seed's rules b/c,
+ties accepted). If no coordinate strictly improved during the iteration, delta is halved; once it
+falls below delta_0 / 2^16 it is reset to delta_0 (the seed's reset, so converged walkers keep
+searching). delta_0 = range / 20. For time-limited runs (the seed's Table 5) every walker restarts
+from a fresh uniform point after each round of ``round_iterations`` iterations; the best point is kept.
+
+Step sizes are kept as a fraction of each coordinate's range, so boxes with unequal sides work.
+Bounds: a trial coordinate is clipped to the box (the clipped point is evaluated and counted).
+Every trial is a full evaluation of the objective: 2 d evaluations per walker per iteration.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..arrays import to_numpy
+from ..params import param
+from .base import Algorithm, SnapshotData, State
+from .registry import register_algorithm
+
+
+@dataclass(frozen=True)
+class PatternSearchParams:
+    walkers: int = param(15360, lo=1, hi=2**24, step=256, title="Walkers",
+                         tip="Independent compass searches run in parallel (the seed uses 15360)")
+    delta0: float = param(0.05, lo=1e-6, hi=0.5, step=0.01, title="Initial step (x range)",
+                          tip="delta_0 as a fraction of each coordinate's range (seed: 1/20)")
+    tol_halvings: int = param(16, lo=1, hi=52, step=1, title="Halvings before reset",
+                              tip="delta resets to delta_0 once below delta_0 / 2^this (seed: 16)")
+    restart: bool = param(False, title="Restart rounds", live=True,
+                          tip="Restart every walker from a random point after each round (seed's Table 5)")
+    round_iterations: int = param(20, lo=1, hi=100000, step=1, title="Iterations per round", live=True,
+                                  tip="Length of a round when restarting (seed: 20)")
+
+
+@dataclass
+class PatternSearchState(State):
+    step: Any = None  # (n,) step as a fraction of the range
+    improved_fraction: float = 0.0
+
+
+@register_algorithm
+class PatternSearch(Algorithm):
+    name = "pattern_search"
+    title = "Multi-walk pattern search"
+    Params = PatternSearchParams
+    reference = "Zhu & Curry, Multi-walk Parallel Pattern Search on a GPU (seed 000), Fig. 1"
+
+    def evals_per_iteration(self) -> float:
+        return 2.0 * self.problem.dim * self.params.walkers
+
+    def init(self, rng) -> PatternSearchState:
+        xp, n = self.xp, self.params.walkers
+        X = self.uniform_points(rng, n)
+        state = PatternSearchState(X=X, f=None, best_x=X[0].copy(),
+                                   best_f=xp.asarray(np.inf, dtype=self.dtype))
+        state.f = self.evaluate(state, X)
+        state.step = xp.full(n, self.params.delta0, dtype=self.dtype)
+        self.update_best(state, X, state.f)
+        self._rng = rng
+        return state
+
+    def step(self, state: PatternSearchState, iterations: int) -> None:
+        xp, p = self.xp, self.params
+        tol = p.delta0 / 2.0 ** p.tol_halvings
+        for _ in range(iterations):
+            if p.restart and state.iteration > 0 and state.iteration % p.round_iterations == 0:
+                self._restart(state)
+            X, f = state.X, state.f
+            improved = xp.zeros(X.shape[0], dtype=bool)
+            for j in range(self.problem.dim):
+                delta = state.step * self.span[j]
+                xj = X[:, j].copy()
+                X[:, j] = xp.minimum(xj + delta, self.upper[j])
+                f_plus = self.evaluate(state, X)
+                plus = X[:, j].copy()
+                X[:, j] = xp.maximum(xj - delta, self.lower[j])
+                f_minus = self.evaluate(state, X)
+                take_plus = (f_plus <= f) & (f_plus <= f_minus)
+                take_minus = ~take_plus & (f_minus <= f)
+                X[:, j] = xp.where(take_plus, plus, xp.where(take_minus, X[:, j], xj))
+                f_new = xp.where(take_plus, f_plus, xp.where(take_minus, f_minus, f))
+                improved |= f_new < f
+                f = f_new
+            state.f = f
+            state.step = xp.where(improved, state.step, state.step * 0.5)
+            state.step = xp.where(state.step < tol, xp.asarray(p.delta0, dtype=self.dtype), state.step)
+            state.improved_fraction = improved
+            state.iteration += 1
+            self.update_best(state, X, f)
+
+    def _restart(self, state: PatternSearchState) -> None:
+        n = state.X.shape[0]
+        state.X = self.uniform_points(self._rng, n)
+        state.f = self.evaluate(state, state.X)
+        state.step = self.xp.full(n, self.params.delta0, dtype=self.dtype)
+        self.update_best(state, state.X, state.f)
+
+    def snapshot(self, state: PatternSearchState, sample: np.ndarray) -> SnapshotData:
+        data = super().snapshot(state, sample)
+        steps = to_numpy(state.step)
+        improved = state.improved_fraction
+        frac = float(to_numpy(improved).mean()) if not isinstance(improved, float) else improved
+        data.overlays["steps"] = steps[sample]
+        data.extras["step size (median, x range)"] = float(np.median(steps))
+        data.extras["walkers improved last iteration"] = frac
+        return data

@@ -1,0 +1,26 @@
+"""``solvers.run``: one call that validates, runs and returns a result, like scipy.optimize."""
+from __future__ import annotations
+
+from typing import Mapping
+
+from .config import RunConfig
+from .problems.base import Problem
+from .runner import RunResult, Runner
+
+
+def run(algorithm: str, problem: str | Problem, engine: str = "numpy", *, dim: int | None = None,
+        seed: int | None = 0, max_evals: int | None = None, max_iters: int | None = None,
+        max_seconds: float | None = None, params: Mapping | None = None, dtype: str = "float64",
+        fast_math: bool = False, bounds: tuple[float, float] | None = None) -> RunResult:
+    """Minimise `problem` with `algorithm` on `engine` within the budget; the same seed repeats.
+
+    The run stops at the first iteration boundary where a budget is reached, so ``evals`` may pass
+    ``max_evals`` by less than one iteration's evaluations; every evaluation is counted.
+    """
+    if isinstance(problem, Problem):
+        dim, problem = problem.dim, problem.name
+    config = RunConfig.build(algorithm, problem, dim, params=params, engine=engine, dtype=dtype,
+                             seed=seed, max_evals=max_evals, max_iters=max_iters,
+                             max_seconds=max_seconds, fast_math=fast_math, sample_size=1,
+                             bounds=bounds)
+    return Runner(config).run()

@@ -1,0 +1,179 @@
+"""The headless command line: ``run``, ``list`` and the commands other modules register (bench, ...).
+
+Bad input never shows a traceback: it is one line on stderr and exit code 2.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from typing import Sequence
+
+from .errors import ConfigError, DeviceMemoryError, EngineUnavailable
+
+PROG = "main.py"
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """argparse that reports a usage error as one line on stderr and exit code 2."""
+
+    def error(self, message: str):  # noqa: D401 - argparse's hook
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+def _parse_param(text: str) -> tuple[str, str]:
+    name, sep, value = text.partition("=")
+    if not sep or not name.strip():
+        raise argparse.ArgumentTypeError(f"expected NAME=VALUE, got '{text}'")
+    return name.strip(), value.strip()
+
+
+def _parse_bounds(text: str) -> tuple[float, float]:
+    parts = text.split(",")
+    try:
+        if len(parts) != 2:
+            raise ValueError
+        return float(parts[0]), float(parts[1])
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected LOWER,UPPER, got '{text}'") from None
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from .engines import ENGINES  # noqa: PLC0415
+
+    parser = OneLineParser(prog=PROG, description=(
+        "Multiwalk: GPU-parallel derivative-free global optimisation. Without a command, opens the window."))
+    sub = parser.add_subparsers(dest="command", parser_class=OneLineParser, metavar="COMMAND")
+
+    run = sub.add_parser("run", help="run one algorithm on one function and print the result")
+    run.add_argument("--algorithm", "-a", required=True, help="registry name (see 'list')")
+    run.add_argument("--function", "-f", required=True, help="problem name (see 'list')")
+    run.add_argument("--dim", "-d", type=int, default=None, help="dimension (default: the function's)")
+    run.add_argument("--engine", "-e", default="numpy", choices=ENGINES)
+    run.add_argument("--dtype", default="float64", choices=("float32", "float64"))
+    run.add_argument("--fast-math", action="store_true", help="cuda engine: fast intrinsics (__sinf, ...)")
+    run.add_argument("--bounds", type=_parse_bounds, default=None, metavar="LOWER,UPPER",
+                     help="search this box instead of the function's own (same in every coordinate)")
+    run.add_argument("--walkers", "-n", type=int, default=None, help="shortcut for --param walkers=N")
+    run.add_argument("--seed", "-s", type=int, default=0)
+    budget = run.add_mutually_exclusive_group()
+    budget.add_argument("--max-evals", type=float, default=None, help="stop after this many evaluations")
+    budget.add_argument("--max-iters", type=float, default=None, help="stop after this many iterations")
+    budget.add_argument("--max-seconds", type=float, default=None, help="stop after this much compute time")
+    run.add_argument("--param", "-p", action="append", default=[], type=_parse_param, metavar="NAME=VALUE",
+                     help="algorithm parameter (repeatable); 'list' shows them with their ranges")
+    run.add_argument("--json", action="store_true", help="print the result as JSON")
+    run.set_defaults(func=cmd_run)
+
+    lister = sub.add_parser("list", help="list algorithms (with parameters) and functions")
+    lister.add_argument("--json", action="store_true")
+    lister.set_defaults(func=cmd_list)
+
+    for module in ("bench", "reproduce"):
+        try:
+            mod = __import__(f"{__package__}.{module}", fromlist=["register_cli"])
+        except ImportError:
+            continue
+        register = getattr(mod, "register_cli", None)
+        if register is not None:
+            register(sub)
+    return parser
+
+
+def cmd_run(args) -> int:
+    from .config import RunConfig  # noqa: PLC0415
+    from .runner import Runner  # noqa: PLC0415
+
+    params = dict(args.param)
+    if args.walkers is not None:
+        params["walkers"] = args.walkers
+    config = RunConfig.build(args.algorithm, args.function, args.dim, params=params, engine=args.engine,
+                             dtype=args.dtype, seed=args.seed, max_evals=args.max_evals,
+                             max_iters=args.max_iters, max_seconds=args.max_seconds,
+                             fast_math=args.fast_math, sample_size=1, bounds=args.bounds)
+    runner = Runner(config)
+    try:
+        result = runner.run()
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted", file=sys.stderr)
+        return 130
+    if args.json:
+        print(json.dumps(result.to_dict()))
+        return 0
+    rate = result.evals / result.seconds if result.seconds > 0 else float("nan")
+    known = "" if result.f_min is None else f"   (known minimum {result.f_min:.10g})"
+    print(f"{result.algorithm} on {result.problem} (d={result.dim}), engine {result.engine}, "
+          f"{result.dtype}, seed {result.seed}")
+    print(f"best f      {result.best_f:.10g}{known}")
+    x = ", ".join(f"{v:.6g}" for v in result.best_x[:10]) + (", ..." if result.dim > 10 else "")
+    print(f"best x      [{x}]")
+    print(f"evaluations {result.evals}   iterations {result.iterations}   "
+          f"{result.seconds:.3f} s   {rate:.4g} evals/s   stop: {result.stop_reason}")
+    return 0
+
+
+def cmd_list(args) -> int:
+    from .algorithms import get_algorithm, list_algorithms  # noqa: PLC0415
+    from .engines import ENGINES, engine_status  # noqa: PLC0415
+    from .params import specs  # noqa: PLC0415
+    from .problems import get_problem, list_problems, get_definition  # noqa: PLC0415
+
+    algorithms = []
+    for name in list_algorithms():
+        cls = get_algorithm(name)
+        algorithms.append({"name": name, "title": cls.title, "reference": cls.reference, "params": [
+            {"name": s.name, "default": s.default, "lo": s.lo, "hi": s.hi, "choices": s.choices,
+             "live": s.live, "tip": s.tip} for s in specs(cls.Params)]})
+    problems = []
+    for name in list_problems():
+        d = get_definition(name)
+        p = get_problem(name)
+        problems.append({"name": name, "title": d.title, "group": d.group, "source": d.source,
+                         "dims": list(d.dims) if d.dims else f">={d.min_dim}", "default_dim": d.default_dim,
+                         "lower": float(p.lower.min()), "upper": float(p.upper.max()), "f_min": p.f_min})
+    engines = [{"name": e, "available": engine_status(e)[0], "detail": engine_status(e)[1]} for e in ENGINES]
+    if args.json:
+        print(json.dumps({"algorithms": algorithms, "problems": problems, "engines": engines}))
+        return 0
+    print("Algorithms")
+    for a in algorithms:
+        print(f"  {a['name']:<24} {a['title']}")
+        for p in a["params"]:
+            rng = f"one of {', '.join(p['choices'])}" if p["choices"] else (
+                f"[{p['lo']}, {p['hi']}]" if p["lo"] is not None else "true/false")
+            live = " (live)" if p["live"] else ""
+            print(f"      {p['name']:<20} default {p['default']!s:<8} {rng}{live}  {p['tip']}")
+    print("\nFunctions")
+    group = None
+    for p in problems:
+        if p["group"] != group:
+            group = p["group"]
+            print(f"  {group}")
+        fmin = "unknown" if p["f_min"] is None else f"{p['f_min']:.6g}"
+        print(f"      {p['name']:<18} d {str(p['dims']):<8} box [{p['lower']:g}, {p['upper']:g}]  "
+              f"f_min {fmin}  {p['title']}")
+    print("\nEngines")
+    for e in engines:
+        print(f"  {e['name']:<6} {'available' if e['available'] else 'unavailable'}: {e['detail']}")
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the headless commands; returns the process exit code."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if getattr(args, "func", None) is None:
+        parser.print_help()
+        return 2
+    try:
+        return int(args.func(args) or 0)
+    except (ConfigError, EngineUnavailable, DeviceMemoryError) as exc:
+        print(f"{PROG}: error: {exc}", file=sys.stderr)
+        return 2
+    except Exception as exc:  # a bug: still one line, the traceback only on request
+        if os.environ.get("MULTIWALK_DEBUG"):
+            raise
+        print(f"{PROG}: internal error: {type(exc).__name__}: {exc} (set MULTIWALK_DEBUG=1 for details)",
+              file=sys.stderr)
+        return 1

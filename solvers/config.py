@@ -1,0 +1,117 @@
+"""A validated, frozen run configuration: everything needed to start a run, checked up front."""
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+import numpy as np
+
+from .engines import ENGINES
+from .errors import ConfigError
+from .params import make_params
+from .problems import get_problem
+from .problems.base import check_bounds
+from .algorithms import get_algorithm
+
+DTYPES = ("float32", "float64")
+DEFAULT_MAX_ITERS = 100  # used only when no budget at all is given
+
+
+@dataclass(frozen=True)
+class Budget:
+    """When a run stops: the first limit reached, checked at iteration boundaries."""
+
+    max_evals: int | None = None
+    max_iters: int | None = None
+    max_seconds: float | None = None
+
+    @staticmethod
+    def build(max_evals=None, max_iters=None, max_seconds=None) -> "Budget":
+        def positive(name, value, kind):
+            if value is None:
+                return None
+            try:
+                if isinstance(value, bool):
+                    raise ValueError
+                number = float(value)
+            except (TypeError, ValueError):
+                raise ConfigError(f"{name} must be a number, got {value!r}") from None
+            if not math.isfinite(number) or number <= 0:
+                raise ConfigError(f"{name} must be > 0, got {value!r}")
+            if kind is int:
+                if number != int(number):
+                    raise ConfigError(f"{name} must be an integer, got {value!r}")
+                return int(number)
+            return number
+
+        budget = Budget(positive("max_evals", max_evals, int), positive("max_iters", max_iters, int),
+                        positive("max_seconds", max_seconds, float))
+        if budget.max_evals is None and budget.max_iters is None and budget.max_seconds is None:
+            budget = Budget(max_iters=DEFAULT_MAX_ITERS)
+        return budget
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    """One run: algorithm and its parameters, problem and dimension, engine, precision, seed, budget."""
+
+    algorithm: str
+    problem: str
+    dim: int
+    params: Any
+    engine: str = "numpy"
+    dtype: str = "float64"
+    seed: int = 0
+    budget: Budget = Budget(max_iters=DEFAULT_MAX_ITERS)
+    fast_math: bool = False
+    sample_size: int = 4096
+    snapshot_hz: float = 30.0
+    bounds: tuple[float, float] | None = None  # override of the function's box, same in every coordinate
+
+    def make_problem(self):
+        """The bound Problem this configuration runs on (with the bounds override, if any)."""
+        problem = get_problem(self.problem, self.dim)
+        return problem if self.bounds is None else problem.with_bounds(*self.bounds)
+
+    @staticmethod
+    def build(algorithm: str, problem: str, dim: int | None = None, *, params: Mapping | None = None,
+              engine: str = "numpy", dtype: str = "float64", seed: int | None = 0,
+              max_evals=None, max_iters=None, max_seconds=None, fast_math: bool = False,
+              sample_size: int = 4096, snapshot_hz: float = 30.0,
+              bounds: tuple[float, float] | None = None) -> "RunConfig":
+        """Validate everything; raise ConfigError with one clear line on the first bad value."""
+        cls = get_algorithm(algorithm)
+        bound = get_problem(problem, dim)
+        check_bounds(bound.lower, bound.upper, problem)
+        if bounds is not None:
+            try:
+                lo, hi = (float(v) for v in bounds)
+            except (TypeError, ValueError):
+                raise ConfigError(f"bounds must be two numbers LOWER,UPPER, got {bounds!r}") from None
+            check_bounds(np.array([lo]), np.array([hi]), problem)
+            bounds = (lo, hi)
+        if engine not in ENGINES:
+            raise ConfigError(f"unknown engine '{engine}' (known: {', '.join(ENGINES)})")
+        if dtype not in DTYPES:
+            raise ConfigError(f"dtype must be float32 or float64, got '{dtype}'")
+        if seed is None:
+            seed = int(np.random.SeedSequence().entropy % 2**32)
+        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+            raise ConfigError(f"seed must be an integer >= 0, got {seed!r}")
+        if int(sample_size) < 1:
+            raise ConfigError("sample size must be >= 1")
+        if not (snapshot_hz > 0):
+            raise ConfigError("snapshot rate must be > 0")
+        return RunConfig(algorithm=algorithm, problem=problem, dim=bound.dim,
+                         params=make_params(cls.Params, params or {}), engine=engine, dtype=dtype,
+                         seed=int(seed), budget=Budget.build(max_evals, max_iters, max_seconds),
+                         fast_math=bool(fast_math), sample_size=int(sample_size),
+                         snapshot_hz=float(snapshot_hz), bounds=bounds)
+
+    def replace(self, **changes) -> "RunConfig":
+        return dataclasses.replace(self, **changes)
+
+    def params_dict(self) -> dict:
+        return dataclasses.asdict(self.params)

@@ -1,0 +1,133 @@
+"""Declared algorithm parameters.
+
+Every algorithm has a frozen ``...Params`` dataclass whose fields are made with :func:`param`.
+The metadata (limits, step, title, tip, whether it can change mid-run) is the single source the
+CLI, the GUI form and the tests read; nothing else holds parameter limits.
+"""
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass
+from typing import Any, Mapping, Sequence
+
+from .errors import ConfigError
+
+_META_KEY = "multiwalk"
+
+
+@dataclass(frozen=True)
+class ParamSpec:
+    """What the GUI and CLI need to know about one parameter."""
+
+    name: str
+    default: Any
+    kind: type  # int, float, bool or str (str means one of `choices`)
+    lo: float | None
+    hi: float | None
+    step: float | None
+    title: str
+    tip: str
+    choices: tuple[str, ...] | None
+    live: bool  # True: may change between chunks of a running run; False: applies on reset
+
+    def coerce(self, value: Any) -> Any:
+        """Convert `value` (a string from the CLI or a widget value) and check it; ConfigError if bad."""
+        name = self.name
+        if self.kind is bool:
+            if isinstance(value, str):
+                low = value.strip().lower()
+                if low in ("1", "true", "yes", "on"):
+                    return True
+                if low in ("0", "false", "no", "off"):
+                    return False
+                raise ConfigError(f"parameter '{name}' must be true or false, got '{value}'")
+            if isinstance(value, (bool, int)) and value in (0, 1):
+                return bool(value)
+            raise ConfigError(f"parameter '{name}' must be true or false, got {value!r}")
+        if self.kind is str:
+            text = str(value).strip()
+            if self.choices and text not in self.choices:
+                raise ConfigError(
+                    f"parameter '{name}' must be one of {', '.join(self.choices)}; got '{text}'")
+            return text
+        if self.kind is int:
+            try:
+                if isinstance(value, bool):
+                    raise ValueError
+                if isinstance(value, str):
+                    number = float(value.strip())
+                else:
+                    number = float(value)
+                if not math.isfinite(number) or number != int(number):
+                    raise ValueError
+                out: Any = int(number)
+            except (TypeError, ValueError):
+                raise ConfigError(f"parameter '{name}' must be an integer, got {value!r}") from None
+        else:
+            try:
+                if isinstance(value, bool):
+                    raise ValueError
+                out = float(value.strip()) if isinstance(value, str) else float(value)
+            except (TypeError, ValueError):
+                raise ConfigError(f"parameter '{name}' must be a number, got {value!r}") from None
+            if not math.isfinite(out):
+                raise ConfigError(f"parameter '{name}' must be a finite number, got {value!r}")
+        if (self.lo is not None and out < self.lo) or (self.hi is not None and out > self.hi):
+            raise ConfigError(
+                f"parameter '{name}' must be in [{_fmt(self.lo)}, {_fmt(self.hi)}], got {_fmt(out)}")
+        return out
+
+
+def _fmt(x: float | None) -> str:
+    if x is None:
+        return "inf"
+    return f"{x:g}" if isinstance(x, float) else str(x)
+
+
+def param(default: Any, *, title: str, tip: str, lo: float | None = None, hi: float | None = None,
+          step: float | None = None, choices: Sequence[str] | None = None, live: bool = False):
+    """A dataclass field carrying its limits and help; use inside a frozen Params dataclass."""
+    meta = {"lo": lo, "hi": hi, "step": step, "title": title, "tip": tip,
+            "choices": tuple(choices) if choices else None, "live": live}
+    return dataclasses.field(default=default, metadata={_META_KEY: meta})
+
+
+def specs(params_cls: type) -> tuple[ParamSpec, ...]:
+    """The declared parameters of a Params dataclass, in declaration order."""
+    out = []
+    for f in dataclasses.fields(params_cls):
+        meta = f.metadata.get(_META_KEY)
+        if meta is None:
+            continue
+        default = f.default
+        kind = bool if isinstance(default, bool) else int if isinstance(default, int) else (
+            float if isinstance(default, float) else str)
+        out.append(ParamSpec(name=f.name, default=default, kind=kind, **meta))
+    return tuple(out)
+
+
+def make_params(params_cls: type, values: Mapping[str, Any] | None = None, base: Any = None):
+    """Build a validated Params instance from defaults (or `base`) plus `values`.
+
+    Unknown names and values out of range raise ConfigError with one clear line.
+    """
+    by_name = {s.name: s for s in specs(params_cls)}
+    current = dataclasses.asdict(base) if base is not None else {n: s.default for n, s in by_name.items()}
+    for key, value in (values or {}).items():
+        spec = by_name.get(key)
+        if spec is None:
+            known = ", ".join(by_name) or "none"
+            raise ConfigError(f"unknown parameter '{key}' (known: {known})")
+        current[key] = spec.coerce(value)
+    instance = params_cls(**current)
+    check = getattr(instance, "check", None)
+    if check is not None:
+        check()  # cross-field rules, raising ConfigError
+    return instance
+
+
+def changed_fields(old: Any, new: Any) -> dict[str, tuple[Any, Any]]:
+    """Fields whose values differ between two Params instances of one class."""
+    return {f.name: (getattr(old, f.name), getattr(new, f.name))
+            for f in dataclasses.fields(old) if getattr(old, f.name) != getattr(new, f.name)}

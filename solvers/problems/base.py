@@ -1,0 +1,154 @@
+"""The Problem object and the problem registry.
+
+A problem is defined once by a vectorised function ``fn(xp, X) -> (n,)`` written against the array
+module ``xp`` (NumPy or CuPy), plus its metadata. ``get_problem(name, dim)`` binds a definition to a
+dimension and returns a :class:`Problem`.
+"""
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Callable, Sequence
+
+import numpy as np
+
+from ..arrays import array_module
+from ..errors import ConfigError
+
+ANY_DIM = None  # a definition that accepts every dimension >= min_dim
+
+
+@dataclass(frozen=True)
+class ProblemDef:
+    """A registered benchmark function, not yet bound to a dimension."""
+
+    name: str
+    title: str
+    group: str  # where it comes from, for grouping in the GUI: "Yao, Liu & Lin 1999", ...
+    source: str  # the paper or reference, one line
+    fn: Callable  # fn(xp, X) -> (n,), X of shape (n, d)
+    bounds: Callable[[int], tuple[np.ndarray, np.ndarray]]
+    dims: tuple[int, ...] | None = ANY_DIM  # accepted dimensions; None = any >= min_dim
+    min_dim: int = 1
+    default_dim: int = 2
+    f_min: Callable[[int], float | None] = lambda d: None
+    x_min: Callable[[int], np.ndarray | None] = lambda d: None
+    notes: str = ""
+    cuda_functor: str | None = None  # name of the device functor in kernels/problems.cuh
+
+    def accepts(self, dim: int) -> bool:
+        if self.dims is not None:
+            return dim in self.dims
+        return dim >= self.min_dim
+
+
+@dataclass(frozen=True, eq=False)
+class Problem:
+    """A benchmark function bound to a dimension: evaluate(X) with X of shape (n, dim) -> (n,)."""
+
+    definition: ProblemDef
+    dim: int
+    lower: np.ndarray
+    upper: np.ndarray
+    f_min: float | None
+    x_min: np.ndarray | None
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def name(self) -> str:
+        return self.definition.name
+
+    @property
+    def title(self) -> str:
+        return self.definition.title
+
+    def evaluate(self, X):
+        """Objective values of the rows of X (NumPy or CuPy, float32 or float64), shape (n,)."""
+        xp = array_module(X)
+        if X.ndim != 2 or X.shape[1] != self.dim:
+            raise ValueError(f"{self.name}: expected X of shape (n, {self.dim}), got {X.shape}")
+        return self.definition.fn(xp, X)
+
+    def __call__(self, X):
+        return self.evaluate(X)
+
+    def with_bounds(self, lower, upper) -> "Problem":
+        """The same function searched over another box (scalars or arrays of length dim)."""
+        lo = np.broadcast_to(np.asarray(lower, dtype=np.float64), (self.dim,)).copy()
+        hi = np.broadcast_to(np.asarray(upper, dtype=np.float64), (self.dim,)).copy()
+        check_bounds(lo, hi, self.name)
+        lo.setflags(write=False)
+        hi.setflags(write=False)
+        # the known minimum still holds only if its minimiser lies inside the new box
+        inside = self.x_min is not None and bool(np.all((self.x_min >= lo) & (self.x_min <= hi)))
+        return dataclasses.replace(self, lower=lo, upper=hi, f_min=self.f_min if inside else None,
+                                   x_min=self.x_min if inside else None)
+
+
+def check_bounds(lower: np.ndarray, upper: np.ndarray, name: str) -> None:
+    """ConfigError unless every bound is finite and lower < upper in every coordinate."""
+    if not (np.all(np.isfinite(lower)) and np.all(np.isfinite(upper))):
+        raise ConfigError(f"bounds of '{name}' must be finite numbers (got NaN or inf)")
+    if not np.all(lower < upper):
+        raise ConfigError(f"bounds of '{name}' are inverted or empty: lower must be < upper")
+
+
+_REGISTRY: dict[str, ProblemDef] = {}
+
+
+def register(definition: ProblemDef) -> ProblemDef:
+    if definition.name in _REGISTRY:
+        raise RuntimeError(f"problem '{definition.name}' registered twice")
+    _REGISTRY[definition.name] = definition
+    return definition
+
+
+def list_problems() -> list[str]:
+    """Canonical names of every registered problem, in registration order."""
+    return list(_REGISTRY)
+
+
+def problem_definitions() -> list[ProblemDef]:
+    return list(_REGISTRY.values())
+
+
+def get_definition(name: str) -> ProblemDef:
+    try:
+        return _REGISTRY[name]
+    except KeyError:
+        raise ConfigError(f"unknown function '{name}' (see 'python main.py list')") from None
+
+
+def get_problem(name: str, dim: int | None = None) -> Problem:
+    """Bind problem `name` to dimension `dim` (its default dimension if None)."""
+    definition = get_definition(name)
+    if dim is None:
+        dim = definition.default_dim
+    if isinstance(dim, bool) or not isinstance(dim, (int, np.integer)):
+        raise ConfigError(f"dimension must be an integer, got {dim!r}")
+    dim = int(dim)
+    if not definition.accepts(dim):
+        if definition.dims is not None:
+            allowed = ", ".join(str(d) for d in definition.dims)
+            raise ConfigError(f"function '{name}' accepts dimension {allowed} only, got {dim}")
+        raise ConfigError(f"function '{name}' needs dimension >= {definition.min_dim}, got {dim}")
+    lower, upper = definition.bounds(dim)
+    lower = np.broadcast_to(np.asarray(lower, dtype=np.float64), (dim,)).copy()
+    upper = np.broadcast_to(np.asarray(upper, dtype=np.float64), (dim,)).copy()
+    x_min = definition.x_min(dim)
+    if x_min is not None:
+        x_min = np.broadcast_to(np.asarray(x_min, dtype=np.float64), (dim,)).copy()
+    lower.setflags(write=False)
+    upper.setflags(write=False)
+    return Problem(definition=definition, dim=dim, lower=lower, upper=upper,
+                   f_min=definition.f_min(dim), x_min=x_min)
+
+
+def box(lo: float, hi: float) -> Callable[[int], tuple[np.ndarray, np.ndarray]]:
+    """Bounds helper: the same interval [lo, hi] in every coordinate."""
+    return lambda d: (np.full(d, float(lo)), np.full(d, float(hi)))
+
+
+def boxes(lows: Sequence[float], highs: Sequence[float]):
+    """Bounds helper for fixed-dimension functions with per-coordinate intervals."""
+    return lambda d: (np.asarray(lows, dtype=np.float64), np.asarray(highs, dtype=np.float64))

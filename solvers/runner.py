@@ -1,0 +1,272 @@
+"""The run loop: advances a solver in chunks and publishes snapshots; Qt-free and thread-safe.
+
+``Runner.run()`` blocks the thread that calls it (the GUI runs it on a QThread worker, the CLI on
+the main thread). Other threads control it with ``pause``, ``resume``, ``step_once``, ``stop``,
+``update_params`` and ``set_delay``; those only set flags under a lock, read between chunks.
+Timing counts only the time spent computing: pauses and the teaching delay are left out, so a
+slowed-down animation reports the same evaluations per second as a full-speed run.
+"""
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+from .arrays import to_numpy
+from .config import RunConfig
+from .engines import algorithm_class, array_module, synchronize
+from .errors import ConfigError
+from .params import changed_fields, make_params, specs
+from .rng import ArrayRNG
+from .snapshot import Snapshot
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """What a finished run found and what it cost."""
+
+    algorithm: str
+    problem: str
+    dim: int
+    engine: str
+    dtype: str
+    seed: int
+    params: dict
+    best_x: np.ndarray
+    best_f: float
+    f_min: float | None
+    evals: int
+    iterations: int
+    seconds: float
+    stop_reason: str
+    history: np.ndarray = field(repr=False)  # (k, 3): evals, seconds, best_f
+
+    def to_dict(self) -> dict:
+        return {"algorithm": self.algorithm, "problem": self.problem, "dim": self.dim,
+                "engine": self.engine, "dtype": self.dtype, "seed": self.seed,
+                "params": self.params, "best_f": self.best_f, "f_min": self.f_min,
+                "best_x": [float(v) for v in self.best_x], "evals": self.evals,
+                "iterations": self.iterations, "seconds": self.seconds,
+                "evals_per_second": self.evals / self.seconds if self.seconds > 0 else None,
+                "stop_reason": self.stop_reason,
+                "history": [[int(e), float(s), float(b)] for e, s, b in self.history]}
+
+
+def sample_indices(n: int, k: int) -> np.ndarray:
+    """Evenly spread, fixed indices of at most k of n walkers (the same ones all run long)."""
+    if n <= k:
+        return np.arange(n)
+    return np.unique(np.linspace(0, n - 1, k).round().astype(np.int64))
+
+
+class Runner:
+    """Drives one run of one configuration; see the module docstring for threading."""
+
+    def __init__(self, config: RunConfig, on_snapshot: Callable[[Snapshot], None] | None = None,
+                 on_status: Callable[[str], None] | None = None):
+        self.config = config
+        self._on_snapshot = on_snapshot
+        self._on_status = on_status
+        self._lock = threading.Lock()
+        self._wake = threading.Condition(self._lock)
+        self._paused = False
+        self._stop = False
+        self._pending_steps = 0
+        self._pending_params = None
+        self._delay = 0.0
+        self.algorithm = None
+        self.state = None
+        self.seconds = 0.0
+        self.history: list[tuple[int, float, float]] = []
+        self._last_snapshot: Snapshot | None = None
+
+    # --- control, from any thread --------------------------------------------------------------
+    def pause(self) -> None:
+        with self._lock:
+            self._paused = True
+
+    def resume(self) -> None:
+        with self._wake:
+            self._paused = False
+            self._wake.notify_all()
+
+    def step_once(self) -> None:
+        """While paused: run one iteration and publish a snapshot."""
+        with self._wake:
+            self._pending_steps += 1
+            self._wake.notify_all()
+
+    def stop(self) -> None:
+        with self._wake:
+            self._stop = True
+            self._wake.notify_all()
+
+    def set_delay(self, seconds: float) -> None:
+        """Teaching speed: wait this long between single-iteration chunks (not timed)."""
+        with self._lock:
+            self._delay = max(0.0, float(seconds))
+
+    def update_params(self, values: dict) -> None:
+        """Queue parameter changes for the next chunk; ConfigError for bad or non-live ones."""
+        cls = algorithm_class(self.config.algorithm, "numpy")
+        with self._lock:
+            base = self._pending_params or self.config.params
+        new = make_params(cls.Params, values, base=base)
+        live = {s.name for s in specs(cls.Params) if s.live}
+        frozen = [n for n in changed_fields(self.config.params, new) if n not in live]
+        if frozen:
+            raise ConfigError(f"parameter '{frozen[0]}' can only change on reset")
+        with self._wake:
+            self._pending_params = new
+            self._wake.notify_all()
+
+    @property
+    def paused(self) -> bool:
+        return self._paused
+
+    @property
+    def last_snapshot(self) -> Snapshot | None:
+        return self._last_snapshot
+
+    # --- the loop, on the calling thread -------------------------------------------------------
+    def prepare(self) -> None:
+        """Build the solver (compiling kernels on the cuda engine) and draw the initial walkers."""
+        cfg = self.config
+        problem = cfg.make_problem()
+        xp = array_module(cfg.engine)
+        cls = algorithm_class(cfg.algorithm, cfg.engine)
+        if cfg.engine == "cuda":
+            self._status("compiling kernels")
+            self.algorithm = cls(problem, cfg.params, xp=xp, dtype=cfg.dtype, fast_math=cfg.fast_math)
+        else:
+            self.algorithm = cls(problem, cfg.params, xp=xp, dtype=cfg.dtype)
+        self._status("initialising walkers")
+        t0 = time.perf_counter()
+        self.state = self.algorithm.init(ArrayRNG(xp, cfg.seed))
+        synchronize(xp)
+        self.seconds = time.perf_counter() - t0
+        self._sample = sample_indices(self.algorithm.total_walkers(), cfg.sample_size)
+        self.history = [(self.state.evals, self.seconds, self._best_f())]
+        self._status("running")
+
+    def run(self) -> RunResult:
+        """Run until the budget is spent or stop() is called; returns the result."""
+        if self.state is None:
+            self.prepare()
+        cfg, budget = self.config, self.config.budget
+        xp = self.algorithm.xp
+        chunk_iters, target = 1, 1.0 / cfg.snapshot_hz
+        last_publish = -1.0
+        reason = ""
+        self._publish(finished=False, reason="")
+        while True:
+            reason = self._budget_reason()
+            if reason:
+                break
+            single = self._wait_while_paused()
+            if single is None:
+                reason = "stopped"
+                break
+            self._apply_pending_params()
+            with self._lock:
+                delay = self._delay
+            iters = 1 if (single or delay > 0) else self._clamp_chunk(chunk_iters)
+            t0 = time.perf_counter()
+            self.algorithm.step(self.state, iters)
+            synchronize(xp)
+            dt = time.perf_counter() - t0
+            self.seconds += dt
+            self.history.append((self.state.evals, self.seconds, self._best_f()))
+            if not single and delay == 0:
+                # grow or shrink chunks so one lasts about one display frame
+                scale = target / dt if dt > 0 else 4.0
+                chunk_iters = max(1, int(iters * min(4.0, max(0.25, scale))))
+            now = time.perf_counter()
+            if single or delay > 0 or now - last_publish >= target:
+                self._publish(finished=False, reason="")
+                last_publish = now
+            if delay > 0:
+                with self._wake:
+                    self._wake.wait_for(lambda: self._stop, timeout=delay)
+        self._publish(finished=True, reason=reason)
+        return self.result(reason)
+
+    def result(self, reason: str = "") -> RunResult:
+        cfg, state = self.config, self.state
+        problem = self.algorithm.problem
+        return RunResult(algorithm=cfg.algorithm, problem=cfg.problem, dim=cfg.dim, engine=cfg.engine,
+                         dtype=cfg.dtype, seed=cfg.seed, params=cfg.params_dict(),
+                         best_x=to_numpy(state.best_x).astype(np.float64), best_f=self._best_f(),
+                         f_min=problem.f_min, evals=int(state.evals), iterations=int(state.iteration),
+                         seconds=self.seconds, stop_reason=reason,
+                         history=np.asarray(self.history, dtype=np.float64).reshape(-1, 3))
+
+    # --- internals -----------------------------------------------------------------------------
+    def _status(self, text: str) -> None:
+        if self._on_status is not None:
+            self._on_status(text)
+
+    def _best_f(self) -> float:
+        return float(to_numpy(self.state.best_f))
+
+    def _budget_reason(self) -> str:
+        b, s = self.config.budget, self.state
+        with self._lock:
+            if self._stop:
+                return "stopped"
+        if b.max_evals is not None and s.evals >= b.max_evals:
+            return "max_evals"
+        if b.max_iters is not None and s.iteration >= b.max_iters:
+            return "max_iters"
+        if b.max_seconds is not None and self.seconds >= b.max_seconds:
+            return "max_seconds"
+        if getattr(s, "done", False):
+            return "converged"
+        return ""
+
+    def _clamp_chunk(self, iters: int) -> int:
+        """Keep a chunk inside the remaining iteration and evaluation budget."""
+        b, s = self.config.budget, self.state
+        if b.max_iters is not None:
+            iters = min(iters, b.max_iters - s.iteration)
+        if b.max_evals is not None:
+            per_iter = max(1.0, self.algorithm.evals_per_iteration())
+            iters = min(iters, int(np.ceil((b.max_evals - s.evals) / per_iter)))
+        return max(1, iters)
+
+    def _wait_while_paused(self) -> bool | None:
+        """Block while paused. True: run a single step; False: run normally; None: stop."""
+        with self._wake:
+            while self._paused and not self._stop and self._pending_steps == 0:
+                self._wake.wait(timeout=0.1)
+            if self._stop:
+                return None
+            if self._paused and self._pending_steps > 0:
+                self._pending_steps -= 1
+                return True
+            self._pending_steps = 0
+            return False
+
+    def _apply_pending_params(self) -> None:
+        with self._lock:
+            new, self._pending_params = self._pending_params, None
+        if new is not None:
+            self.algorithm.set_params(self.state, new)
+            self.config = self.config.replace(params=new)
+
+    def _publish(self, finished: bool, reason: str) -> None:
+        algo, state, cfg = self.algorithm, self.state, self.config
+        data = algo.snapshot(state, self._sample)
+        snap = Snapshot(algorithm=cfg.algorithm, problem=cfg.problem, engine=cfg.engine, dim=cfg.dim,
+                        iteration=int(state.iteration), evals=int(state.evals), seconds=self.seconds,
+                        evals_per_second=state.evals / self.seconds if self.seconds > 0 else 0.0,
+                        best_x=to_numpy(state.best_x).astype(np.float64), best_f=self._best_f(),
+                        positions=data.positions, fitness=data.fitness, sample_index=self._sample,
+                        walkers=algo.total_walkers(), extras=dict(data.extras),
+                        overlays=dict(data.overlays), finished=finished, stop_reason=reason)
+        self._last_snapshot = snap
+        if self._on_snapshot is not None:
+            self._on_snapshot(snap)

@@ -1,0 +1,41 @@
+"""Shared test set-up: offscreen Qt, the gpu marker's skip, and a guard against leaked threads."""
+from __future__ import annotations
+
+import os
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+
+def pytest_collection_modifyitems(config, items):
+    from solvers.engines import gpu_status
+
+    ok, reason = gpu_status()
+    if ok:
+        return
+    skip = pytest.mark.skip(reason=f"no usable CUDA device: {reason}")
+    for item in items:
+        if "gpu" in item.keywords:
+            item.add_marker(skip)
+
+
+@pytest.fixture(autouse=True)
+def no_leaked_threads():
+    """Fail a test that leaves a Python thread running (workers must be stopped and joined)."""
+    before = set(threading.enumerate())
+    yield
+    deadline = time.monotonic() + 5.0
+    while True:
+        leaked = [t for t in threading.enumerate() if t not in before and t.is_alive() and not t.daemon]
+        if not leaked or time.monotonic() > deadline:
+            break
+        time.sleep(0.02)
+    assert not leaked, f"test left threads running: {[t.name for t in leaked]}"
