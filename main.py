@@ -3,11 +3,9 @@ from __future__ import annotations
 
 import sys
 
-HEADLESS = {"run", "list", "bench", "reproduce", "-h", "--help"}
-
-
 def main(argv: list[str]) -> int:
-    if argv and argv[0] in HEADLESS:
+    # a command word (or help) means headless; no arguments or only window options open the window
+    if argv and (not argv[0].startswith("-") or argv[0] in ("-h", "--help")):
         from solvers.cli import main as cli_main
 
         return cli_main(argv)

@@ -1,0 +1,161 @@
+// Counter-based random numbers for every Multiwalk kernel: Philox4x32-10 (Salmon et al., "Parallel
+// random numbers: as easy as 1, 2, 3", SC 2011), written out here so that no curand header is
+// needed (a pip-installed CuPy may lack them).
+//
+// A draw is a pure function of (run seed, walker, stream, draw index): no generator state lives in
+// memory, so a run repeats exactly for a seed whatever the block size, grid size or number of
+// iterations per launch. Counter layout (documented in kernels/README.md):
+//   key   = (seed low 32 bits, seed high 32 bits)
+//   ctr.x = draw index, low 32 bits      ctr.y = draw index, high 32 bits
+//   ctr.z = walker index, low 32 bits    ctr.w = stream tag << 24 | walker index bits 32..55
+// Each kernel file names its streams (MW_STREAM_* below or its own tags 16..255) and derives the draw
+// index from the global iteration number, so that chunking never changes the numbers drawn.
+// One Philox block yields four 32-bit words: four floats or two doubles in [0, 1).
+#ifndef MW_RANDOM_CUH
+#define MW_RANDOM_CUH
+
+#if defined(__CUDACC__) || defined(__CUDACC_RTC__)
+#define MW_HD __host__ __device__ __forceinline__
+#else
+#define MW_HD inline
+#endif
+
+// Streams shared by the kernels; a kernel file may add its own tags from 16 to 255.
+#define MW_STREAM_INIT 1u      // initial points
+#define MW_STREAM_RESTART 2u   // restarts (draw index = the iteration at which the restart happens)
+#define MW_STREAM_STEP 3u      // per-iteration moves
+#define MW_STREAM_SAMPLE 4u    // evaluation-only points
+#define MW_STREAM_POLISH 5u    // local polishing (hybrid methods)
+
+struct MwWords { unsigned int x, y, z, w; };  // one Philox output block (own type: host tests too)
+
+MW_HD unsigned int mw_mulhi32(unsigned int a, unsigned int b) {
+    return (unsigned int)(((unsigned long long)a * b) >> 32);  // a single mul.hi on the device
+}
+
+// Philox4x32 with 10 rounds; round constants from Random123.
+MW_HD MwWords mw_philox4x32_10(MwWords c, unsigned int k0, unsigned int k1) {
+#pragma unroll
+    for (int round = 0; round < 10; ++round) {
+        const unsigned int hi0 = mw_mulhi32(0xD2511F53u, c.x), lo0 = 0xD2511F53u * c.x;
+        const unsigned int hi1 = mw_mulhi32(0xCD9E8D57u, c.z), lo1 = 0xCD9E8D57u * c.z;
+        MwWords n;
+        n.x = hi1 ^ c.y ^ k0;
+        n.y = lo1;
+        n.z = hi0 ^ c.w ^ k1;
+        n.w = lo0;
+        c = n;
+        k0 += 0x9E3779B9u;
+        k1 += 0xBB67AE85u;
+    }
+    return c;
+}
+
+// The generator of one walker in one stream; call it with a draw index to get four words.
+struct MwRng {
+    unsigned int k0, k1, z, w;
+    MW_HD MwRng(unsigned long long seed, unsigned long long walker, unsigned int stream)
+        : k0((unsigned int)seed), k1((unsigned int)(seed >> 32)), z((unsigned int)walker),
+          w((stream << 24) | ((unsigned int)(walker >> 32) & 0xFFFFFFu)) {}
+    MW_HD MwWords operator()(unsigned long long draw) const {
+        MwWords c;
+        c.x = (unsigned int)draw;
+        c.y = (unsigned int)(draw >> 32);
+        c.z = z;
+        c.w = w;
+        return mw_philox4x32_10(c, k0, k1);
+    }
+};
+
+// Uniform in [0, 1): 24 random bits for float, 53 for double, so that 1.0 is never returned.
+MW_HD float mw_u01f(unsigned int u) { return (float)(u >> 8) * (1.0f / 16777216.0f); }
+MW_HD double mw_u01d(unsigned int hi, unsigned int lo) {
+    const unsigned long long bits = ((unsigned long long)hi << 21) ^ (unsigned long long)(lo >> 11);
+    return (double)(bits & ((1ull << 53) - 1)) * (1.0 / 9007199254740992.0);
+}
+
+// An integer in [0, m) from one word (multiply-shift; bias below m / 2^32, irrelevant for m <= 2^16).
+MW_HD unsigned int mw_below(unsigned int u, unsigned int m) {
+    return (unsigned int)(((unsigned long long)u * m) >> 32);
+}
+
+// How many uniforms of type T one Philox block gives, and the k-th of them (k a compile-time
+// constant after unrolling, so the words stay in registers).
+template <typename T> struct MwPerBlock;
+template <> struct MwPerBlock<float> { static const int value = 4; };
+template <> struct MwPerBlock<double> { static const int value = 2; };
+
+MW_HD unsigned int mw_word(const MwWords& r, int k) {
+    // a select chain rather than an indexed array, so a run-time k never spills to local memory
+    return k == 0 ? r.x : k == 1 ? r.y : k == 2 ? r.z : r.w;
+}
+
+template <typename T> MW_HD T mw_uniform(const MwWords& r, int k);
+template <> MW_HD float mw_uniform<float>(const MwWords& r, int k) { return mw_u01f(mw_word(r, k)); }
+template <> MW_HD double mw_uniform<double>(const MwWords& r, int k) {
+    return k == 0 ? mw_u01d(r.x, r.y) : mw_u01d(r.z, r.w);
+}
+
+#if defined(__CUDACC__) || defined(__CUDACC_RTC__)
+// Two standard normals from the two uniforms (u1, u2) of one block by Box-Muller. 1 - u1 is in
+// (0, 1], so the logarithm is finite.
+template <typename T> __device__ __forceinline__ void mw_normal2(T u1, T u2, T& z0, T& z1) {
+    const T r = mw_sqrt(T(-2) * mw_log(T(1) - u1));
+    const T a = T(2 * MW_PI) * u2;
+    z0 = r * mw_cos(a);
+    z1 = r * mw_sin(a);
+}
+
+// A uniformly random point of the box [lower, upper], generated coordinate by coordinate as the
+// objective reads it: x[j] is word j % P of block (first_draw + j / P). The last block is cached,
+// so a functor that reads coordinates in order pays one Philox block per P coordinates and the
+// point is never stored (the evaluation-only kernel). Same numbers as drawing into memory with
+// mw_fill_uniform below.
+template <typename T> struct MwRandomPoint {
+    MwRng rng;
+    unsigned long long first_draw;
+    const T* lower;
+    const T* upper;
+    mutable MwWords cache;
+    mutable long long cached;  // block number held in cache, -1 for none
+    __device__ MwRandomPoint(MwRng r, unsigned long long draw, const T* lo, const T* hi)
+        : rng(r), first_draw(draw), lower(lo), upper(hi), cached(-1) {}
+    __device__ __forceinline__ T operator[](int j) const {
+        const int P = MwPerBlock<T>::value;
+        const long long b = j / P;
+        if (b != cached) {
+            cache = rng(first_draw + (unsigned long long)b);
+            cached = b;
+        }
+        const T lo = lower[j], hi = upper[j];
+        return mw_fmin(lo + (hi - lo) * mw_uniform<T>(cache, j % P), hi);
+    }
+};
+
+// Draw blocks needed for one d-dimensional point.
+__device__ __forceinline__ unsigned long long mw_blocks_per_point(int d, int per_block) {
+    return (unsigned long long)((d + per_block - 1) / per_block);
+}
+
+// Write the uniform point of walker `i` into column i of a (d, n) array: the same numbers as
+// MwRandomPoint with the same rng and first_draw.
+template <typename T>
+__device__ __forceinline__ void mw_fill_uniform(const MwRng& rng, unsigned long long first_draw,
+                                                const T* lower, const T* upper, T* column,
+                                                long long stride, int d) {
+    const int P = MwPerBlock<T>::value;
+    for (int j0 = 0; j0 < d; j0 += P) {
+        const MwWords r = rng(first_draw + (unsigned long long)(j0 / P));
+#pragma unroll
+        for (int k = 0; k < P; ++k) {
+            const int j = j0 + k;
+            if (j < d) {
+                const T lo = lower[j], hi = upper[j];
+                column[(long long)j * stride] = mw_fmin(lo + (hi - lo) * mw_uniform<T>(r, k), hi);
+            }
+        }
+    }
+}
+#endif  // device code
+
+#endif  // MW_RANDOM_CUH

@@ -1,0 +1,312 @@
+"""Speedup sweep: time the same fixed work on each engine for growing walker counts (Qt-free).
+
+The pattern-search seed's Table 1 in one call: for one algorithm, problem and dimension, run a fixed
+number of iterations with 2^lo ... 2^hi walkers on each engine and report time, evaluations per
+second and the speedup over numpy at the same walker count.
+
+How to wire it (gui/sweep.py runs it on a QThread; the CLI can print it):
+    spec = SweepSpec.build("pattern_search", "ackley", 20, iterations=20,
+                           engines=["numpy", "cupy", "cuda"], min_exp=8, max_exp=20,
+                           point_cap_s=10.0)               # ConfigError on bad input
+    cancel = threading.Event()                             # set() from any thread to stop
+    for record in run_sweep(spec, cancel):                 # blocks; one SweepRecord per point
+        show(record.walkers, record.engine, record.seconds, record.speedup, record.progress)
+    write_csv(records, "sweep.csv", spec)
+An engine stops growing at the first point that runs out of memory, would pass the per-point time
+cap or fails; that record has status "stopped"/"error" and says why in ``note``.
+"""
+from __future__ import annotations
+
+import csv
+import gc
+import math
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable, Iterator, Mapping, Sequence
+
+from .algorithms import get_algorithm
+from .engines import ENGINES, algorithm_class, array_module, engine_status, synchronize
+from .errors import ConfigError, DeviceMemoryError, EngineUnavailable
+from .params import make_params, specs
+from .problems import get_problem
+from .rng import ArrayRNG
+
+WALKER_PARAM = "walkers"
+MAX_EXP = 24  # the walkers parameter's usual upper limit (2^24)
+# The timed run is cut into chunks of about this long so a cancel is seen quickly; chunks only
+# split the iterations, the work done and counted is the same.
+CHUNK_SECONDS = 0.25
+
+
+@dataclass(frozen=True)
+class SweepSpec:
+    """What to sweep: everything but the walker count is fixed."""
+
+    algorithm: str
+    problem: str
+    dim: int
+    iterations: int
+    engines: tuple[str, ...]
+    min_exp: int = 8
+    max_exp: int = 20
+    params: Mapping = field(default_factory=dict)  # other parameters (not walkers)
+    dtype: str = "float64"
+    seed: int = 0
+    fast_math: bool = False
+    point_cap_s: float = 10.0  # no point may take longer than this (predicted or measured)
+
+    @staticmethod
+    def build(algorithm: str, problem: str, dim: int | None = None, *, iterations: int = 20,
+              engines: Sequence[str] = ("numpy",), min_exp: int = 8, max_exp: int = 20,
+              params: Mapping | None = None, dtype: str = "float64", seed: int = 0,
+              fast_math: bool = False, point_cap_s: float = 10.0) -> "SweepSpec":
+        """Validate; ConfigError with one clear line on the first bad value."""
+        cls = get_algorithm(algorithm)
+        if WALKER_PARAM not in {s.name for s in specs(cls.Params)}:
+            raise ConfigError(f"algorithm '{algorithm}' has no '{WALKER_PARAM}' parameter to sweep")
+        params = {k: v for k, v in dict(params or {}).items() if k != WALKER_PARAM}
+        make_params(cls.Params, params)  # the fixed parameters must be valid on their own
+        bound = get_problem(problem, dim)
+        if isinstance(iterations, bool) or not isinstance(iterations, int) or iterations < 1:
+            raise ConfigError(f"iterations must be an integer >= 1, got {iterations!r}")
+        engines = tuple(dict.fromkeys(engines))  # keep order, drop repeats
+        if not engines:
+            raise ConfigError("choose at least one engine")
+        for engine in engines:
+            if engine not in ENGINES:
+                raise ConfigError(f"unknown engine '{engine}' (known: {', '.join(ENGINES)})")
+        # numpy first: every other engine's speedup is measured against it at the same count
+        engines = tuple(sorted(engines, key=lambda e: e != "numpy"))
+        for name, value in (("min_exp", min_exp), ("max_exp", max_exp)):
+            if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_EXP:
+                raise ConfigError(f"{name} must be an integer in [0, {MAX_EXP}], got {value!r}")
+        if min_exp > max_exp:
+            raise ConfigError(f"smallest walker count 2^{min_exp} is above the largest 2^{max_exp}")
+        if dtype not in ("float32", "float64"):
+            raise ConfigError(f"dtype must be float32 or float64, got '{dtype}'")
+        if not (isinstance(point_cap_s, (int, float)) and math.isfinite(point_cap_s)
+                and point_cap_s > 0):
+            raise ConfigError(f"time cap per point must be > 0 seconds, got {point_cap_s!r}")
+        return SweepSpec(algorithm=algorithm, problem=problem, dim=bound.dim, iterations=iterations,
+                         engines=engines, min_exp=min_exp, max_exp=max_exp, params=params,
+                         dtype=dtype, seed=int(seed), fast_math=bool(fast_math),
+                         point_cap_s=float(point_cap_s))
+
+    def walker_counts(self) -> list[int]:
+        return [2 ** e for e in range(self.min_exp, self.max_exp + 1)]
+
+    def total_points(self) -> int:
+        return len(self.walker_counts()) * len(self.engines)
+
+
+@dataclass(frozen=True)
+class SweepRecord:
+    """One point of the sweep. ``status``: "ok" (timed), "stopped" (engine stops here: memory,
+    time cap or unavailable) or "error" (unexpected failure); ``note`` says why."""
+
+    walkers: int
+    engine: str
+    status: str
+    seconds: float | None = None  # timed iterations only (after warm-up)
+    evals: int = 0
+    evals_per_second: float | None = None
+    speedup: float | None = None  # numpy seconds / this engine's seconds, same walker count
+    iterations: int = 0
+    note: str = ""
+    progress: float = 0.0  # fraction of all points handled (skipped points count as handled)
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "ok"
+
+
+CSV_COLUMNS = ("walkers", "engine", "status", "seconds", "evals", "evals_per_second", "speedup",
+               "iterations", "note")
+
+
+def run_sweep(spec: SweepSpec, cancel: threading.Event | None = None) -> Iterator[SweepRecord]:
+    """Run the sweep, yielding one record per point as soon as it is measured.
+
+    Returns (ends the iteration) when done or soon after `cancel` is set: between points, and
+    between chunks of a timed run (a cancelled point is not reported).
+    """
+    cancel = cancel or threading.Event()
+    counts = spec.walker_counts()
+    total = spec.total_points()
+    handled = 0
+    stopped: dict[str, str] = {}  # engine -> why it stopped growing
+    last_seconds: dict[str, tuple[int, float]] = {}  # engine -> (walkers, seconds) of last point
+    numpy_seconds: dict[int, float] = {}
+
+    for engine in spec.engines:
+        ok, reason = engine_status(engine)
+        if not ok:
+            stopped[engine] = f"engine unavailable: {reason}"
+    for n in counts:
+        for engine in spec.engines:
+            if cancel.is_set():
+                return
+            handled += 1
+            progress = handled / total
+            if engine in stopped:
+                if n == counts[0]:  # say once, at the first count, why an engine never ran
+                    yield SweepRecord(n, engine, "stopped", note=stopped[engine], progress=progress)
+                continue
+            predicted = _predict(last_seconds.get(engine), n)
+            if predicted is not None and predicted > spec.point_cap_s:
+                stopped[engine] = (f"time cap: predicted {predicted:.3g} s > {spec.point_cap_s:g} s "
+                                   f"per point")
+                yield SweepRecord(n, engine, "stopped", note=stopped[engine], progress=progress)
+                continue
+            failure = None
+            try:
+                seconds, evals = _time_point(spec, engine, n, cancel)
+            except _Cancelled:
+                return
+            except Exception as exc:  # noqa: BLE001 - every failure becomes a record, never a crash
+                failure = _failure(exc)
+            # outside the except block, so the traceback (holding the point's arrays) is gone
+            _release_memory(engine)
+            if failure is not None:
+                status, note = failure
+                stopped[engine] = note
+                yield SweepRecord(n, engine, status, note=note, progress=progress)
+                continue
+            last_seconds[engine] = (n, seconds)
+            if engine == "numpy":
+                numpy_seconds[n] = seconds
+            base = numpy_seconds.get(n)
+            speedup = base / seconds if base is not None and seconds > 0 else None
+            yield SweepRecord(n, engine, "ok", seconds=seconds, evals=evals,
+                              evals_per_second=evals / seconds if seconds > 0 else None,
+                              speedup=speedup, iterations=spec.iterations, progress=progress)
+
+
+def write_csv(records: Iterable[SweepRecord], path: str | Path, spec: SweepSpec | None = None) -> Path:
+    """Write the records as CSV; `spec` adds comment lines (# key=value) naming the setting."""
+    path = Path(path)
+    with path.open("w", newline="", encoding="utf-8") as handle:
+        if spec is not None:
+            for key, value in describe(spec).items():
+                handle.write(f"# {key}={value}\n")
+        writer = csv.writer(handle)
+        writer.writerow(CSV_COLUMNS)
+        for r in records:
+            writer.writerow([r.walkers, r.engine, r.status, _num(r.seconds), r.evals,
+                             _num(r.evals_per_second), _num(r.speedup), r.iterations, r.note])
+    return path
+
+
+def describe(spec: SweepSpec) -> dict:
+    """The sweep's fixed setting as flat key/value pairs (for CSV headers and plot titles)."""
+    return {"algorithm": spec.algorithm, "problem": spec.problem, "dim": spec.dim,
+            "iterations": spec.iterations, "dtype": spec.dtype, "seed": spec.seed,
+            "engines": " ".join(spec.engines), "walkers": f"2^{spec.min_exp}..2^{spec.max_exp}",
+            "params": " ".join(f"{k}={v}" for k, v in sorted(spec.params.items())) or "defaults"}
+
+
+# --- internals ----------------------------------------------------------------------------------
+class _Cancelled(Exception):
+    pass
+
+
+class _OverCap(Exception):
+    pass
+
+
+def _predict(last: tuple[int, float] | None, n: int) -> float | None:
+    """Time at n walkers from the previous point, assuming time grows at least linearly in walkers
+    once the device is busy; small GPU points are flat, so this is a safe overestimate there."""
+    if last is None:
+        return None
+    walkers, seconds = last
+    return seconds * n / walkers
+
+
+def _build(spec: SweepSpec, engine: str, walkers: int):
+    xp = array_module(engine)
+    cls = algorithm_class(spec.algorithm, engine)
+    params = make_params(cls.Params, {**spec.params, WALKER_PARAM: walkers})
+    problem = get_problem(spec.problem, spec.dim)
+    if engine == "cuda":
+        algo = cls(problem, params, xp=xp, dtype=spec.dtype, fast_math=spec.fast_math)
+    else:
+        algo = cls(problem, params, xp=xp, dtype=spec.dtype)
+    return algo, xp
+
+
+def _time_point(spec: SweepSpec, engine: str, walkers: int, cancel: threading.Event) -> tuple[float, int]:
+    """Seconds and evaluations of `spec.iterations` iterations at `walkers`, after warm-up.
+
+    Warm-up, untimed: build (compiles kernels on cuda, once per process thanks to the loader's
+    cache), init, and one iteration, which also gives the per-iteration estimate used to check the
+    cap before the timed run and to size its chunks.
+    """
+    algo, xp = _build(spec, engine, walkers)
+    state = algo.init(ArrayRNG(xp, spec.seed))
+    per_iter = _one_iteration(algo, state, xp)
+    if per_iter * spec.iterations > spec.point_cap_s and not cancel.is_set():
+        # the first step on an engine may include compiling CuPy's kernels: measure once more
+        per_iter = _one_iteration(algo, state, xp)
+    if cancel.is_set():
+        raise _Cancelled
+    predicted = per_iter * spec.iterations
+    if predicted > spec.point_cap_s:
+        raise _OverCap(f"predicted {predicted:.3g} s > {spec.point_cap_s:g} s per point")
+    chunk = max(1, int(CHUNK_SECONDS / per_iter)) if per_iter > 0 else spec.iterations
+    evals0, done, seconds = state.evals, 0, 0.0
+    while done < spec.iterations:
+        iters = min(chunk, spec.iterations - done)
+        t0 = time.perf_counter()
+        algo.step(state, iters)
+        synchronize(xp)
+        seconds += time.perf_counter() - t0
+        done += iters
+        if cancel.is_set():
+            raise _Cancelled
+        if seconds > spec.point_cap_s and done < spec.iterations:
+            raise _OverCap(f"passed {spec.point_cap_s:g} s after {done} of {spec.iterations} "
+                           f"iterations")
+    return seconds, int(state.evals - evals0)
+
+
+def _one_iteration(algo, state, xp) -> float:
+    t0 = time.perf_counter()
+    algo.step(state, 1)
+    synchronize(xp)
+    return time.perf_counter() - t0
+
+
+def _release_memory(engine: str) -> None:
+    """Free the point's arrays before the next, larger one (CuPy keeps freed blocks pooled)."""
+    gc.collect()
+    if engine != "numpy":
+        try:
+            import cupy  # noqa: PLC0415
+
+            cupy.get_default_memory_pool().free_all_blocks()
+        except Exception:  # no CuPy: nothing is pooled
+            pass
+
+
+def _failure(exc: Exception) -> tuple[str, str]:
+    """(status, note) for a point that failed: expected limits stop an engine, others are errors."""
+    if isinstance(exc, (DeviceMemoryError, MemoryError)):  # CuPy's OutOfMemoryError included
+        return "stopped", f"out of memory: {_one_line(exc)}"
+    if isinstance(exc, _OverCap):
+        return "stopped", f"time cap: {exc}"
+    if isinstance(exc, (ConfigError, EngineUnavailable)):
+        return "stopped", _one_line(exc)
+    # a kernel or driver failure: report it and keep the other engines going
+    return "error", f"{type(exc).__name__}: {_one_line(exc)}"
+
+
+def _one_line(exc: BaseException) -> str:
+    lines = str(exc).strip().splitlines()
+    return lines[0] if lines else type(exc).__name__
+
+
+def _num(value: float | None) -> str:
+    return "" if value is None else f"{value:.6g}"

@@ -1,0 +1,95 @@
+"""The headless command line: good input works, bad input is one line on stderr and exit code 2."""
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import solvers
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def cli(*args, timeout=120):
+    return subprocess.run([sys.executable, "main.py", *args], cwd=ROOT, capture_output=True, text=True,
+                          timeout=timeout)
+
+
+def test_list_names_every_algorithm_and_function():
+    out = cli("list")
+    assert out.returncode == 0, out.stderr
+    for name in solvers.list_algorithms() + solvers.list_problems():
+        assert name in out.stdout
+    data = json.loads(cli("list", "--json").stdout)
+    assert [a["name"] for a in data["algorithms"]] == solvers.list_algorithms()
+    assert {e["name"] for e in data["engines"]} == {"numpy", "cupy", "cuda"}
+
+
+def test_run_prints_result_and_json_matches_api():
+    args = ["run", "--algorithm", "pattern_search", "--function", "sphere", "--dim", "3",
+            "--walkers", "40", "--seed", "5", "--max-iters", "12"]
+    human = cli(*args)
+    assert human.returncode == 0 and "best f" in human.stdout and human.stderr == ""
+    out = cli(*args, "--json")
+    data = json.loads(out.stdout)
+    direct = solvers.run("pattern_search", "sphere", dim=3, seed=5, max_iters=12, params={"walkers": 40})
+    assert data["best_f"] == direct.best_f and data["evals"] == direct.evals
+    assert data["evals"] == 40 + 12 * 2 * 3 * 40 and data["stop_reason"] == "max_iters"
+
+
+def test_run_with_param_and_evals_budget():
+    out = cli("run", "-a", "pattern_search", "-f", "rastrigin", "-d", "2", "-n", "30",
+              "--param", "delta0=0.1", "--param", "restart=true", "--max-evals", "5000", "--json")
+    data = json.loads(out.stdout)
+    assert data["params"]["delta0"] == 0.1 and data["params"]["restart"] is True
+    # one iteration costs 2*d*n evaluations, plus n when a restart round begins in it
+    assert 5000 <= data["evals"] < 5000 + 2 * 2 * 30 + 30
+
+
+@pytest.mark.parametrize("args, fragment", [
+    (["run", "-a", "nope", "-f", "sphere"], "unknown algorithm 'nope'"),
+    (["run", "-a", "pattern_search", "-f", "nope"], "unknown function 'nope'"),
+    (["run", "-a", "pattern_search", "-f", "sphere", "-d", "0"], "dimension >= 1"),
+    (["run", "-a", "pattern_search", "-f", "sphere", "-d", "two"], "invalid int value"),
+    (["run", "-a", "pattern_search", "-f", "sphere", "-n", "0"], "walkers"),
+    (["run", "-a", "pattern_search", "-f", "sphere", "-p", "delta0=abc"], "must be a number"),
+    (["run", "-a", "pattern_search", "-f", "sphere", "-p", "delta0=nan"], "finite"),
+    (["run", "-a", "pattern_search", "-f", "sphere", "-p", "delta0"], "NAME=VALUE"),
+    (["run", "-a", "pattern_search", "-f", "sphere", "-p", "bogus=1"], "unknown parameter"),
+    (["run", "-a", "pattern_search", "-f", "sphere", "--max-evals", "0"], "max_evals must be > 0"),
+    (["run", "-a", "pattern_search", "-f", "sphere", "--max-iters", "-5"], "max_iters must be > 0"),
+    (["run", "-a", "pattern_search", "-f", "sphere", "--max-seconds", "nan"], "max_seconds"),
+    (["run", "-a", "pattern_search", "-f", "sphere", "--max-iters", "3", "--max-evals", "4"], "not allowed"),
+    (["run", "-a", "pattern_search", "-f", "sphere", "--bounds", "3,1"], "inverted"),
+    (["run", "-a", "pattern_search", "-f", "sphere", "--bounds", "nan,1"], "finite"),
+    (["run", "-a", "pattern_search", "-f", "sphere", "--engine", "tpu"], "invalid choice"),
+    (["run", "-f", "sphere"], "required"),
+    (["frobnicate"], "invalid choice"),
+])
+def test_bad_input_is_one_line_exit_2(args, fragment):
+    out = cli(*args)
+    assert out.returncode == 2, (out.stdout, out.stderr)
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1, out.stderr
+    assert fragment in lines[0] and "Traceback" not in out.stderr
+
+
+def test_fixed_dimension_function_rejects_other_dimensions():
+    fixed = [n for n in solvers.list_problems() if solvers.problems.get_definition(n).dims]
+    if not fixed:
+        pytest.skip("no fixed-dimension function registered")
+    name = fixed[0]
+    dims = solvers.problems.get_definition(name).dims
+    bad = max(dims) + 1
+    out = cli("run", "-a", "pattern_search", "-f", name, "-d", str(bad))
+    assert out.returncode == 2 and "accepts dimension" in out.stderr
+
+
+def test_unavailable_gpu_engine_is_a_clear_message():
+    ok, reason = solvers.engine_status("cuda")
+    if ok:
+        pytest.skip("a GPU is present; this checks the message without one")
+    out = cli("run", "-a", "pattern_search", "-f", "sphere", "-e", "cuda", "--max-iters", "1")
+    assert out.returncode == 2 and "not available" in out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1
