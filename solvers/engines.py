@@ -35,7 +35,9 @@ def gpu_status() -> tuple[bool, str]:
         runtime = cupy.cuda.runtime.runtimeGetVersion()
     except Exception as exc:
         return False, f"CUDA device could not be opened ({_short(exc)})"
-    if driver < runtime:
+    # CUDA's minor-version compatibility lets a driver run any runtime of its major version
+    # (13.0 driver, 13.2 runtime is fine); an older major version cannot.
+    if driver // 1000 < runtime // 1000:
         return False, (f"CUDA driver {driver // 1000}.{driver % 1000 // 10} is older than the "
                        f"runtime {runtime // 1000}.{runtime % 1000 // 10} CuPy was built for")
     return True, f"{name}, {total / 2**30:.0f} GiB ({free / 2**30:.1f} GiB free)"

@@ -24,7 +24,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Iterator, Mapping, Sequence
+from typing import Callable, Iterable, Iterator, Mapping, Sequence
 
 from .algorithms import get_algorithm
 from .engines import ENGINES, algorithm_class, array_module, engine_status, synchronize
@@ -126,11 +126,13 @@ CSV_COLUMNS = ("walkers", "engine", "status", "seconds", "evals", "evals_per_sec
                "iterations", "note")
 
 
-def run_sweep(spec: SweepSpec, cancel: threading.Event | None = None) -> Iterator[SweepRecord]:
+def run_sweep(spec: SweepSpec, cancel: threading.Event | None = None,
+              on_point_start: Callable[[int, str], None] | None = None) -> Iterator[SweepRecord]:
     """Run the sweep, yielding one record per point as soon as it is measured.
 
     Returns (ends the iteration) when done or soon after `cancel` is set: between points, and
-    between chunks of a timed run (a cancelled point is not reported).
+    between chunks of a timed run (a cancelled point is not reported). `on_point_start(walkers,
+    engine)` is called before each point is built and timed, for a status line.
     """
     cancel = cancel or threading.Event()
     counts = spec.walker_counts()
@@ -160,6 +162,8 @@ def run_sweep(spec: SweepSpec, cancel: threading.Event | None = None) -> Iterato
                                    f"per point")
                 yield SweepRecord(n, engine, "stopped", note=stopped[engine], progress=progress)
                 continue
+            if on_point_start is not None:
+                on_point_start(n, engine)
             failure = None
             try:
                 seconds, evals = _time_point(spec, engine, n, cancel)

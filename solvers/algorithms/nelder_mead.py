@@ -17,6 +17,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable
 
+import numpy as np
+
 from .simplex import axis_simplices, evaluate_selected, simplex_sizes
 
 RHO, CHI, GAMMA, SIGMA = 1.0, 2.0, 0.5, 0.5
@@ -88,7 +90,7 @@ def step(xp, batch: NelderMeadBatch, evaluate: Callable, lower, upper, tol: floa
 
 def _sort(xp, batch: NelderMeadBatch) -> None:
     """Order every simplex best-first (stable, so ties keep their order)."""
-    order = xp.argsort(batch.values, axis=1, kind="stable") if xp.__name__ == "numpy" else \
-        xp.argsort(batch.values, axis=1)
+    # CuPy's argsort is always stable and takes no `kind`; NumPy's default (quicksort) is not
+    order = np.argsort(batch.values, axis=1, kind="stable") if xp is np else xp.argsort(batch.values, axis=1)
     batch.values = xp.take_along_axis(batch.values, order, axis=1)
     batch.vertices = xp.take_along_axis(batch.vertices, order[:, :, None], axis=1)

@@ -110,8 +110,9 @@ def informant_best(links, values):
 
     A segmented minimum without scatter operations (CuPy has no minimum.at): every edge
     (source i -> target j, self-edges included) gets the key j * n + rank of values[i]; after one
-    sort the first edge of each target's segment carries its best source. Ranks are unique, so the
-    result does not depend on the sort's stability and ties go to the lower index.
+    sort the first edge of each target's segment carries its best source. Ranks come from a stable
+    sort of the values (equal values: the lower index ranks first) and are unique, so the key sort
+    needs no stability and NumPy and CuPy pick the same informant.
     """
     xp = array_module(values)
     n, k = links.shape
@@ -183,19 +184,18 @@ class ParticleSwarm(Algorithm):
         X, P = state.X, state.P
         n, d = X.shape
         best = informant_best(state.links, state.Pf)
+        # G - x is c (p + l - 2x) / 3, or c (p - x) / 2 when the best informant is the particle
+        # itself; then l = p, so both cases are c k (p + l - 2x) with k = 1/3 or 1/4 per particle
         own = best == xp.arange(n)
-        # centre of x, p' = x + c(p - x) and l' = x + c(l - x); of x and p' alone when l is p
-        with_l = X + SPSO_C * (P + P[best] - 2.0 * X) / 3.0
-        without_l = X + SPSO_C * (P - X) / 2.0
-        G = xp.where(own[:, None], without_l, with_l)
-        radius = xp.sqrt(((G - X) ** 2).sum(axis=1))
+        k = xp.where(own, 0.25, 1.0 / 3.0).astype(self.dtype)
+        to_centre = (SPSO_C * k)[:, None] * (P + P[best] - 2.0 * X)
+        radius = xp.sqrt((to_centre ** 2).sum(axis=1))
         direction = rng.normal((n, d), self.dtype)
         norm = xp.sqrt((direction ** 2).sum(axis=1))
-        direction = direction / xp.maximum(norm, xp.finfo(self.dtype).tiny)[:, None]
         # Clerc's alea_sphere: uniform direction, radius U(0, 1) |G - x| (not U^(1/d): see docstring)
-        scale = radius * rng.random(n, self.dtype)
-        X_prime = G + scale[:, None] * direction
-        state.V = SPSO_W * state.V + X_prime - X
+        scale = radius * rng.random(n, self.dtype) / xp.maximum(norm, xp.finfo(self.dtype).tiny)
+        # x' - x = (G - x) + (x' - G)
+        state.V = SPSO_W * state.V + to_centre + scale[:, None] * direction
         state.X = X + state.V
 
     def _confine(self, state: ParticleSwarmState) -> None:

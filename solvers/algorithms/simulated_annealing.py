@@ -1,1 +1,237 @@
-"""Placeholder until the module is written."""
+"""Parallel simulated annealing with many Markov chains: asynchronous, synchronous and hybrid.
+
+Ferreiro, Garcia, Lopez-Salas & Vazquez, "An efficient implementation of parallel simulated
+annealing algorithm in GPUs" (seed 002), Sec. 2, and the authors' code for it, CUSIMANN
+(cusimann.cuh), where the seed's extraction lost formulas and numbers. One chain per walker:
+
+- Neighbour (seed Sec. 2.1 step 2, CUSIMANN's kernel): pick one coordinate j uniformly; with
+  probability 1/2 draw its new value uniformly between x_j and the lower bound, otherwise uniformly
+  between x_j and the upper bound. ``width`` < 1 shrinks both intervals towards x_j (width = 1 is
+  CUSIMANN's move). The move never leaves the box; the clip only guards against rounding.
+- Metropolis acceptance (seed step 3): accept iff u < exp(-(f_new - f) / T), u uniform in [0, 1);
+  an objective that returns NaN/inf at the proposal is never accepted.
+- Geometric cooling (seed step 5): T <- alpha T after every level of ``chain_length`` proposals per
+  chain; levels run while T > T_min (CUSIMANN's do-while). One iteration here = one proposal (one
+  evaluation) per chain, so a level lasts ``chain_length`` iterations.
+
+Variants (seed Sec. 2.2):
+- ``async``: independent chains, the best over all chains is reported (seed's V1).
+- ``sync``: after every temperature level every chain restarts from the best point found so far
+  by all chains (seed's V2, Sec. 2.2.2). CUSIMANN broadcasts the best of the chains' final states;
+  we broadcast the best point ever evaluated, which is never worse.
+- ``hybrid``: SA (sync or async, ``hybrid_base``) until T reaches T_min, then batched Nelder-Mead
+  (coefficients 1, 2, 1/2, 1/2) polishes the ``polish_points`` best chains' points, one NM
+  iteration per iteration, every evaluation counted (seed Sec. 4.2, Table 10; CUSIMANN polishes
+  with NLopt). The polished best vertices are written back into those chains' rows, so they are
+  drawn moving. The run is done when every polishing simplex has collapsed.
+
+When T reaches T_min in async/sync mode the schedule restarts at T0 (reheating) with the chains
+where they are (sync: at the best point) and the best kept, so time-limited runs keep searching;
+the seed stops there instead.
+
+Start points are uniform in the box (CUSIMANN uses a regular grid, which degenerates in high
+dimension).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..arrays import to_numpy
+from ..errors import ConfigError
+from ..params import param
+from . import nelder_mead
+from .base import Algorithm, SnapshotData, State
+from .registry import register_algorithm
+
+VARIANTS = ("async", "sync", "hybrid")
+MAX_DRAWN_SIMPLICES = 8
+
+
+@dataclass(frozen=True)
+class SimulatedAnnealingParams:
+    walkers: int = param(16384, lo=1, hi=2**24, step=256, title="Chains",
+                         tip="Markov chains run in parallel (CUSIMANN's samples: 64 blocks x 256 threads)")
+    variant: str = param("sync", choices=VARIANTS, title="Variant",
+                         tip="async: independent chains; sync: all restart from the best after each "
+                             "level (the seed's recommendation); hybrid: SA then Nelder-Mead")
+    t0: float = param(1000.0, lo=1e-9, hi=1e12, step=100.0, title="Initial temperature T0", live=True,
+                      tip="Temperature of the first level, in units of f (CUSIMANN's samples: 1000)")
+    t_min: float = param(0.01, lo=1e-12, hi=1e12, step=0.01, title="Final temperature T_min", live=True,
+                         tip="Levels run while T > T_min (CUSIMANN's samples: 0.01)")
+    alpha: float = param(0.99, lo=0.01, hi=0.99999, step=0.01, title="Cooling factor alpha", live=True,
+                         tip="T <- alpha T after each level (seed: close to one; CUSIMANN: 0.99)")
+    chain_length: int = param(100, lo=1, hi=10**7, step=10, title="Chain length per level", live=True,
+                              tip="Proposals per chain at each temperature (CUSIMANN's Shekel sample: 100)")
+    width: float = param(1.0, lo=1e-9, hi=1.0, step=0.05, title="Neighbourhood width", live=True,
+                         tip="Fraction of the way to the bound a move may go (1 = the seed's move)")
+    hybrid_base: str = param("sync", choices=("sync", "async"), title="Hybrid: SA variant",
+                             tip="Which SA runs before Nelder-Mead in the hybrid (seed: sync)")
+    polish_points: int = param(16, lo=1, hi=65536, step=1, title="Hybrid: points polished",
+                               tip="How many of the best chains' points Nelder-Mead polishes (our choice)")
+    polish_edge: float = param(0.01, lo=1e-9, hi=0.5, step=0.01, title="Hybrid: initial simplex edge",
+                               tip="Nelder-Mead's initial edge as a fraction of the range (our choice)")
+    polish_tol: float = param(1e-9, lo=1e-15, hi=0.1, step=1e-9, title="Hybrid: collapse tolerance",
+                              live=True, tip="A polishing simplex stops when all vertices are this "
+                                             "close to its best (fraction of the range)")
+
+    def check(self) -> None:
+        if not self.t_min < self.t0:
+            raise ConfigError("parameter 't_min' must be smaller than 't0'")
+
+
+@dataclass
+class SimulatedAnnealingState(State):
+    temperature: float = 0.0
+    level: int = 0  # temperature levels completed, over all rounds
+    level_iteration: int = 0  # proposals per chain made at the current level
+    rounds: int = 0  # completed schedules (async/sync reheat to T0 after each)
+    accepted: Any = None  # (chains,) bool, the last proposal of each chain
+    level_accepts: Any = 0  # accepted proposals at the current level (device scalar)
+    last_level_acceptance: Any = None  # acceptance rate of the last completed level
+    phase: str = "anneal"  # "anneal", then "polish" in the hybrid
+    polish: Any = None  # nelder_mead.NelderMeadBatch while polishing
+    polish_rows: Any = None  # chains whose rows show the polished points
+    done: bool = False
+
+
+@register_algorithm
+class SimulatedAnnealing(Algorithm):
+    name = "simulated_annealing"
+    title = "Simulated annealing"
+    Params = SimulatedAnnealingParams
+    reference = "Ferreiro et al., Parallel simulated annealing on GPUs (seed 002), and CUSIMANN"
+    walker_word = "chains"
+
+    def evals_per_iteration(self) -> float:
+        n = float(self.params.walkers)
+        if self.params.variant != "hybrid":
+            return n
+        k = min(self.params.polish_points, self.params.walkers)
+        return max(n, k * (self.problem.dim + 2.0))  # NM: at most n + 2 per simplex
+
+    @property
+    def synchronous(self) -> bool:
+        p = self.params
+        return p.variant == "sync" or (p.variant == "hybrid" and p.hybrid_base == "sync")
+
+    def init(self, rng) -> SimulatedAnnealingState:
+        xp, n = self.xp, self.params.walkers
+        self._rng = rng
+        self._rows = xp.arange(n)
+        X = self.uniform_points(rng, n)
+        state = SimulatedAnnealingState(X=X, f=None, best_x=X[0].copy(),
+                                        best_f=xp.asarray(np.inf, dtype=self.dtype),
+                                        temperature=float(self.params.t0),
+                                        accepted=xp.zeros(n, dtype=bool))
+        state.f = self.evaluate(state, X)
+        self.update_best(state, X, state.f)
+        return state
+
+    def step(self, state: SimulatedAnnealingState, iterations: int) -> None:
+        for _ in range(iterations):
+            if state.done:
+                return
+            if state.phase == "polish":
+                self._polish_iteration(state)
+            else:
+                self._anneal_iteration(state)
+            state.iteration += 1
+
+    # --- annealing -------------------------------------------------------------------------------
+    def _anneal_iteration(self, state: SimulatedAnnealingState) -> None:
+        xp, p, rng = self.xp, self.params, self._rng
+        X, rows = state.X, self._rows
+        n, d = X.shape
+        j = rng.integers(0, d, n)
+        u = rng.random(n, self.dtype)
+        a = rng.random(n, self.dtype)
+        x, lo, hi = X[rows, j], self.lower[j], self.upper[j]
+        towards_lower = x - p.width * (1 - 2 * u) * (x - lo)
+        towards_upper = x + p.width * (2 * u - 1) * (hi - x)
+        proposal = xp.clip(xp.where(u < 0.5, towards_lower, towards_upper), lo, hi)
+        X[rows, j] = proposal  # evaluate in place, undo the rejected moves below
+        f_new = self.evaluate(state, X)
+        with np.errstate(invalid="ignore", over="ignore"):
+            # inf - inf is NaN, and u < NaN is False: a NaN point never replaces another
+            accept = a < xp.exp(xp.minimum(-(f_new - state.f) / state.temperature, 0.0))
+        X[rows, j] = xp.where(accept, proposal, x)
+        state.f = xp.where(accept, f_new, state.f)
+        state.accepted = accept
+        # an improvement on the chain's point is always accepted, so the best is among the chains
+        self.update_best(state, X, state.f)
+        state.level_accepts = state.level_accepts + accept.sum()
+        state.level_iteration += 1
+        if state.level_iteration >= p.chain_length:
+            self._end_level(state)
+
+    def _end_level(self, state: SimulatedAnnealingState) -> None:
+        p = self.params
+        n = state.X.shape[0]
+        state.last_level_acceptance = state.level_accepts / float(n * state.level_iteration)
+        state.level_accepts, state.level_iteration = 0, 0
+        state.level += 1
+        state.temperature *= p.alpha
+        finished = state.temperature <= p.t_min
+        if finished and p.variant == "hybrid":
+            state.phase = "polish"  # the simplices are built at the next iteration
+            return
+        if self.synchronous:
+            state.X[...] = state.best_x
+            state.f[...] = state.best_f
+        if finished:
+            state.temperature = float(p.t0)
+            state.rounds += 1
+
+    # --- hybrid: Nelder-Mead polishing -----------------------------------------------------------
+    def _polish_iteration(self, state: SimulatedAnnealingState) -> None:
+        xp, p = self.xp, self.params
+        evaluate = lambda X: self.evaluate(state, X)  # noqa: E731 - counts every row
+        before = state.f
+        if state.polish is None:
+            k = min(p.polish_points, state.X.shape[0])
+            rows = xp.argsort(state.f)[:k]
+            points, values = state.X[rows].copy(), state.f[rows].copy()
+            # the chains may have moved away from the best point ever found: polish that one too
+            better = state.best_f < values[0]
+            points[0] = xp.where(better, state.best_x, points[0])
+            values[0] = xp.where(better, state.best_f, values[0])
+            state.polish_rows = rows
+            state.polish = nelder_mead.start_batch(xp, points, values, p.polish_edge,
+                                                   self.lower, self.upper, evaluate)
+        else:
+            nelder_mead.step(xp, state.polish, evaluate, self.lower, self.upper, p.polish_tol)
+        rows = state.polish_rows
+        state.X[rows] = state.polish.vertices[:, 0]
+        f = state.f.copy()
+        f[rows] = state.polish.values[:, 0]
+        state.accepted = f < before
+        state.f = f
+        self.update_best(state, state.X, state.f)
+        state.done = not bool(state.polish.active.any())
+
+    # --- drawing ---------------------------------------------------------------------------------
+    def snapshot(self, state: SimulatedAnnealingState, sample: np.ndarray) -> SnapshotData:
+        data = super().snapshot(state, sample)
+        accepted = to_numpy(state.accepted)
+        data.overlays["temperature"] = np.full(len(sample), state.temperature)
+        data.overlays["accepted"] = accepted[sample].astype(np.int8)
+        if state.last_level_acceptance is not None:
+            level_rate = float(to_numpy(state.last_level_acceptance))
+        elif state.level_iteration > 0:  # no level completed yet: the current one so far
+            level_rate = float(to_numpy(state.level_accepts)) / (len(accepted) * state.level_iteration)
+        else:
+            level_rate = float("nan")
+        data.extras["temperature"] = float(state.temperature)
+        data.extras["temperature level"] = int(state.level)
+        data.extras["acceptance rate (last level)"] = level_rate
+        data.extras["acceptance rate (last iteration)"] = float(accepted.mean())
+        if state.polish is not None:
+            batch = state.polish
+            m = int(batch.vertices.shape[0])
+            drawn = np.unique(np.linspace(0, m - 1, min(m, MAX_DRAWN_SIMPLICES)).round().astype(np.int64))
+            data.overlays["simplices"] = to_numpy(batch.vertices[self.xp.asarray(drawn)])
+            data.extras["polishing simplices active"] = float(to_numpy(batch.active).mean())
+        return data

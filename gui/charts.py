@@ -1,0 +1,215 @@
+"""Live charts: the best value against evaluations and against seconds (previous runs kept as faded,
+labelled curves), and the per-algorithm panel plotting a snapshot's ``extras`` over iterations."""
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import numpy as np
+import pyqtgraph as pg
+from PyQt6 import QtCore, QtWidgets
+
+from solvers import RunConfig
+from solvers.params import specs
+from solvers.problems import get_problem
+
+MAX_PREVIOUS = 6  # faded curves kept for comparison
+LOG_SPAN = 100.0  # extras whose positive values span more than this ratio get a log axis
+CURRENT_PEN = pg.mkPen(255, 170, 40, width=2.2)
+PREVIOUS_HUES = [(110, 170, 255), (140, 220, 140), (230, 120, 200), (120, 220, 220), (230, 220, 110),
+                 (200, 150, 255)]
+
+
+def params_label(config: RunConfig) -> str:
+    """A short label naming a run by what was chosen: engine, seed and non-default parameters."""
+    values = dataclasses.asdict(config.params)
+    changed = [f"{s.name}={values[s.name]}" for s in specs(type(config.params))
+               if values[s.name] != s.default or s.name == "walkers"]
+    return f"{config.algorithm} · {config.engine} · seed {config.seed}" + (
+        " · " + ", ".join(changed) if changed else "")
+
+
+@dataclasses.dataclass
+class _Curve:
+    label: str
+    evals: list
+    seconds: list
+    best: list
+
+
+class ConvergenceChart(QtWidgets.QWidget):
+    """Best value found so far, against evaluations and against compute seconds (log y where
+    every value is positive), with the function's known minimum as a dashed line."""
+
+    def __init__(self, parent: QtWidgets.QWidget | None = None):
+        super().__init__(parent)
+        self.view = pg.GraphicsLayoutWidget()
+        self.by_evals = self.view.addPlot(row=0, col=0, title="best value vs evaluations")
+        self.by_seconds = self.view.addPlot(row=1, col=0, title="best value vs seconds")
+        self.by_evals.setLabel("bottom", "evaluations")
+        self.by_seconds.setLabel("bottom", "seconds (compute only)")
+        self.legend = self.by_evals.addLegend(offset=(-10, 10), labelTextSize="8pt")
+        self.plots = (self.by_evals, self.by_seconds)
+        for plot in self.plots:
+            plot.showGrid(x=True, y=True, alpha=0.25)
+            plot.setMenuEnabled(False)
+        self.min_lines = []
+        for plot in self.plots:
+            line = pg.InfiniteLine(angle=0, pen=pg.mkPen(255, 255, 255, 160, style=QtCore.Qt.PenStyle.DashLine),
+                                   label="known minimum", labelOpts={"position": 0.85, "color": (220, 220, 220)})
+            line.setVisible(False)
+            plot.addItem(line, ignoreBounds=True)
+            self.min_lines.append(line)
+        self.current: _Curve | None = None
+        self.previous: list[_Curve] = []
+        self.f_min: float | None = None
+        self._items_current = [plot.plot(pen=CURRENT_PEN) for plot in self.plots]
+        self._items_previous: list[list[pg.PlotDataItem]] = []
+        self._log = None
+        self.clear_button = QtWidgets.QPushButton("Clear previous runs")
+        self.clear_button.clicked.connect(self.clear_previous)
+        layout = QtWidgets.QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.view, 1)
+        layout.addWidget(self.clear_button, 0, QtCore.Qt.AlignmentFlag.AlignRight)
+
+    # --- feeding -------------------------------------------------------------------------------
+    def begin_run(self, config: RunConfig) -> None:
+        """Archive the current curve as a faded one and start a new curve for `config`."""
+        if self.current is not None and len(self.current.best) > 0:
+            self.previous.append(self.current)
+            del self.previous[:-MAX_PREVIOUS]
+        self.current = _Curve(params_label(config), [], [], [])
+        problem = get_problem(config.problem, config.dim)
+        if (config.problem, config.dim) != getattr(self, "_problem_key", None):
+            self.previous.clear()  # curves of another function are not comparable
+        self._problem_key = (config.problem, config.dim)
+        self.f_min = problem.f_min
+        self._rebuild_previous()
+        self.refresh()
+
+    def record(self, snap) -> None:
+        """Append one snapshot's point (cheap; drawing happens in refresh)."""
+        if self.current is None or not math.isfinite(snap.best_f):
+            return
+        self.current.evals.append(snap.evals)
+        self.current.seconds.append(snap.seconds)
+        self.current.best.append(snap.best_f)
+
+    def finish(self, result) -> None:
+        """Replace the current curve by the run's full history (every chunk, not only snapshots)."""
+        if self.current is None or result is None:
+            return
+        hist = np.asarray(result.history, dtype=np.float64).reshape(-1, 3)
+        keep = np.isfinite(hist[:, 2])
+        self.current.evals = list(hist[keep, 0])
+        self.current.seconds = list(hist[keep, 1])
+        self.current.best = list(hist[keep, 2])
+        self.refresh()
+
+    def clear_previous(self) -> None:
+        self.previous.clear()
+        self._rebuild_previous()
+        self.refresh()
+
+    # --- drawing -------------------------------------------------------------------------------
+    def refresh(self) -> None:
+        curves = self.previous + ([self.current] if self.current is not None else [])
+        values = [v for c in curves for v in c.best]
+        log = bool(values) and min(values) > 0
+        if log != self._log:
+            for plot in self.plots:
+                plot.setLogMode(x=False, y=log)
+            self._log = log
+        for line in self.min_lines:
+            fmin = self.f_min
+            drawable = fmin is not None and (not log or fmin > 0)
+            line.setVisible(drawable)
+            if drawable:
+                line.setValue(math.log10(fmin) if log else fmin)
+        for plot in self.plots:
+            note = "" if self.f_min is None else f" (known minimum {self.f_min:.6g})"
+            plot.setLabel("left", "best value" + (" (log)" if log else "") + note)
+        if self.current is not None:
+            self._items_current[0].setData(self.current.evals, self.current.best)
+            self._items_current[1].setData(self.current.seconds, self.current.best)
+        else:
+            for item in self._items_current:
+                item.setData([], [])
+
+    def _rebuild_previous(self) -> None:
+        for items in self._items_previous:
+            for plot, item in zip(self.plots, items):
+                plot.removeItem(item)
+        self._items_previous = []
+        self.legend.clear()
+        for k, curve in enumerate(self.previous):
+            r, g, b = PREVIOUS_HUES[k % len(PREVIOUS_HUES)]
+            pen = pg.mkPen(r, g, b, 120, width=1.4)
+            items = [self.by_evals.plot(curve.evals, curve.best, pen=pen),
+                     self.by_seconds.plot(curve.seconds, curve.best, pen=pen)]
+            for item in items:
+                item.setZValue(-1)
+            self.legend.addItem(items[0], curve.label)
+            self._items_previous.append(items)
+        if self.current is not None:
+            self.legend.addItem(self._items_current[0], self.current.label + " (this run)")
+
+
+class ExtrasPanel(QtWidgets.QWidget):
+    """One small chart per scalar the algorithm publishes in Snapshot.extras, against iteration."""
+
+    def __init__(self, parent: QtWidgets.QWidget | None = None):
+        super().__init__(parent)
+        self.view = pg.GraphicsLayoutWidget()
+        self.placeholder = QtWidgets.QLabel("The algorithm's own quantities (step size, temperature, "
+                                            "acceptance, spread...) appear here during a run.")
+        self.placeholder.setWordWrap(True)
+        self.placeholder.setStyleSheet("color: #8a8a8a;")
+        layout = QtWidgets.QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.placeholder)
+        layout.addWidget(self.view, 1)
+        self.series: dict[str, tuple[list, list]] = {}
+        self._plots: dict[str, tuple[pg.PlotItem, pg.PlotDataItem]] = {}
+        self._log: dict[str, bool] = {}
+
+    def begin_run(self, config: RunConfig | None = None) -> None:
+        self.view.clear()
+        self.series, self._plots, self._log = {}, {}, {}
+        self.placeholder.show()
+
+    def record(self, snap) -> None:
+        for key, value in snap.extras.items():
+            try:
+                number = float(value)
+            except (TypeError, ValueError):
+                continue  # only scalars are charted
+            xs, ys = self.series.setdefault(key, ([], []))
+            xs.append(snap.iteration)
+            ys.append(number)
+
+    def refresh(self) -> None:
+        for key, (xs, ys) in self.series.items():
+            if key not in self._plots:
+                self._add_plot(key)
+            plot, curve = self._plots[key]
+            y = np.asarray(ys, dtype=np.float64)
+            finite = y[np.isfinite(y)]
+            log = bool(finite.size > 1 and finite.min() > 0 and finite.max() / finite.min() > LOG_SPAN)
+            if self._log.get(key) != log:
+                plot.setLogMode(x=False, y=log)
+                self._log[key] = log
+            curve.setData(xs, ys)
+        self.placeholder.setVisible(not self.series)
+
+    def _add_plot(self, key: str) -> None:
+        row = len(self._plots)
+        plot = self.view.addPlot(row=row, col=0, title=key)
+        plot.showGrid(x=True, y=True, alpha=0.25)
+        plot.setMenuEnabled(False)
+        if self._plots:
+            plot.setXLink(next(iter(self._plots.values()))[0])
+        plot.setLabel("bottom", "iteration")
+        curve = plot.plot(pen=pg.mkPen(120, 200, 255, width=1.8))
+        self._plots[key] = (plot, curve)

@@ -1,0 +1,406 @@
+"""The run set-up panel: algorithm, function, dimension, engine, precision, seed, budget, parameters.
+
+Everything shown comes from the registries and the declared parameters; every check is done by
+``solvers`` (ParamSpec.coerce, get_problem, Budget.build, engine_status, RunConfig.build). A bad
+value is shown in red under its own field and stops the run from starting.
+"""
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import numpy as np
+from PyQt6 import QtCore, QtGui, QtWidgets
+
+import solvers
+from solvers import Budget, ConfigError, RunConfig, engine_status
+from solvers.config import DEFAULT_MAX_ITERS, DTYPES
+from solvers.engines import ENGINES
+from solvers.problems import get_definition, get_problem, problem_definitions
+
+from .field_row import ERROR_STYLE, FieldRow
+from .param_form import INT_MAX, LIVE_MARK, ParamForm
+
+BUDGET_KINDS = {"iterations": "max_iters", "evaluations": "max_evals", "seconds": "max_seconds"}
+ANY_DIM_LIMIT = 100_000  # a spin box needs an upper limit; functions of any dimension accept more
+_RUNCONFIG_DEFAULTS = {f.name: f.default for f in dataclasses.fields(RunConfig)}
+NAME_ROLE = QtCore.Qt.ItemDataRole.UserRole
+
+
+def format_number(x: float | None) -> str:
+    if x is None:
+        return "unknown"
+    return f"{x:.6g}"
+
+
+def describe_box(lower: np.ndarray, upper: np.ndarray) -> str:
+    """'[-100, 100]^d' when every side is equal, else the first sides."""
+    if np.all(lower == lower[0]) and np.all(upper == upper[0]):
+        return f"[{lower[0]:g}, {upper[0]:g}]^{len(lower)}"
+    sides = " x ".join(f"[{a:g}, {b:g}]" for a, b in zip(lower[:3], upper[:3]))
+    return sides + (" x ..." if len(lower) > 3 else "")
+
+
+def describe_point(x: np.ndarray | None) -> str:
+    if x is None:
+        return "unknown"
+    if np.all(x == x[0]):
+        return f"({x[0]:g}, ..., {x[0]:g})" if len(x) > 2 else "(" + ", ".join(f"{v:g}" for v in x) + ")"
+    shown = ", ".join(f"{v:.4g}" for v in x[:4])
+    return f"({shown}{', ...' if len(x) > 4 else ''})"
+
+
+class ConfigForm(QtWidgets.QWidget):
+    """The left panel; ``build_config()`` returns a validated RunConfig or None (errors shown)."""
+
+    sigAlgorithmChanged = QtCore.pyqtSignal(str)
+    sigProblemChanged = QtCore.pyqtSignal(str, int)  # function name, dimension
+    sigParamChanged = QtCore.pyqtSignal(str, object, bool)  # name, value, live
+
+    def __init__(self, parent: QtWidgets.QWidget | None = None):
+        super().__init__(parent)
+        self._param_values: dict[str, dict] = {}
+        self._current_algorithm: str | None = None
+        self._running = False
+        outer = QtWidgets.QVBoxLayout(self)
+
+        # --- algorithm -------------------------------------------------------------------------
+        algo_box = QtWidgets.QGroupBox("Algorithm")
+        algo_layout = QtWidgets.QVBoxLayout(algo_box)
+        self.algorithm_combo = QtWidgets.QComboBox()
+        for name in solvers.list_algorithms():
+            cls = solvers.get_algorithm(name)
+            self.algorithm_combo.addItem(getattr(cls, "title", name), name)
+        self.algorithm_combo.setToolTip("Algorithms from the registry (solvers.list_algorithms)")
+        self.algorithm_info = _info_label()
+        algo_layout.addWidget(self.algorithm_combo)
+        algo_layout.addWidget(self.algorithm_info)
+        outer.addWidget(algo_box)
+
+        # --- function --------------------------------------------------------------------------
+        fn_box = QtWidgets.QGroupBox("Function")
+        fn_layout = QtWidgets.QFormLayout(fn_box)
+        self.problem_combo = QtWidgets.QComboBox()
+        self.problem_combo.setModel(_grouped_problem_model())
+        self.problem_info = _info_label()
+        self.dim_spin = QtWidgets.QSpinBox()
+        self.dim_spin.setKeyboardTracking(False)
+        self.dim_row = FieldRow(self.dim_spin)
+        fn_layout.addRow(self.problem_combo)
+        fn_layout.addRow(self.problem_info)
+        fn_layout.addRow("Dimension", self.dim_row)
+        outer.addWidget(fn_box)
+
+        # --- engine, precision, seed, budget ---------------------------------------------------
+        run_box = QtWidgets.QGroupBox("Run")
+        run_layout = QtWidgets.QFormLayout(run_box)
+        self.engine_combo = QtWidgets.QComboBox()
+        _fill_engines(self.engine_combo)
+        self.engine_row = FieldRow(self.engine_combo)
+        self.dtype_combo = QtWidgets.QComboBox()
+        self.dtype_combo.addItems(list(DTYPES))
+        self.dtype_combo.setCurrentText(_RUNCONFIG_DEFAULTS["dtype"])
+        self.seed_spin = QtWidgets.QSpinBox()
+        self.seed_spin.setRange(0, INT_MAX)
+        self.seed_spin.setValue(_RUNCONFIG_DEFAULTS["seed"])
+        self.seed_spin.setToolTip("The same seed on the same engine repeats the run exactly")
+        self.sample_spin = QtWidgets.QSpinBox()
+        self.sample_spin.setRange(1, 1_000_000)
+        self.sample_spin.setValue(_RUNCONFIG_DEFAULTS["sample_size"])
+        self.sample_spin.setToolTip("At most this many walkers are copied to the host and drawn "
+                                    "(a fixed, evenly spread sample)")
+        budget_line = QtWidgets.QWidget()
+        budget_layout = QtWidgets.QHBoxLayout(budget_line)
+        budget_layout.setContentsMargins(0, 0, 0, 0)
+        self.budget_edit = QtWidgets.QLineEdit(str(DEFAULT_MAX_ITERS))
+        self.budget_edit.setToolTip("The run stops at the first iteration boundary past this budget")
+        self.budget_kind = QtWidgets.QComboBox()
+        self.budget_kind.addItems(list(BUDGET_KINDS))
+        budget_layout.addWidget(self.budget_edit, 1)
+        budget_layout.addWidget(self.budget_kind)
+        self.budget_row = FieldRow(budget_line)
+        self.seed_row = FieldRow(self.seed_spin)
+        run_layout.addRow("Engine", self.engine_row)
+        run_layout.addRow("Precision", self.dtype_combo)
+        run_layout.addRow("Seed", self.seed_row)
+        run_layout.addRow("Budget", self.budget_row)
+        run_layout.addRow("Walkers drawn", self.sample_spin)
+        outer.addWidget(run_box)
+
+        # --- generated parameters --------------------------------------------------------------
+        params_box = QtWidgets.QGroupBox("Parameters")
+        params_layout = QtWidgets.QVBoxLayout(params_box)
+        self.params_form = ParamForm()
+        legend = _info_label(f"{LIVE_MARK.strip()} applies to a running solver at the next chunk; "
+                             "other parameters apply on reset (the next run).")
+        params_layout.addWidget(self.params_form)
+        params_layout.addWidget(legend)
+        outer.addWidget(params_box)
+
+        self.general_error = QtWidgets.QLabel()
+        self.general_error.setStyleSheet(ERROR_STYLE)
+        self.general_error.setWordWrap(True)
+        self.general_error.hide()
+        outer.addWidget(self.general_error)
+        outer.addStretch(1)
+
+        self.algorithm_combo.currentIndexChanged.connect(self._on_algorithm_combo_changed)
+        self.problem_combo.currentIndexChanged.connect(self._on_problem_combo_changed)
+        self.dim_spin.valueChanged.connect(self._on_dim_spin_changed)
+        self.params_form.sigChanged.connect(self._on_params_form_changed)
+        self.budget_edit.textEdited.connect(lambda _text: self.budget_row.clear("error"))
+        self._on_algorithm_combo_changed()
+        self._select_first_problem()
+
+    # --- reading -------------------------------------------------------------------------------
+    def algorithm(self) -> str:
+        return self.algorithm_combo.currentData()
+
+    def problem(self) -> str:
+        return self.problem_combo.currentData()
+
+    def dim(self) -> int:
+        return self.dim_spin.value()
+
+    def engine(self) -> str:
+        return self.engine_combo.currentText()
+
+    def build_config(self) -> RunConfig | None:
+        """Validate the whole form through solvers; show each error beside its field."""
+        self.clear_errors()
+        ok = True
+        params = self.params_form.validate()
+        ok &= params is not None
+        try:
+            get_problem(self.problem(), self.dim())
+        except ConfigError as exc:
+            self.dim_row.show_error(str(exc))
+            ok = False
+        budget = self._budget_kwargs()
+        if budget is not None:
+            try:
+                Budget.build(**budget)
+            except ConfigError as exc:
+                self.budget_row.show_error(str(exc))
+                ok = False
+        else:
+            ok = False
+        available, reason = engine_status(self.engine())
+        if not available:
+            self.engine_row.show_error(f"engine '{self.engine()}' is not available: {reason}")
+            ok = False
+        if not ok:
+            return None
+        try:
+            return RunConfig.build(self.algorithm(), self.problem(), self.dim(), params=params,
+                                   engine=self.engine(), dtype=self.dtype_combo.currentText(),
+                                   seed=self.seed_spin.value(), sample_size=self.sample_spin.value(),
+                                   **budget)
+        except ConfigError as exc:  # cross-field rules of the Params class, mostly
+            if not self.params_form.show_error(str(exc)):
+                self.show_general_error(str(exc))
+            return None
+
+    def _budget_kwargs(self) -> dict | None:
+        text = self.budget_edit.text().strip()
+        if not text:
+            self.budget_row.show_error("enter a budget")
+            return None
+        return {BUDGET_KINDS[self.budget_kind.currentText()]: text}
+
+    def errors(self) -> dict[str, str]:
+        """Messages now shown, by field ('dimension', 'budget', 'engine', 'general' or a parameter)."""
+        out = {"dimension": self.dim_row.error, "budget": self.budget_row.error,
+               "engine": self.engine_row.error, "seed": self.seed_row.error,
+               "general": self.general_error.text() if not self.general_error.isHidden() else ""}
+        for spec in self.params_form.specs():
+            out[spec.name] = self.params_form.row(spec.name).error
+        return {k: v for k, v in out.items() if v}
+
+    def clear_errors(self) -> None:
+        for row in (self.dim_row, self.budget_row, self.engine_row, self.seed_row):
+            row.clear("error")
+        self.params_form.clear_messages("error")
+        self.general_error.hide()
+        self.general_error.clear()
+
+    def show_general_error(self, text: str) -> None:
+        self.general_error.setText(text)
+        self.general_error.show()
+
+    def show_param_error(self, message: str) -> None:
+        """A refused live change: beside the parameter it names, else at the bottom."""
+        if not self.params_form.show_error(message):
+            self.show_general_error(message)
+
+    # --- running state -------------------------------------------------------------------------
+    def set_running(self, running: bool) -> None:
+        """While a run is on, what defines it is locked; parameters stay editable (live or not)."""
+        self._running = running
+        for widget in (self.algorithm_combo, self.problem_combo, self.dim_spin, self.engine_combo,
+                       self.dtype_combo, self.seed_spin, self.sample_spin, self.budget_edit,
+                       self.budget_kind):
+            widget.setEnabled(not running)
+        if not running:
+            self.params_form.clear_messages("note")
+
+    # --- saving and restoring ------------------------------------------------------------------
+    def state(self) -> dict[str, Any]:
+        """The form as plain JSON-able values (for QSettings and configuration files)."""
+        self._param_values[self.algorithm()] = self.params_form.values()
+        return {"algorithm": self.algorithm(), "problem": self.problem(), "dim": self.dim(),
+                "engine": self.engine(), "dtype": self.dtype_combo.currentText(),
+                "seed": self.seed_spin.value(), "sample_size": self.sample_spin.value(),
+                "budget_kind": self.budget_kind.currentText(), "budget": self.budget_edit.text(),
+                "params": {k: dict(v) for k, v in self._param_values.items()}}
+
+    def set_state(self, state: dict[str, Any]) -> None:
+        """Restore a saved state; names no longer registered and bad values are skipped."""
+        if not isinstance(state, dict):
+            return
+        params = state.get("params")
+        if isinstance(params, dict):
+            for algo, values in params.items():
+                if isinstance(values, dict):
+                    self._param_values[str(algo)] = dict(values)
+        self._select_data(self.algorithm_combo, state.get("algorithm"))
+        if state.get("algorithm") == self.algorithm():
+            self.params_form.set_values(self._param_values.get(self.algorithm(), {}))
+        self._select_data(self.problem_combo, state.get("problem"))
+        dim = state.get("dim")
+        if isinstance(dim, int) and not isinstance(dim, bool):
+            self.dim_spin.setValue(dim)
+        engine = state.get("engine")
+        if engine in ENGINES and engine_status(engine)[0]:
+            self.engine_combo.setCurrentText(engine)
+        if state.get("dtype") in DTYPES:
+            self.dtype_combo.setCurrentText(state["dtype"])
+        for key, spin in (("seed", self.seed_spin), ("sample_size", self.sample_spin)):
+            value = state.get(key)
+            if isinstance(value, int) and not isinstance(value, bool):
+                spin.setValue(value)
+        if state.get("budget_kind") in BUDGET_KINDS:
+            self.budget_kind.setCurrentText(state["budget_kind"])
+        if isinstance(state.get("budget"), (str, int, float)):
+            self.budget_edit.setText(str(state["budget"]))
+
+    def apply_config(self, config: RunConfig) -> None:
+        """Show a RunConfig in the form (used when a saved configuration is loaded)."""
+        budget = config.budget
+        kind, value = next(((k, getattr(budget, key)) for k, key in BUDGET_KINDS.items()
+                            if getattr(budget, key) is not None), ("iterations", DEFAULT_MAX_ITERS))
+        self.set_state({"algorithm": config.algorithm, "problem": config.problem, "dim": config.dim,
+                        "engine": config.engine, "dtype": config.dtype, "seed": config.seed,
+                        "sample_size": config.sample_size, "budget_kind": kind, "budget": f"{value:g}",
+                        "params": {config.algorithm: config.params_dict()}})
+
+    # --- slots ---------------------------------------------------------------------------------
+    def _on_algorithm_combo_changed(self, *_args) -> None:
+        if self._current_algorithm is not None:
+            self._param_values[self._current_algorithm] = self.params_form.values()
+        name = self.algorithm()
+        self._current_algorithm = name
+        if name is None:
+            return
+        cls = solvers.get_algorithm(name)
+        self.params_form.set_params_class(cls.Params, self._param_values.get(name))
+        self.algorithm_info.setText(getattr(cls, "reference", ""))
+        self.sigAlgorithmChanged.emit(name)
+
+    def _select_first_problem(self) -> None:
+        model = self.problem_combo.model()
+        for row in range(model.rowCount()):
+            if model.item(row).data(NAME_ROLE):
+                self.problem_combo.setCurrentIndex(row)
+                break
+        self._on_problem_combo_changed()
+
+    def _on_problem_combo_changed(self, *_args) -> None:
+        name = self.problem()
+        if not name:
+            return
+        definition = get_definition(name)
+        self.dim_spin.blockSignals(True)
+        if definition.dims:
+            self.dim_spin.setRange(min(definition.dims), max(definition.dims))
+            accepted = ", ".join(str(d) for d in definition.dims)
+            self.dim_spin.setToolTip(f"{definition.title} accepts dimension {accepted}")
+        else:
+            self.dim_spin.setRange(definition.min_dim, ANY_DIM_LIMIT)
+            self.dim_spin.setToolTip(f"{definition.title} accepts any dimension >= {definition.min_dim}")
+        if not definition.accepts(self.dim_spin.value()):
+            self.dim_spin.setValue(definition.default_dim)
+        self.dim_spin.blockSignals(False)
+        self._on_dim_spin_changed()
+
+    def _on_dim_spin_changed(self, *_args) -> None:
+        self.dim_row.clear("error")
+        name, dim = self.problem(), self.dim()
+        try:
+            problem = get_problem(name, dim)
+        except ConfigError as exc:
+            self.dim_row.show_error(str(exc))
+            return
+        definition = problem.definition
+        self.problem_info.setText(
+            f"<b>{definition.title}</b> &nbsp; box {describe_box(problem.lower, problem.upper)}<br>"
+            f"known minimum f* = {format_number(problem.f_min)} at x* = {describe_point(problem.x_min)}"
+            f"<br><i>{definition.source}</i>")
+        self.sigProblemChanged.emit(name, dim)
+
+    def _on_params_form_changed(self, name: str, value, live: bool) -> None:
+        if self._running and not live:
+            self.params_form.row(name).show_note("applies on reset (the next run)")
+        self.sigParamChanged.emit(name, value, live)
+
+    @staticmethod
+    def _select_data(combo: QtWidgets.QComboBox, data) -> None:
+        if data is None:
+            return
+        index = combo.findData(data, NAME_ROLE)
+        if index >= 0:
+            combo.setCurrentIndex(index)
+
+
+def _info_label(text: str = "") -> QtWidgets.QLabel:
+    label = QtWidgets.QLabel(text)
+    label.setWordWrap(True)
+    label.setStyleSheet("color: #8a8a8a;")
+    label.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
+    return label
+
+
+def _grouped_problem_model() -> QtGui.QStandardItemModel:
+    """Functions under non-selectable group headers, in registry order within each group."""
+    model = QtGui.QStandardItemModel()
+    groups: dict[str, list] = {}
+    for definition in problem_definitions():
+        groups.setdefault(definition.group, []).append(definition)
+    bold = QtGui.QFont()
+    bold.setBold(True)
+    for group, definitions in groups.items():
+        header = QtGui.QStandardItem(group)
+        header.setFlags(QtCore.Qt.ItemFlag.NoItemFlags)
+        header.setFont(bold)
+        model.appendRow(header)
+        for definition in definitions:
+            item = QtGui.QStandardItem("    " + definition.title)
+            item.setData(definition.name, NAME_ROLE)
+            item.setToolTip(f"{definition.name}: {definition.source}")
+            model.appendRow(item)
+    return model
+
+
+def _fill_engines(combo: QtWidgets.QComboBox) -> None:
+    """Every engine; the ones that cannot run here are disabled, the reason in their tooltip."""
+    model = QtGui.QStandardItemModel()
+    for engine in ENGINES:
+        available, reason = engine_status(engine)
+        item = QtGui.QStandardItem(engine)
+        item.setData(engine, NAME_ROLE)
+        item.setToolTip(reason if available else f"unavailable: {reason}")
+        if not available:
+            item.setFlags(item.flags() & ~QtCore.Qt.ItemFlag.ItemIsEnabled)
+        model.appendRow(item)
+    combo.setModel(model)
+    combo.setCurrentIndex(0)

@@ -1,0 +1,137 @@
+"""The landscape under the walkers, computed with NumPy on the GUI side: a 2-D slice of the
+function on a regular grid, the colour scale it calls for, and contour lines (Qt-free).
+
+The contours come from a vectorised marching-squares pass (all cells of one level at once) because
+pyqtgraph's ``isocurve`` loops in Python and takes about 25 ms per level on a 256 x 256 grid, too
+slow to redraw an N-D slice while a run is on.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from solvers.problems.base import Problem
+
+RESOLUTION = 256
+LOG_DECADES = 2.0  # use a log colour scale when the values above the minimum span this many decades
+
+
+@dataclass(frozen=True)
+class LandscapeGrid:
+    """f on a grid over the box along axes (ax, ay), all other coordinates fixed at `point`."""
+
+    axes: tuple[int, int]
+    point: np.ndarray  # the slice's anchor; its coordinates on `axes` are ignored
+    xs: np.ndarray  # (nx,) grid coordinates along ax
+    ys: np.ndarray  # (ny,)
+    values: np.ndarray  # (ny, nx) f, rows along y (NaN where the function gave no finite value)
+    display: np.ndarray  # (ny, nx) what is coloured: f or log10(f - min + floor)
+    log_scale: bool
+    levels: tuple[float, float]  # colour limits of `display`
+
+
+def evaluate_slice(problem: Problem, axes: tuple[int, int], point: np.ndarray,
+                   resolution: int = RESOLUTION) -> LandscapeGrid:
+    """Evaluate `problem` on a resolution x resolution grid through `point` along `axes`."""
+    ax, ay = axes
+    xs = np.linspace(problem.lower[ax], problem.upper[ax], resolution)
+    ys = np.linspace(problem.lower[ay], problem.upper[ay], resolution)
+    X = np.empty((resolution * resolution, problem.dim), dtype=np.float64)
+    X[:] = np.asarray(point, dtype=np.float64)
+    gx, gy = np.meshgrid(xs, ys)  # (ny, nx): rows follow y
+    X[:, ax] = gx.ravel()
+    X[:, ay] = gy.ravel()
+    with np.errstate(all="ignore"):
+        f = np.asarray(problem.evaluate(X), dtype=np.float64).reshape(resolution, resolution)
+    f = np.where(np.isfinite(f), f, np.nan)
+    display, log_scale, levels = colour_scale(f)
+    return LandscapeGrid(axes=(ax, ay), point=np.array(point, dtype=np.float64), xs=xs, ys=ys,
+                         values=f, display=display, log_scale=log_scale, levels=levels)
+
+
+def colour_scale(f: np.ndarray) -> tuple[np.ndarray, bool, tuple[float, float]]:
+    """(display values, log?, colour limits): log10 of the height above the minimum when the
+    values span more than LOG_DECADES decades above it (sphere over [-100, 100]), else linear."""
+    finite = f[np.isfinite(f)]
+    if finite.size == 0:
+        return np.zeros_like(f), False, (0.0, 1.0)
+    lo, hi = float(finite.min()), float(finite.max())
+    height = finite - lo
+    positive = height[height > 0]
+    if positive.size and hi > lo:
+        floor = float(np.percentile(positive, 1.0))
+        if np.log10((hi - lo) / floor) > LOG_DECADES:
+            with np.errstate(all="ignore"):
+                display = np.log10(f - lo + floor)
+            return display, True, (float(np.log10(floor)), float(np.log10(hi - lo + floor)))
+    if hi == lo:
+        hi = lo + 1.0
+    return f.copy(), False, (lo, hi)
+
+
+def contour_levels(display: np.ndarray, count: int = 12) -> np.ndarray:
+    """`count` levels evenly spaced between the 1st and 99th percentiles of the display values."""
+    finite = display[np.isfinite(display)]
+    if finite.size == 0:
+        return np.zeros(0)
+    lo, hi = np.percentile(finite, [1.0, 99.0])
+    if hi <= lo:
+        return np.zeros(0)
+    return np.linspace(lo, hi, count + 2)[1:-1]
+
+
+# Marching-squares table. Corner bits: a (i, j) = 1, b (i, j+1) = 2, c (i+1, j+1) = 4, d (i+1, j) = 8,
+# set where the corner is above the level. Edges: 0 a-b, 1 b-c, 2 c-d, 3 d-a. Each case lists the
+# edge pairs joined by a segment; the two saddles (5, 10) are split around their "above" corners.
+_CASES = {1: [(0, 3)], 2: [(0, 1)], 3: [(1, 3)], 4: [(1, 2)], 5: [(0, 3), (1, 2)], 6: [(0, 2)],
+          7: [(2, 3)], 8: [(2, 3)], 9: [(0, 2)], 10: [(0, 1), (2, 3)], 11: [(1, 2)], 12: [(1, 3)],
+          13: [(0, 1)], 14: [(0, 3)]}
+_FIRST = np.full((16, 2), -1)
+_SECOND = np.full((16, 2), -1)
+for _code, _pairs in _CASES.items():
+    _FIRST[_code] = _pairs[0]
+    if len(_pairs) > 1:
+        _SECOND[_code] = _pairs[1]
+
+
+def contour_segments(z: np.ndarray, levels: np.ndarray, xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
+    """Marching squares: (2k, 2) endpoints of k line segments (pairs) for all `levels`, in data
+    coordinates. Only the cells a level crosses are interpolated, so one level costs well under a
+    millisecond on 256 x 256."""
+    a, b = z[:-1, :-1], z[:-1, 1:]
+    c, d = z[1:, 1:], z[1:, :-1]
+    valid = np.isfinite(a) & np.isfinite(b) & np.isfinite(c) & np.isfinite(d)
+    out = []
+    for level in levels:
+        code = ((a > level).astype(np.uint8) | (b > level) << 1 | (c > level) << 2
+                | (d > level) << 3)
+        rows, cols = np.nonzero(valid & (code != 0) & (code != 15))
+        if rows.size == 0:
+            continue
+        cases = code[rows, cols]
+        ca, cb, cc, cd = a[rows, cols], b[rows, cols], c[rows, cols], d[rows, cols]
+        with np.errstate(all="ignore"):
+            # (row, col) of the crossing on each edge, in grid index units; shape (4, m)
+            edge_r = np.stack([rows + 0.0, rows + (level - cb) / (cc - cb), rows + 1.0,
+                               rows + (level - ca) / (cd - ca)])
+            edge_c = np.stack([cols + (level - ca) / (cb - ca), cols + 1.0,
+                               cols + (level - cd) / (cc - cd), cols + 0.0])
+        m = np.arange(rows.size)
+        for table in (_FIRST, _SECOND):
+            e = table[cases]
+            keep = e[:, 0] >= 0
+            if not keep.any():
+                continue
+            e, mk = e[keep], m[keep]
+            seg = np.empty((2 * len(mk), 2))
+            seg[0::2, 0], seg[0::2, 1] = edge_c[e[:, 0], mk], edge_r[e[:, 0], mk]
+            seg[1::2, 0], seg[1::2, 1] = edge_c[e[:, 1], mk], edge_r[e[:, 1], mk]
+            out.append(seg)
+    if not out:
+        return np.zeros((0, 2))
+    seg = np.concatenate(out)
+    # grid index units -> data coordinates (the grids are regular)
+    x = xs[0] + seg[:, 0] * (xs[-1] - xs[0]) / (len(xs) - 1)
+    y = ys[0] + seg[:, 1] * (ys[-1] - ys[0]) / (len(ys) - 1)
+    return np.stack([x, y], axis=1)

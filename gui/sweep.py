@@ -1,0 +1,379 @@
+"""The speedup-sweep panel: time fixed work on each engine for 2^lo ... 2^hi walkers, plot and tabulate.
+
+How to wire it (main window):
+    self.sweep_panel = SweepPanel()                      # a tab or dock of its own
+    self.sweep_panel.set_config(config)                  # on every form change: algorithm, problem,
+                                                         # dim, params, dtype and seed come from here
+    self.sweep_panel.sigRunningChanged.connect(...)      # e.g. disable Start while a sweep holds the GPU
+    closeEvent: self.sweep_panel.shutdown()              # cancels and joins its thread (never terminates)
+The panel owns its range, iteration count, time cap per point and engine choice. The sweep itself is
+solvers.sweep.run_sweep, run by a SweepWorker on the panel's own QThread; records arrive by queued
+signals, so the GUI thread never waits on a measurement. start()/stop()/export_csv(path) are public
+for menus and tests.
+"""
+from __future__ import annotations
+
+import math
+import threading
+from pathlib import Path
+
+import numpy as np
+import pyqtgraph as pg
+from PyQt6 import QtCore, QtWidgets
+
+from solvers.config import RunConfig
+from solvers.engines import ENGINES, engine_status
+from solvers.errors import ConfigError
+from solvers.problems import list_problems
+from solvers.sweep import MAX_EXP, SweepRecord, SweepSpec, run_sweep, write_csv
+
+# One colour per engine, shared by the sweep and compare panels.
+ENGINE_COLORS = {"numpy": (90, 140, 220), "cupy": (240, 150, 40), "cuda": (60, 180, 90)}
+TABLE_COLUMNS = ("walkers", "engine", "seconds", "evals", "evals/s", "speedup", "note")
+
+
+def engine_pen(engine: str, width: float = 2.0):
+    return pg.mkPen(ENGINE_COLORS.get(engine, (200, 200, 200)), width=width)
+
+
+class SweepWorker(QtCore.QObject):
+    """Runs one sweep on the thread it is moved to; stop() may be called from any thread."""
+
+    sigStatus = QtCore.pyqtSignal(str)
+    sigRecord = QtCore.pyqtSignal(object)  # SweepRecord
+    sigErrored = QtCore.pyqtSignal(str)
+    sigFinished = QtCore.pyqtSignal(bool)  # True when cancelled
+
+    def __init__(self, spec: SweepSpec):
+        super().__init__()
+        self.spec = spec
+        self._cancel = threading.Event()
+
+    def stop(self) -> None:
+        """Ask the sweep to end at its next check (between points or timed chunks)."""
+        self._cancel.set()
+
+    @QtCore.pyqtSlot()
+    def run(self) -> None:
+        try:
+            for record in run_sweep(self.spec, self._cancel, self._on_point_start):
+                self.sigRecord.emit(record)
+        except Exception as exc:  # noqa: BLE001 - reaches the user as a message, never silently
+            self.sigErrored.emit(f"{type(exc).__name__}: {exc}")
+        finally:
+            self.sigFinished.emit(self._cancel.is_set())
+
+    def _on_point_start(self, walkers: int, engine: str) -> None:
+        self.sigStatus.emit(f"timing {walkers:,} walkers on {engine}"
+                            + (" (compiles on first use)" if engine == "cuda" else ""))
+
+
+def _default_config() -> RunConfig:
+    """The pattern-search seed's setting where its function exists, until set_config is called."""
+    problems = list_problems()
+    problem = "ackley" if "ackley" in problems else problems[0]
+    return RunConfig.build("pattern_search", problem, 20 if problem == "ackley" else None)
+
+
+class SweepPanel(QtWidgets.QWidget):
+    """Chooses range and engines, runs the sweep on a worker thread, plots and tabulates it."""
+
+    sigRunningChanged = QtCore.pyqtSignal(bool)
+    sigFinished = QtCore.pyqtSignal()  # after the thread is joined and the panel is idle again
+
+    def __init__(self, parent: QtWidgets.QWidget | None = None):
+        super().__init__(parent)
+        self._config = _default_config()
+        self._spec: SweepSpec | None = None
+        self._records: list[SweepRecord] = []
+        self._thread: QtCore.QThread | None = None
+        self._worker: SweepWorker | None = None
+        self._curves_time: dict[str, pg.PlotDataItem] = {}
+        self._curves_speedup: dict[str, pg.PlotDataItem] = {}
+        self._build_ui()
+        self._show_config()
+
+    # --- public ----------------------------------------------------------------------------------
+    def set_config(self, config: RunConfig) -> None:
+        """Take algorithm, problem, dimension, parameters, dtype and seed from the main form."""
+        self._config = config
+        self._show_config()
+
+    @property
+    def records(self) -> list[SweepRecord]:
+        return list(self._records)
+
+    @property
+    def is_running(self) -> bool:
+        return self._thread is not None
+
+    def build_spec(self) -> SweepSpec:
+        """The sweep the controls describe; ConfigError if they do not make one."""
+        c = self._config
+        params = {k: v for k, v in c.params_dict().items() if k != "walkers"}
+        return SweepSpec.build(c.algorithm, c.problem, c.dim, iterations=self.iterations_box.value(),
+                               engines=self.selected_engines(), min_exp=self.min_exp_box.value(),
+                               max_exp=self.max_exp_box.value(), params=params, dtype=c.dtype,
+                               seed=c.seed, fast_math=c.fast_math,
+                               point_cap_s=self.cap_box.value())
+
+    def selected_engines(self) -> list[str]:
+        return [e for e, box in self.engine_boxes.items() if box.isEnabled() and box.isChecked()]
+
+    def start(self) -> bool:
+        """Start a sweep with the current controls; False (reason in the status line) if refused."""
+        if self._thread is not None:
+            return False
+        try:
+            spec = self.build_spec()
+        except ConfigError as exc:
+            self.status_label.setText(str(exc))
+            return False
+        self._spec = spec
+        self._clear_results()
+        self.progress.setValue(0)
+        thread = QtCore.QThread(self)
+        thread.setObjectName("sweep")
+        worker = SweepWorker(spec)
+        worker.moveToThread(thread)
+        thread.started.connect(worker.run)
+        worker.sigRecord.connect(self._on_worker_record)
+        worker.sigStatus.connect(self.status_label.setText)
+        worker.sigErrored.connect(self._on_worker_errored)
+        worker.sigFinished.connect(self._on_worker_finished)
+        worker.sigFinished.connect(thread.quit)
+        # Qt's documented pattern: the worker is deleted by its own thread as that thread ends
+        thread.finished.connect(worker.deleteLater)
+        thread.finished.connect(self._on_thread_finished)
+        self._thread, self._worker = thread, worker
+        self.status_label.setText("starting")
+        self._set_running(True)
+        thread.start()
+        return True
+
+    def stop(self) -> None:
+        """Ask the running sweep to end soon; the panel turns idle when its thread has finished."""
+        if self._worker is not None:
+            self._worker.stop()
+            self.status_label.setText("stopping")
+
+    def shutdown(self) -> None:
+        """Stop and wait for the worker thread (for closing the window); safe to call twice."""
+        thread = self._thread
+        if thread is None:
+            return
+        self._worker.stop()
+        thread.quit()  # the worker's run returns first; quit then ends the event loop
+        thread.wait()
+        self._on_thread_finished()
+
+    def export_csv(self, path: str | Path) -> Path:
+        """Write the table as CSV with the sweep's setting in '#' header lines."""
+        return write_csv(self._records, path, self._spec)
+
+    def closeEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        self.shutdown()
+        super().closeEvent(event)
+
+    # --- building ---------------------------------------------------------------------------------
+    def _build_ui(self) -> None:
+        self.config_label = QtWidgets.QLabel()
+        self.config_label.setWordWrap(True)
+        self.iterations_box = QtWidgets.QSpinBox()
+        self.iterations_box.setRange(1, 1_000_000)
+        self.iterations_box.setValue(20)
+        self.iterations_box.setToolTip("Iterations timed at every walker count (the seed's Table 1: 20)")
+        self.min_exp_box = QtWidgets.QSpinBox()
+        self.max_exp_box = QtWidgets.QSpinBox()
+        for box, value in ((self.min_exp_box, 8), (self.max_exp_box, 20)):
+            box.setRange(0, MAX_EXP)
+            box.setPrefix("2^")
+            box.setValue(value)
+        self.min_exp_box.setToolTip("Smallest walker count")
+        self.max_exp_box.setToolTip("Largest walker count (an engine stops earlier on memory or time)")
+        self.cap_box = QtWidgets.QDoubleSpinBox()
+        self.cap_box.setRange(0.1, 3600.0)
+        self.cap_box.setValue(10.0)
+        self.cap_box.setSuffix(" s")
+        self.cap_box.setToolTip("An engine stops growing once one point would take longer than this")
+
+        self.engine_boxes: dict[str, QtWidgets.QCheckBox] = {}
+        engines_row = QtWidgets.QHBoxLayout()
+        for engine in ENGINES:
+            ok, reason = engine_status(engine)
+            box = QtWidgets.QCheckBox(engine)
+            box.setChecked(ok)
+            box.setEnabled(ok)
+            box.setToolTip(reason if ok else f"unavailable: {reason}")
+            self.engine_boxes[engine] = box
+            engines_row.addWidget(box)
+        engines_row.addStretch(1)
+
+        self.start_button = QtWidgets.QPushButton("Run sweep")
+        self.start_button.clicked.connect(self._on_start_clicked)
+        self.stop_button = QtWidgets.QPushButton("Stop")
+        self.stop_button.setEnabled(False)
+        self.stop_button.clicked.connect(self._on_stop_clicked)
+        self.export_button = QtWidgets.QPushButton("Export CSV...")
+        self.export_button.setEnabled(False)
+        self.export_button.clicked.connect(self._on_export_clicked)
+        self.progress = QtWidgets.QProgressBar()
+        self.progress.setRange(0, 1000)
+        self.progress.setTextVisible(False)
+        self.status_label = QtWidgets.QLabel("idle")
+
+        form = QtWidgets.QFormLayout()
+        form.addRow(self.config_label)
+        form.addRow("Iterations", self.iterations_box)
+        range_row = QtWidgets.QHBoxLayout()
+        range_row.addWidget(self.min_exp_box)
+        range_row.addWidget(QtWidgets.QLabel("to"))
+        range_row.addWidget(self.max_exp_box)
+        range_row.addStretch(1)
+        form.addRow("Walkers", range_row)
+        form.addRow("Cap per point", self.cap_box)
+        form.addRow("Engines", engines_row)
+        buttons = QtWidgets.QHBoxLayout()
+        for w in (self.start_button, self.stop_button, self.export_button):
+            buttons.addWidget(w)
+        buttons.addWidget(self.progress, 1)
+
+        self.time_plot = pg.PlotWidget(title="Time for the fixed iterations")
+        self.speedup_plot = pg.PlotWidget(title="Speedup over numpy")
+        for plot, ylabel in ((self.time_plot, "seconds"), (self.speedup_plot, "speedup (x)")):
+            plot.setLogMode(x=True, y=True)
+            plot.showGrid(x=True, y=True, alpha=0.3)
+            plot.setLabel("bottom", "walkers")
+            plot.setLabel("left", ylabel)
+            plot.addLegend(offset=(5, 5))
+        # speedup 1 (log10 = 0): where a GPU engine starts to pay off
+        self.speedup_plot.addItem(pg.InfiniteLine(pos=0.0, angle=0,
+                                                  pen=pg.mkPen((150, 150, 150), style=QtCore.Qt.PenStyle.DashLine)))
+        self.table = QtWidgets.QTableWidget(0, len(TABLE_COLUMNS))
+        self.table.setHorizontalHeaderLabels(TABLE_COLUMNS)
+        self.table.setEditTriggers(QtWidgets.QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.horizontalHeader().setStretchLastSection(True)
+        self.table.verticalHeader().setVisible(False)
+
+        plots = QtWidgets.QSplitter(QtCore.Qt.Orientation.Horizontal)
+        plots.addWidget(self.time_plot)
+        plots.addWidget(self.speedup_plot)
+        body = QtWidgets.QSplitter(QtCore.Qt.Orientation.Vertical)
+        body.addWidget(plots)
+        body.addWidget(self.table)
+        body.setStretchFactor(0, 3)
+        body.setStretchFactor(1, 1)
+
+        layout = QtWidgets.QVBoxLayout(self)
+        layout.addLayout(form)
+        layout.addLayout(buttons)
+        layout.addWidget(self.status_label)
+        layout.addWidget(body, 1)
+
+    def _show_config(self) -> None:
+        c = self._config
+        self.config_label.setText(f"<b>{c.algorithm}</b> on <b>{c.problem}</b>, {c.dim}-D, {c.dtype}, "
+                                  f"seed {c.seed}; other parameters from the main form")
+
+    def _clear_results(self) -> None:
+        self._records = []
+        self.table.setRowCount(0)
+        for plot, curves in ((self.time_plot, self._curves_time),
+                             (self.speedup_plot, self._curves_speedup)):
+            for curve in curves.values():
+                plot.removeItem(curve)
+            curves.clear()
+        self.export_button.setEnabled(False)
+
+    def _set_running(self, running: bool) -> None:
+        self.start_button.setEnabled(not running)
+        self.stop_button.setEnabled(running)
+        for w in (self.iterations_box, self.min_exp_box, self.max_exp_box, self.cap_box):
+            w.setEnabled(not running)
+        self.sigRunningChanged.emit(running)
+
+    def _curve(self, plot: pg.PlotWidget, curves: dict, engine: str) -> pg.PlotDataItem:
+        if engine not in curves:
+            color = ENGINE_COLORS.get(engine, (200, 200, 200))
+            curves[engine] = plot.plot([], [], pen=engine_pen(engine), symbol="o", symbolSize=6,
+                                       symbolBrush=color, name=engine)
+        return curves[engine]
+
+    def _redraw(self, engine: str) -> None:
+        ok = [r for r in self._records if r.engine == engine and r.ok and r.seconds]
+        if ok:
+            self._curve(self.time_plot, self._curves_time, engine).setData(
+                np.array([r.walkers for r in ok], float), np.array([r.seconds for r in ok]))
+        fast = [r for r in ok if r.speedup]
+        if engine != "numpy" and fast:
+            self._curve(self.speedup_plot, self._curves_speedup, engine).setData(
+                np.array([r.walkers for r in fast], float), np.array([r.speedup for r in fast]))
+
+    def _append_row(self, r: SweepRecord) -> None:
+        row = self.table.rowCount()
+        self.table.insertRow(row)
+        values = (f"{r.walkers:,}", r.engine, _fmt(r.seconds, ".4g"), f"{r.evals:,}" if r.ok else "",
+                  _fmt(r.evals_per_second, ".3g"), _fmt(r.speedup, ".3g", suffix="x"),
+                  r.note or ("" if r.ok else r.status))
+        for col, text in enumerate(values):
+            item = QtWidgets.QTableWidgetItem(text)
+            if col in (0, 2, 3, 4, 5):
+                item.setTextAlignment(QtCore.Qt.AlignmentFlag.AlignRight
+                                      | QtCore.Qt.AlignmentFlag.AlignVCenter)
+            if r.note:
+                item.setToolTip(r.note)
+            self.table.setItem(row, col, item)
+        self.table.scrollToBottom()
+
+    # --- slots ------------------------------------------------------------------------------------
+    def _on_start_clicked(self) -> None:
+        self.start()
+
+    def _on_stop_clicked(self) -> None:
+        self.stop()
+
+    def _on_export_clicked(self) -> None:
+        from .export import CSV_FILTER, ask_save_path  # noqa: PLC0415 - only when exporting
+
+        spec = self._spec
+        name = f"sweep_{spec.algorithm}_{spec.problem}_{spec.dim}d.csv" if spec else "sweep.csv"
+        path = ask_save_path(self, "Export sweep", name, CSV_FILTER)
+        if path is not None:
+            try:
+                self.export_csv(path)
+            except OSError as exc:
+                QtWidgets.QMessageBox.warning(self, "Export sweep", f"cannot write {path}: {exc}")
+
+    def _on_worker_record(self, record: SweepRecord) -> None:
+        self._records.append(record)
+        self._append_row(record)
+        self._redraw(record.engine)
+        self.progress.setValue(int(round(record.progress * 1000)))
+        self.export_button.setEnabled(True)
+
+    def _on_worker_errored(self, message: str) -> None:
+        self.status_label.setText(f"sweep failed: {message}")
+        QtWidgets.QMessageBox.warning(self, "Speedup sweep", message)
+
+    def _on_worker_finished(self, cancelled: bool) -> None:
+        if cancelled:
+            self.status_label.setText(f"stopped after {sum(r.ok for r in self._records)} points")
+        elif not self.status_label.text().startswith("sweep failed"):
+            self.progress.setValue(1000)
+            stops = {r.engine: r.note for r in self._records if not r.ok}
+            self.status_label.setText("done" + "".join(f"; {e} stopped: {n}" for e, n in stops.items()))
+
+    def _on_thread_finished(self) -> None:
+        thread = self._thread
+        if thread is None:
+            return  # already handled (shutdown() joins, then the queued finished signal arrives)
+        self._thread = self._worker = None
+        thread.deleteLater()
+        self._set_running(False)
+        self.sigFinished.emit()
+
+
+def _fmt(value: float | None, spec: str, suffix: str = "") -> str:
+    if value is None or not math.isfinite(value):
+        return ""
+    return f"{value:{spec}}{suffix}"

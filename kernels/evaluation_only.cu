@@ -1,0 +1,67 @@
+// Evaluation only: the ceiling a fused algorithm approaches. Every thread draws uniform points in
+// the box with the run's Philox generator, evaluates them and keeps the smallest value. Points are
+// generated coordinate by coordinate as the functor reads them (MwRandomPoint) and never stored; the
+// best point is regenerated from its counter (walker, round) at the end of the launch.
+//
+// Round t of walker i draws its coordinates from stream MW_STREAM_SAMPLE, draw indices
+// t * B .. t * B + B - 1 with B = ceil(d / per-block). Round 0 is the initial evaluation.
+//
+// MW_KERNELS: eo_rounds<F,T> eo_points<T>
+
+// `rounds` rounds starting at round `first_round`; one thread per walker. f_last (n,) gets each
+// walker's last value (for snapshots); best_round (n,) its best round in this launch. The last block
+// regenerates the launch's best point and folds it into best_f/best_x (no host round trip).
+template <typename F, typename T>
+__global__ void eo_rounds(const T* __restrict__ lower, const T* __restrict__ upper, long long n, int d,
+                          unsigned long long seed, long long first_round, int rounds, T* f_last,
+                          long long* best_round, T* part_f, long long* part_i, unsigned int* ticket,
+                          T* best_f, T* best_x, long long* best_i) {
+    __shared__ MwBest<T> winner;
+    const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    const unsigned long long per_point = mw_blocks_per_point(d, MwPerBlock<T>::value);
+    MwBest<T> mine = mw_no_best<T>();
+    if (i < n) {
+        const MwRng rng(seed, (unsigned long long)i, MW_STREAM_SAMPLE);
+        T f = mw_inf<T>();
+        long long kept = first_round;
+        for (int r = 0; r < rounds; ++r) {
+            const long long t = first_round + r;
+            MwRandomPoint<T> x(rng, (unsigned long long)t * per_point, lower, upper);
+            f = mw_sanitize(F::template eval<T>(x, d));
+            if (f < mine.f) {
+                mine.f = f;
+                kept = t;
+            }
+        }
+        f_last[i] = f;
+        best_round[i] = kept;
+        if (mine.f < mw_inf<T>()) mine.i = i;
+        __threadfence();  // best_round is read by the last block, after the grid reduction
+    }
+    if (mw_grid_argmin(mine, part_f, part_i, ticket, &winner)) {
+        if (winner.f < *best_f) {  // uniform across the block
+            const long long w = winner.i;
+            const long long t = ((volatile long long*)best_round)[w];
+            const MwRng rng(seed, (unsigned long long)w, MW_STREAM_SAMPLE);
+            const MwRandomPoint<T> x(rng, (unsigned long long)t * per_point, lower, upper);
+            for (int j = threadIdx.x; j < d; j += blockDim.x) best_x[j] = x[j];
+            __syncthreads();
+            if (threadIdx.x == 0) {
+                *best_f = winner.f;
+                *best_i = w;
+            }
+        }
+    }
+}
+
+// The points of round `round` of walkers idx[0..k): out is (k, d) row-major (snapshots).
+template <typename T>
+__global__ void eo_points(const long long* idx, int k, const T* lower, const T* upper, int d,
+                          unsigned long long seed, long long round, T* out) {
+    const int s = blockIdx.x * blockDim.x + threadIdx.x;
+    if (s >= k) return;
+    const unsigned long long per_point = mw_blocks_per_point(d, MwPerBlock<T>::value);
+    const MwRng rng(seed, (unsigned long long)idx[s], MW_STREAM_SAMPLE);
+    const MwRandomPoint<T> x(rng, (unsigned long long)round * per_point, lower, upper);
+    for (int j = 0; j < d; ++j) out[(long long)s * d + j] = x[j];
+}

@@ -1,0 +1,170 @@
+"""The one cached loader of Multiwalk's CUDA kernels.
+
+A module is built from the *text* of the shared headers (common.cuh, random.cuh, reduce.cuh,
+problems.cuh) followed by one algorithm file (``*.cu``), compiled by CuPy's ``RawModule`` with the
+kernels' template instantiations as ``name_expressions``. Text is concatenated rather than
+``#include``d because CuPy's disk cache keys on the source text: an edited header then always
+recompiles. One module per (kernel file, functor, dtype, fast math), cached for the process.
+
+Each ``.cu`` file declares its kernels in a line ``// MW_KERNELS: name<F,T> other<T> ...``:
+``<F,T>`` kernels are instantiated per objective functor and dtype, ``<T>`` per dtype only. The
+kernels of reduce.cuh (``MW_SHARED_KERNELS``) are added to every module.
+
+CuPy is imported lazily: this package imports without it. Missing CuPy or a failed compilation raise
+:class:`solvers.errors.EngineUnavailable`-compatible errors (``KernelUnavailable``) naming the cause.
+"""
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+KERNEL_DIR = Path(__file__).resolve().parent
+HEADERS = ("common.cuh", "random.cuh", "reduce.cuh", "problems.cuh")
+CTYPES = {"float32": "float", "float64": "double"}
+# Kernels defined in reduce.cuh, available in every module.
+MW_SHARED_KERNELS = ("mw_argmin_update<T>", "mw_broadcast_point<T>")
+# NVRTC options shared by CuPy and the CI compile test (which passes the same defines to nvcc).
+BASE_OPTIONS = ("-std=c++17",)
+_KERNELS_LINE = re.compile(r"^//\s*MW_KERNELS:(.*)$", re.MULTILINE)
+_FUNCTOR_MACRO = re.compile(r"#define\s+MW_FOR_EACH_FUNCTOR\s*\(\s*(\w+)\s*\)((?:[^\n]*\\\n)*[^\n]*)")
+
+
+def _unavailable(message: str) -> Exception:
+    # Imported here so that kernels/ has no import-time dependency on solvers/ (layers point down).
+    try:
+        from solvers.errors import EngineUnavailable  # noqa: PLC0415
+    except Exception:  # pragma: no cover - kernels used without the solvers package
+        return RuntimeError(message)
+    return EngineUnavailable(message)
+
+
+def kernel_files() -> list[str]:
+    """Every algorithm kernel file in kernels/ (``*.cu``), sorted."""
+    return sorted(p.name for p in KERNEL_DIR.glob("*.cu"))
+
+
+def read_text(name: str) -> str:
+    return (KERNEL_DIR / name).read_text(encoding="utf-8")
+
+
+def header_text() -> str:
+    """The shared headers, concatenated in dependency order."""
+    parts = []
+    for name in HEADERS:
+        path = KERNEL_DIR / name
+        if not path.exists():
+            raise _unavailable(f"kernel header kernels/{name} is missing")
+        parts.append(f"// ---- {name} ----\n{path.read_text(encoding='utf-8')}\n")
+    return "".join(parts)
+
+
+def source(kernel_file: str) -> str:
+    """The full translation unit for one kernel file: the headers, then the file.
+
+    MW_FAST_MATH comes as a compiler option (``options(fast_math)``), which CuPy's cache also keys on.
+    """
+    return header_text() + f"// ---- {kernel_file} ----\n" + read_text(kernel_file)
+
+
+def options(fast_math: bool) -> tuple[str, ...]:
+    """Compiler options for one module (NVRTC through CuPy; the CI test passes the same to nvcc)."""
+    return BASE_OPTIONS + (f"-DMW_FAST_MATH={1 if fast_math else 0}",)
+
+
+def functor_names() -> list[str]:
+    """Functor struct names listed by MW_FOR_EACH_FUNCTOR(X) in problems.cuh, in order."""
+    path = KERNEL_DIR / "problems.cuh"
+    if not path.exists():
+        return []
+    match = _FUNCTOR_MACRO.search(path.read_text(encoding="utf-8"))
+    if match is None:
+        raise _unavailable("kernels/problems.cuh defines no MW_FOR_EACH_FUNCTOR(X) list")
+    arg, body = match.group(1), match.group(2)
+    return re.findall(rf"\b{re.escape(arg)}\s*\(\s*(\w+)\s*\)", body)
+
+
+def declared_kernels(kernel_file: str) -> list[str]:
+    """Template declarations of a kernel file, e.g. ['ps_step<F,T>', 'ps_init<T>']."""
+    found = []
+    for line in _KERNELS_LINE.findall(read_text(kernel_file)):
+        found.extend(line.split())
+    if not found:
+        raise _unavailable(f"kernels/{kernel_file} declares no kernels (a '// MW_KERNELS:' line)")
+    return found + list(MW_SHARED_KERNELS)
+
+
+def expression(declared: str, functor: str, ctype: str) -> str:
+    """The name expression of one declared kernel for one functor and C type."""
+    name, _, args = declared.partition("<")
+    params = [a.strip() for a in args.rstrip(">").split(",") if a.strip()]
+    values = [functor if p == "F" else ctype for p in params]
+    return f"{name}<{', '.join(values)}>"
+
+
+def name_expressions(kernel_file: str, functor: str, dtype: str) -> dict[str, str]:
+    """Kernel base name -> name expression, for one functor and dtype ('float32'/'float64')."""
+    ctype = CTYPES[dtype]
+    return {d.partition("<")[0]: expression(d, functor, ctype) for d in declared_kernels(kernel_file)}
+
+
+def all_name_expressions(kernel_file: str) -> list[str]:
+    """Every instantiation of a kernel file: each declared kernel over every functor x dtype.
+
+    Kernels without the F parameter appear once per dtype. Used by the CI compile test.
+    """
+    out: list[str] = []
+    for functor in functor_names():
+        for dtype in CTYPES:
+            for expr in name_expressions(kernel_file, functor, dtype).values():
+                if expr not in out:
+                    out.append(expr)
+    return out
+
+
+@dataclass(frozen=True)
+class KernelSet:
+    """The compiled kernels of one (file, functor, dtype, fast math): ``ks.get('ps_step')``."""
+
+    module: object
+    expressions: dict
+
+    def get(self, name: str):
+        return self.module.get_function(self.expressions[name])
+
+
+def _compile_error_lines(exc: Exception, limit: int = 6) -> str:
+    text = str(exc)
+    lines = [ln.strip() for ln in text.splitlines() if "error" in ln.lower()]
+    if not lines:
+        lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    return " | ".join(lines[:limit])
+
+
+@functools.lru_cache(maxsize=None)
+def load(kernel_file: str, functor: str, dtype: str, fast_math: bool = False) -> KernelSet:
+    """Compile (or fetch from CuPy's cache) the kernels of one file for one functor and dtype."""
+    if dtype not in CTYPES:
+        raise ValueError(f"dtype must be one of {', '.join(CTYPES)}, got {dtype!r}")
+    try:
+        import cupy  # noqa: PLC0415
+    except Exception as exc:
+        raise _unavailable(f"CuPy is not installed or failed to import ({type(exc).__name__}: {exc})") from exc
+    names = functor_names()
+    if functor not in names:
+        raise _unavailable(f"no CUDA functor '{functor}' in kernels/problems.cuh")
+    expressions = name_expressions(kernel_file, functor, dtype)
+    try:
+        module = cupy.RawModule(code=source(kernel_file), options=options(fast_math),
+                                name_expressions=list(expressions.values()))
+        # compile now, so that errors surface here (the runner says "compiling") and not at a launch
+        compile_now = getattr(module, "compile", None)
+        if compile_now is not None:
+            compile_now()
+        else:  # older CuPy: fetching a function compiles the module
+            module.get_function(next(iter(expressions.values())))
+    except Exception as exc:
+        raise _unavailable(f"kernels/{kernel_file} failed to compile for {functor}/{dtype}: "
+                           f"{_compile_error_lines(exc)}") from exc
+    return KernelSet(module=module, expressions=expressions)

@@ -1,0 +1,141 @@
+// The best walker by a reduction on the GPU: argmin over walkers with its index, float and double,
+// with no round trip to the host. Building blocks for algorithm kernels plus ready-made kernels.
+//
+// Ties go to the smaller walker index, so the winner never depends on the launch shape.
+// Values are expected to be sanitised (mw_sanitize: NaN and -inf already mapped to +inf).
+//
+// Every thread of a block must call the block/grid reductions (they use full-warp shuffles and
+// __syncthreads): threads without a walker pass mw_no_best<T>(). Block sizes: multiples of 32, up
+// to 1024.
+#ifndef MW_REDUCE_CUH
+#define MW_REDUCE_CUH
+
+template <typename T> struct MwBest {
+    T f;
+    long long i;
+};
+
+template <typename T> __device__ __forceinline__ MwBest<T> mw_no_best() {
+    MwBest<T> b;
+    b.f = mw_inf<T>();
+    b.i = 0x7FFFFFFFFFFFFFFFLL;
+    return b;
+}
+
+template <typename T> __device__ __forceinline__ MwBest<T> mw_make_best(T f, long long i) {
+    MwBest<T> b;
+    b.f = f;
+    b.i = i;
+    return b;
+}
+
+template <typename T> __device__ __forceinline__ MwBest<T> mw_better(MwBest<T> a, MwBest<T> b) {
+    return (b.f < a.f || (b.f == a.f && b.i < a.i)) ? b : a;
+}
+
+template <typename T> __device__ __forceinline__ MwBest<T> mw_warp_argmin(MwBest<T> v) {
+#pragma unroll
+    for (int offset = 16; offset > 0; offset >>= 1) {
+        MwBest<T> o;
+        o.f = __shfl_down_sync(0xFFFFFFFFu, v.f, offset);
+        o.i = __shfl_down_sync(0xFFFFFFFFu, v.i, offset);
+        v = mw_better(v, o);
+    }
+    return v;
+}
+
+// The block's argmin, valid in thread 0 only.
+template <typename T> __device__ __forceinline__ MwBest<T> mw_block_argmin(MwBest<T> v) {
+    __shared__ T warp_f[32];
+    __shared__ long long warp_i[32];
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const int warps = (blockDim.x + 31) >> 5;
+    v = mw_warp_argmin(v);
+    __syncthreads();  // the shared slots may still be read by an earlier call in this kernel
+    if (lane == 0) {
+        warp_f[warp] = v.f;
+        warp_i[warp] = v.i;
+    }
+    __syncthreads();
+    if (warp == 0) {
+        v = lane < warps ? mw_make_best(warp_f[lane], warp_i[lane]) : mw_no_best<T>();
+        v = mw_warp_argmin(v);
+    }
+    return v;
+}
+
+// A grid-wide argmin in one launch (threadfence-reduction pattern): every block writes its
+// partial; the last block to finish reduces the partials. Returns true in every thread of that
+// last block, with the grid's argmin in *out (shared memory, valid after the call). `ticket` must
+// be 0 before the launch; the last block sets it back to 0. part_f/part_i hold gridDim.x entries.
+template <typename T>
+__device__ bool mw_grid_argmin(MwBest<T> mine, T* part_f, long long* part_i, unsigned int* ticket,
+                               MwBest<T>* out) {
+    __shared__ bool last;
+    const MwBest<T> b = mw_block_argmin(mine);
+    if (threadIdx.x == 0) {
+        part_f[blockIdx.x] = b.f;
+        part_i[blockIdx.x] = b.i;
+        __threadfence();  // the partial is visible to every block before the ticket is taken
+        const unsigned int taken = atomicAdd(ticket, 1u);
+        last = (taken == gridDim.x - 1);
+    }
+    __syncthreads();
+    if (!last) return false;
+    __threadfence();
+    MwBest<T> v = mw_no_best<T>();
+    for (unsigned int k = threadIdx.x; k < gridDim.x; k += blockDim.x) {
+        // volatile: read the other blocks' partials from L2, not a stale L1 line
+        v = mw_better(v, mw_make_best(((volatile T*)part_f)[k], ((volatile long long*)part_i)[k]));
+    }
+    v = mw_block_argmin(v);
+    if (threadIdx.x == 0) {
+        *out = v;
+        *ticket = 0u;
+    }
+    __syncthreads();
+    return true;
+}
+
+// Called by every thread of one block: if `winner` beats the run's best, copy its point (column
+// winner.i of a (d, ld) array) into best_x and update best_f/best_i. One block only.
+template <typename T>
+__device__ void mw_commit_best(MwBest<T> winner, const T* X, long long ld, int d, T* best_f,
+                               T* best_x, long long* best_i) {
+    if (!(winner.f < *best_f)) return;  // uniform across the block: every thread reads the same
+    for (int j = threadIdx.x; j < d; j += blockDim.x) best_x[j] = X[(long long)j * ld + winner.i];
+    __syncthreads();  // every thread has read *best_f before thread 0 overwrites it
+    if (threadIdx.x == 0) {
+        *best_f = winner.f;
+        *best_i = winner.i;
+    }
+}
+
+// Kernel: the run's best from values f (n,) of points X (d, n); one launch, any grid size (a
+// grid-stride loop; 256 to 1024 blocks suit). part_f/part_i: gridDim.x entries; ticket: 0.
+template <typename T>
+__global__ void mw_argmin_update(const T* f, const T* X, long long n, int d, T* part_f,
+                                 long long* part_i, unsigned int* ticket, T* best_f, T* best_x,
+                                 long long* best_i) {
+    __shared__ MwBest<T> winner;
+    MwBest<T> v = mw_no_best<T>();
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
+         i += (long long)gridDim.x * blockDim.x) {
+        v = mw_better(v, mw_make_best(f[i], i));
+    }
+    if (mw_grid_argmin(v, part_f, part_i, ticket, &winner)) {
+        mw_commit_best(winner, X, n, d, best_f, best_x, best_i);
+    }
+}
+
+// Kernel: every walker takes the point and value of walker `best_i` (1-element device array):
+// the synchronous broadcast, with no host round trip. X is (d, n).
+template <typename T>
+__global__ void mw_broadcast_point(T* X, T* f, long long n, int d, const T* src_x, const T* src_f) {
+    const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    for (int j = 0; j < d; ++j) X[(long long)j * n + i] = src_x[j];
+    f[i] = *src_f;
+}
+
+#endif  // MW_REDUCE_CUH

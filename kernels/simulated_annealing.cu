@@ -1,0 +1,283 @@
+// Parallel simulated annealing with many Markov chains (Ferreiro et al., seed 002; CUSIMANN), one
+// thread per chain, many proposals per launch. Mirrors solvers/algorithms/simulated_annealing.py:
+//   neighbour: coordinate j uniform; with u < 1/2 the new value is uniform between x_j and the lower
+//     bound, otherwise between x_j and the upper bound (shrunk by `width`), clipped to the box;
+//   Metropolis: accept iff a < exp(min(-(f_new - f) / T, 0)); a NaN difference never accepts;
+//   schedule: T <- alpha T after every `chain_length` proposals; at T <= T_min the schedule
+//     restarts at T0 (reheating) -- the host limits a launch so that the level ends needing a
+//     global exchange (sync broadcast, the hybrid's switch to polishing) end a launch.
+// Random numbers: one Philox block per chain and proposal, stream MW_STREAM_STEP, draw index = the
+// global iteration number: word x picks j, (y[, z]) gives u, the last word gives a.
+// The best point of a launch: each chain keeps its own best value of the launch and, lazily, its
+// point (copied to B only when the chain moves away from it); the launch ends with a grid argmin
+// over the chains' bests and the winner is folded into best_f/best_x (no host round trip).
+// Every proposal is one full evaluation (through PatchedPoint, never written unless accepted).
+//
+// Nelder-Mead polishing (hybrid): one thread per simplex, many iterations per launch, exactly the
+// batched reference (solvers/algorithms/nelder_mead.py); vertices stay in place and a per-simplex
+// index array keeps them sorted best-first (stable), evaluations counted in a device counter.
+//
+// MW_KERNELS: sa_init<F,T> sa_anneal<F,T> nm_start<F,T> nm_iterate<F,T>
+
+template <typename F, typename T>
+__global__ void sa_init(T* X, T* f, unsigned char* accepted, const T* __restrict__ lower,
+                        const T* __restrict__ upper, long long n, int d, unsigned long long seed) {
+    const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    const MwRng rng(seed, (unsigned long long)i, MW_STREAM_INIT);
+    mw_fill_uniform(rng, 0ull, lower, upper, X + i, n, d);
+    const StridedPoint<T> x = {X + i, n};
+    f[i] = mw_sanitize(F::template eval<T>(x, d));
+    accepted[i] = 0;
+}
+
+// The neighbour's coordinate value and the acceptance uniform from one Philox block.
+template <typename T> struct SaDraw {
+    int j;
+    T u, a;
+};
+__device__ __forceinline__ SaDraw<float> sa_draw(const MwWords& r, int d, float) {
+    SaDraw<float> s;
+    s.j = (int)mw_below(r.x, (unsigned int)d);
+    s.u = mw_u01f(r.y);
+    s.a = mw_u01f(r.z);
+    return s;
+}
+__device__ __forceinline__ SaDraw<double> sa_draw(const MwWords& r, int d, double) {
+    SaDraw<double> s;
+    s.j = (int)mw_below(r.x, (unsigned int)d);
+    s.u = mw_u01d(r.y, r.z);
+    s.a = (double)r.w * (1.0 / 4294967296.0);  // 32 bits resolve an acceptance probability amply
+    return s;
+}
+
+// Sum of a per-thread count over the warp, added once per warp to *out (all lanes must call).
+__device__ __forceinline__ void sa_flush_count(unsigned int count, unsigned long long* out) {
+#pragma unroll
+    for (int offset = 16; offset > 0; offset >>= 1) count += __shfl_down_sync(0xFFFFFFFFu, count, offset);
+    if ((threadIdx.x & 31) == 0 && count) atomicAdd(out, (unsigned long long)count);
+}
+
+// `iterations` proposals per chain from global iteration `first_iter`. temperature/level_iter: the
+// schedule at the start (double, as the host keeps it). level_counts[k]: accepted proposals in the
+// k-th level touched by this launch. B (d, n) and at_best (n,): per-chain best bookkeeping.
+template <typename F, typename T>
+__global__ void sa_anneal(T* X, T* f, unsigned char* accepted, T* B, unsigned char* at_best,
+                          const T* __restrict__ lower, const T* __restrict__ upper, long long n, int d,
+                          unsigned long long seed, long long first_iter, int iterations,
+                          double temperature, int level_iter, int chain_length, double alpha,
+                          double t_min, double t0, T width, unsigned long long* level_counts,
+                          T* part_f, long long* part_i, unsigned int* ticket, T* best_f, T* best_x,
+                          long long* best_i) {
+    __shared__ MwBest<T> winner;
+    const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    const bool active = i < n;  // inactive threads still loop: warp counts and the grid argmin
+    T* xi = X + (active ? i : 0);
+    T fi = active ? f[i] : mw_inf<T>();
+    T chain_best = fi;
+    bool at_chain_best = true;
+    bool acc = false;
+    unsigned int count = 0;
+    int slot = 0;
+    double temp = temperature;
+    const MwRng rng(seed, (unsigned long long)(active ? i : 0), MW_STREAM_STEP);
+    for (int it = 0; it < iterations; ++it) {
+        if (active) {
+            const SaDraw<T> s = sa_draw(rng((unsigned long long)(first_iter + it)), d, T(0));
+            const T lo = lower[s.j], hi = upper[s.j];
+            const T x = xi[(long long)s.j * n];
+            const T towards_lower = x - width * (T(1) - T(2) * s.u) * (x - lo);
+            const T towards_upper = x + width * (T(2) * s.u - T(1)) * (hi - x);
+            const T proposal = mw_fmin(mw_fmax(s.u < T(0.5) ? towards_lower : towards_upper, lo), hi);
+            const PatchedPoint<T> xp = {xi, n, s.j, proposal};
+            const T fn = mw_sanitize(F::template eval<T>(xp, d));
+            const T e = -(fn - fi) / (T)temp;
+            acc = (e >= T(0)) || (s.a < mw_exp(e));  // NaN e: both false, rejected
+            if (acc) {
+                if (fn < chain_best) {
+                    chain_best = fn;
+                    at_chain_best = true;
+                } else if (at_chain_best) {  // leaving the chain's best point: keep a copy
+                    for (int j = 0; j < d; ++j) B[(long long)j * n + i] = xi[(long long)j * n];
+                    at_chain_best = false;
+                }
+                xi[(long long)s.j * n] = proposal;
+                fi = fn;
+                ++count;
+            }
+        }
+        if (++level_iter >= chain_length) {  // uniform across the grid
+            sa_flush_count(count, level_counts + slot);
+            count = 0;
+            ++slot;
+            level_iter = 0;
+            temp *= alpha;
+            if (temp <= t_min) temp = t0;
+        }
+    }
+    sa_flush_count(count, level_counts + slot);
+    MwBest<T> mine = mw_no_best<T>();
+    if (active) {
+        f[i] = fi;
+        accepted[i] = acc ? 1 : 0;
+        at_best[i] = at_chain_best ? 1 : 0;
+        if (chain_best < mw_inf<T>()) mine = mw_make_best(chain_best, i);
+        __threadfence();  // at_best and B are read by the last block after the grid reduction
+    }
+    if (mw_grid_argmin(mine, part_f, part_i, ticket, &winner)) {
+        const long long w = winner.i;
+        if (winner.f < *best_f) {
+            const T* src = ((volatile unsigned char*)at_best)[w] ? X : B;
+            for (int j = threadIdx.x; j < d; j += blockDim.x) {
+                best_x[j] = ((volatile T*)src)[(long long)j * n + w];
+            }
+            __syncthreads();
+            if (threadIdx.x == 0) {
+                *best_f = winner.f;
+                *best_i = w;
+            }
+        }
+    }
+}
+
+// ---- Nelder-Mead polishing ---------------------------------------------------------------------
+// Simplex s: vertices S[(s * (d + 1) + v) * d + j] (slot v), values V[s * (d + 1) + v], order
+// O[s * (d + 1) + k] = slot of the k-th best vertex; scratch W[s * 3 * d ...]: centroid, x_r, x_2.
+// Rows R[s]: the chain whose row shows simplex s's best vertex.
+
+// Stable insertion sort of the slots by value (ties keep their order, as the reference's
+// stable argsort).
+template <typename T> __device__ void nm_sort(const T* V, int* O, int m) {
+    for (int k = 1; k < m; ++k) {
+        const int slot = O[k];
+        const T v = V[slot];
+        int p = k - 1;
+        while (p >= 0 && V[O[p]] > v) {
+            O[p + 1] = O[p];
+            --p;
+        }
+        O[p + 1] = slot;
+    }
+}
+
+// Vertex 0 = the chain's point (value known); vertex j + 1 = base + h_j e_j, h_j = edge * range_j,
+// flipped to base - h_j where base + h_j leaves the box; evaluates the d new vertices.
+template <typename F, typename T>
+__global__ void nm_start(const T* X, const T* f, long long n, int d, const long long* R, int m,
+                         const T* base_x, const T* base_f, T edge, const T* __restrict__ lower,
+                         const T* __restrict__ upper, T* S, T* V, int* O, unsigned char* active) {
+    const int s = blockIdx.x * blockDim.x + threadIdx.x;
+    if (s >= m) return;
+    const long long r = R[s];
+    T* simplex = S + (long long)s * (d + 1) * d;
+    T* values = V + (long long)s * (d + 1);
+    int* order = O + (long long)s * (d + 1);
+    // simplex 0 starts from base_x (the better of the best chain and the best point ever found)
+    for (int j = 0; j < d; ++j) simplex[j] = s == 0 ? base_x[j] : X[(long long)j * n + r];
+    values[0] = s == 0 ? *base_f : f[r];
+    for (int v = 1; v <= d; ++v) {
+        T* vert = simplex + (long long)v * d;
+        for (int j = 0; j < d; ++j) vert[j] = simplex[j];
+        const int j = v - 1;
+        const T h = edge * (upper[j] - lower[j]);
+        vert[j] = simplex[j] + h <= upper[j] ? simplex[j] + h : simplex[j] - h;
+        const DensePoint<T> p = {vert};
+        values[v] = mw_sanitize(F::template eval<T>(p, d));
+    }
+    for (int v = 0; v <= d; ++v) order[v] = v;
+    nm_sort(values, order, d + 1);
+    active[s] = 1;
+}
+
+// `iterations` Nelder-Mead iterations of every active simplex (reference: nelder_mead.step), then
+// the best vertices are written to their chains' rows. counters[0] += evaluations,
+// counters[1] = max iterations any simplex ran while active, counters[2] += simplices still active.
+template <typename F, typename T>
+__global__ void nm_iterate(T* X, T* f, unsigned char* accepted, long long n, int d, const long long* R,
+                           int m, int iterations, T tol, const T* __restrict__ lower,
+                           const T* __restrict__ upper, T* S, T* V, int* O, T* W,
+                           unsigned char* active, unsigned long long* counters) {
+    const int s = blockIdx.x * blockDim.x + threadIdx.x;
+    if (s >= m) return;
+    const T RHO = T(1), CHI = T(2), GAMMA = T(0.5), SIGMA = T(0.5);
+    T* simplex = S + (long long)s * (d + 1) * d;
+    T* values = V + (long long)s * (d + 1);
+    int* order = O + (long long)s * (d + 1);
+    T* c = W + (long long)s * 3 * d;
+    T* xr = c + d;
+    T* x2 = xr + d;
+    bool on = active[s] != 0;
+    unsigned long long evals = 0;
+    int ran = 0;
+    T before = values[order[0]];
+    for (int it = 0; it < iterations && on; ++it) {
+        before = values[order[0]];
+        ++ran;
+        const T* worst_x = simplex + (long long)order[d] * d;
+        const T best = values[order[0]], worst = values[order[d]], second = values[order[d - 1]];
+        for (int j = 0; j < d; ++j) {
+            T sum = T(0);
+            for (int k = 0; k < d; ++k) sum += simplex[(long long)order[k] * d + j];
+            c[j] = sum / T(d);
+            xr[j] = mw_fmin(mw_fmax(c[j] + RHO * (c[j] - worst_x[j]), lower[j]), upper[j]);
+        }
+        const DensePoint<T> pr = {xr};
+        const T fr = mw_sanitize(F::template eval<T>(pr, d));
+        ++evals;
+        const bool expand = fr < best;
+        const bool take_r = !expand && fr < second;
+        const bool outside = !expand && !take_r && fr < worst;
+        const bool inside = !expand && !take_r && !outside;
+        bool use_2 = false;
+        T f2 = mw_inf<T>();
+        if (!take_r) {
+            for (int j = 0; j < d; ++j) {
+                if (expand) x2[j] = mw_fmin(mw_fmax(c[j] + CHI * (xr[j] - c[j]), lower[j]), upper[j]);
+                else if (outside) x2[j] = c[j] + GAMMA * (xr[j] - c[j]);
+                else x2[j] = c[j] + GAMMA * (worst_x[j] - c[j]);
+            }
+            const DensePoint<T> p2 = {x2};
+            f2 = mw_sanitize(F::template eval<T>(p2, d));
+            ++evals;
+            use_2 = (expand && f2 < fr) || (outside && f2 <= fr) || (inside && f2 < worst);
+        }
+        const bool use_r = take_r || (expand && !use_2);
+        const bool shrink = (outside || inside) && !use_2;
+        const int w = order[d];
+        if (use_2 || use_r) {
+            T* dst = simplex + (long long)w * d;
+            const T* src = use_2 ? x2 : xr;
+            for (int j = 0; j < d; ++j) dst[j] = src[j];
+            values[w] = use_2 ? f2 : fr;
+            // stable re-sort: the replaced slot sits last, after every vertex of equal value
+            nm_sort(values, order, d + 1);
+        } else if (shrink) {
+            const T* head = simplex + (long long)order[0] * d;
+            for (int k = 1; k <= d; ++k) {
+                T* vert = simplex + (long long)order[k] * d;
+                for (int j = 0; j < d; ++j) vert[j] = head[j] + SIGMA * (vert[j] - head[j]);
+                const DensePoint<T> p = {vert};
+                values[order[k]] = mw_sanitize(F::template eval<T>(p, d));
+            }
+            evals += d;
+            nm_sort(values, order, d + 1);
+        }
+        // collapse test: every vertex within tol (fraction of the range) of the best vertex
+        const T* head = simplex + (long long)order[0] * d;
+        T size = T(0);
+        for (int k = 1; k <= d; ++k) {
+            const T* vert = simplex + (long long)order[k] * d;
+            for (int j = 0; j < d; ++j) size = mw_fmax(size, mw_fabs(vert[j] - head[j]) / (upper[j] - lower[j]));
+        }
+        on = size >= tol;
+    }
+    active[s] = on ? 1 : 0;
+    const long long r = R[s];
+    const T* head = simplex + (long long)order[0] * d;
+    for (int j = 0; j < d; ++j) X[(long long)j * n + r] = head[j];
+    f[r] = values[order[0]];
+    accepted[r] = values[order[0]] < before ? 1 : 0;
+    atomicAdd(counters, evals);
+    atomicMax(counters + 1, (unsigned long long)ran);
+    if (on) atomicAdd(counters + 2, 1ull);
+}

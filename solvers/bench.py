@@ -1,0 +1,479 @@
+"""``python main.py bench``: the same work timed on each engine, evaluations per second and speedups.
+
+Every measurement runs after compilation and a warm-up; GPU work is timed with a device
+synchronise around it (wall clock, so launch and Python overheads count). Two kinds of case:
+
+- ``rate``: ``step(state, iterations)`` on a warmed-up state, repeated; the median is kept.
+  Evaluations per second are the run's own exact counts over the time. A slow engine may do fewer
+  iterations (``numpy_iterations``); every evaluation is a full objective evaluation on every engine,
+  so rates compare the same work per evaluation, and the table says how many each engine did.
+- ``end_to_end``: build the solver, draw and evaluate the initial walkers, run ``iterations``
+  iterations and read the best value on the host (the pattern-search paper's Table 1 setting).
+
+Speedups are ratios of evaluations per second measured in the same invocation on the same problem
+and parameters; "vs eval-only" compares a cuda algorithm with the evaluation-only kernel
+(solvers/cuda/evaluation_only.py) on the same problem, size, dtype and math mode.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import statistics
+import sys
+import time
+from dataclasses import asdict, dataclass, field, replace
+
+import numpy as np
+
+from .errors import ConfigError, EngineUnavailable
+
+ENGINE_ORDER = ("numpy", "cupy", "cuda")
+TABLE1_NUMPY_SECONDS = 3.1  # the issue's NumPy figure for the Table 1 setting (that machine's CPU)
+
+
+@dataclass(frozen=True)
+class Case:
+    """One benchmark setting; ``iterations`` per engine may differ (see the module docstring)."""
+
+    algorithm: str
+    problem: str
+    dim: int
+    walkers: int
+    iterations: int
+    params: dict = field(default_factory=dict)
+    mode: str = "rate"  # "rate" or "end_to_end"
+    numpy_iterations: int | None = None
+    cupy_iterations: int | None = None
+    label: str = ""
+
+    @property
+    def variant(self) -> str:
+        return str(self.params.get("variant", ""))
+
+    def iterations_for(self, engine: str) -> int:
+        if engine == "numpy" and self.numpy_iterations:
+            return self.numpy_iterations
+        if engine == "cupy" and self.cupy_iterations:
+            return self.cupy_iterations
+        return self.iterations
+
+
+# A hybrid schedule short enough that the timed run reaches Nelder-Mead polishing (66 levels).
+HYBRID_BENCH = {"variant": "hybrid", "t0": 10.0, "t_min": 0.01, "alpha": 0.9}
+
+
+def _h100_suite() -> list[Case]:
+    n, d = 131072, 30
+    rate = [
+        Case("evaluation_only", "rastrigin", d, n, 2000, numpy_iterations=3, cupy_iterations=20),
+        Case("pattern_search", "rastrigin", d, n, 40, numpy_iterations=1, cupy_iterations=2),
+        Case("simulated_annealing", "rastrigin", d, n, 2000, {"variant": "async"},
+             numpy_iterations=5, cupy_iterations=50),
+        Case("simulated_annealing", "rastrigin", d, n, 2000, {"variant": "sync"},
+             numpy_iterations=5, cupy_iterations=50),
+        Case("simulated_annealing", "rastrigin", d, n, 8000, HYBRID_BENCH,
+             numpy_iterations=5, cupy_iterations=50, label="full schedule + polishing on cuda"),
+        Case("evaluation_only", "ackley", 20, n, 2000, numpy_iterations=3, cupy_iterations=20),
+        Case("pattern_search", "ackley", 20, n, 40, numpy_iterations=1, cupy_iterations=2),
+    ]
+    smaller = [
+        Case("evaluation_only", "rastrigin", d, 1024, 20000, numpy_iterations=200, cupy_iterations=200),
+        Case("simulated_annealing", "rastrigin", d, 1024, 20000, {"variant": "sync"},
+             numpy_iterations=200, cupy_iterations=200),
+        Case("evaluation_only", "rastrigin", d, 16384, 5000, numpy_iterations=20, cupy_iterations=50),
+        Case("pattern_search", "rastrigin", d, 16384, 100, numpy_iterations=1, cupy_iterations=2),
+        Case("simulated_annealing", "rastrigin", d, 16384, 5000, {"variant": "sync"},
+             numpy_iterations=20, cupy_iterations=50),
+    ]
+    table1 = [Case("pattern_search", "ackley", 20, 15360, 20, mode="end_to_end",
+                   label="pattern-search paper, Table 1 setting")]
+    return table1 + rate + smaller
+
+
+def _quick_suite() -> list[Case]:
+    return [
+        Case("evaluation_only", "sphere", 8, 256, 4),
+        Case("pattern_search", "rastrigin", 4, 256, 2),
+        Case("simulated_annealing", "rastrigin", 4, 256, 20, {"variant": "sync", "chain_length": 5}),
+        Case("pattern_search", "ackley", 4, 128, 3, mode="end_to_end"),
+    ]
+
+
+SUITES = {"h100": _h100_suite, "quick": _quick_suite}
+
+
+# --- running ---------------------------------------------------------------------------------------
+def solver_class(algorithm: str, engine: str) -> type:
+    """The class that runs `algorithm` on `engine` (evaluation_only included)."""
+    if algorithm == "evaluation_only":
+        if engine == "cuda":
+            from .cuda import cuda_algorithm  # noqa: PLC0415
+
+            return cuda_algorithm(algorithm)
+        from .cuda.evaluation_only import EvaluationOnly  # noqa: PLC0415
+
+        return EvaluationOnly
+    from .engines import algorithm_class  # noqa: PLC0415
+
+    return algorithm_class(algorithm, engine)
+
+
+def measure(case: Case, engine: str, dtype: str, fast_math: bool, seed: int, repeats: int) -> dict:
+    """Time one case on one engine; a record for the JSON output."""
+    from .arrays import to_numpy  # noqa: PLC0415
+    from .engines import array_module, synchronize  # noqa: PLC0415
+    from .params import make_params  # noqa: PLC0415
+    from .problems import get_problem  # noqa: PLC0415
+    from .rng import ArrayRNG  # noqa: PLC0415
+
+    xp = array_module(engine)
+    problem = get_problem(case.problem, case.dim)
+    cls = solver_class(case.algorithm, engine)
+    params = make_params(cls.Params, {"walkers": case.walkers, **case.params})
+    iterations = case.iterations_for(engine)
+
+    def build():
+        if engine == "cuda":
+            return cls(problem, params, xp=xp, dtype=dtype, fast_math=fast_math)
+        return cls(problem, params, xp=xp, dtype=dtype)
+
+    samples: list[tuple[float, int, float]] = []  # seconds, evaluations, best f
+    if case.mode == "end_to_end":
+        def once():
+            t0 = time.perf_counter()
+            algo = build()
+            state = algo.init(ArrayRNG(xp, seed))
+            algo.step(state, iterations)
+            best = float(to_numpy(state.best_f))  # the host has the answer: the end of "end to end"
+            return time.perf_counter() - t0, int(state.evals), best
+
+        if engine != "numpy":
+            once()  # compile, load and warm the allocator
+        samples = [once() for _ in range(repeats)]
+    else:
+        algo = build()
+        state = algo.init(ArrayRNG(xp, seed))
+        algo.step(state, 1 if engine == "numpy" else min(iterations, 20))  # warm-up
+        synchronize(xp)
+        for _ in range(repeats):
+            before = state.evals
+            t0 = time.perf_counter()
+            algo.step(state, iterations)
+            synchronize(xp)
+            seconds = time.perf_counter() - t0
+            samples.append((seconds, int(state.evals - before), float(to_numpy(state.best_f))))
+    rates = [e / s if s > 0 else 0.0 for s, e, _ in samples]
+    k = rates.index(statistics.median_low(rates))
+    seconds, evals, best = samples[k]
+    return {
+        "algorithm": case.algorithm, "variant": case.variant, "problem": case.problem,
+        "dim": case.dim, "walkers": case.walkers, "engine": engine, "dtype": dtype,
+        "fast_math": bool(fast_math and engine == "cuda"), "mode": case.mode,
+        "iterations": iterations, "evaluations": evals, "seconds": seconds,
+        "evals_per_second": evals / seconds if seconds > 0 else None, "repeats": len(samples),
+        "best_f": best, "params": dict(case.params), "label": case.label,
+    }
+
+
+def environment() -> dict:
+    """Device and library versions for the records."""
+    from .engines import gpu_status  # noqa: PLC0415
+
+    info = {"python": platform.python_version(), "numpy": np.__version__,
+            "cpu": _cpu_name(), "platform": platform.platform()}
+    ok, device = gpu_status()
+    info["gpu"] = device
+    if ok:
+        import cupy  # noqa: PLC0415
+
+        rt = cupy.cuda.runtime
+        info["cupy"] = cupy.__version__
+        info["cuda_runtime"] = _cuda_version(rt.runtimeGetVersion())
+        info["cuda_driver"] = _cuda_version(rt.driverGetVersion())
+    return info
+
+
+def _cuda_version(v: int) -> str:
+    return f"{v // 1000}.{v % 1000 // 10}"
+
+
+def _cpu_name() -> str:
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as fh:
+            for line in fh:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
+def add_ratios(records: list[dict]) -> None:
+    """Speedup vs numpy and, for cuda algorithms, the fraction of the evaluation-only rate."""
+    def key(r, **over):
+        base = {k: r[k] for k in ("algorithm", "variant", "problem", "dim", "walkers", "dtype", "mode")}
+        base.update(over)
+        return tuple(sorted(base.items()))
+
+    by_key = {}
+    for r in records:
+        by_key[key(r) + (("engine", r["engine"]), ("fast_math", r["fast_math"]))] = r
+    for r in records:
+        numpy_rec = by_key.get(key(r) + (("engine", "numpy"), ("fast_math", False)))
+        r["speedup_vs_numpy"] = None
+        if numpy_rec and numpy_rec.get("evals_per_second") and r.get("evals_per_second"):
+            if r["mode"] == "end_to_end":
+                r["speedup_vs_numpy"] = numpy_rec["seconds"] / r["seconds"]
+            else:
+                r["speedup_vs_numpy"] = r["evals_per_second"] / numpy_rec["evals_per_second"]
+        r["fraction_of_eval_only"] = None
+        if r["algorithm"] != "evaluation_only" and r["mode"] == "rate":
+            eo = by_key.get(key(r, algorithm="evaluation_only", variant="")
+                            + (("engine", r["engine"]), ("fast_math", r["fast_math"])))
+            if eo and eo.get("evals_per_second") and r.get("evals_per_second"):
+                r["fraction_of_eval_only"] = r["evals_per_second"] / eo["evals_per_second"]
+
+
+def _si(x: float | None) -> str:
+    if x is None:
+        return "-"
+    for unit, scale in (("G", 1e9), ("M", 1e6), ("k", 1e3)):
+        if abs(x) >= scale:
+            return f"{x / scale:.3g} {unit}"
+    return f"{x:.3g}"
+
+
+def table(records: list[dict]) -> str:
+    """A markdown table of the records."""
+    head = ("| algorithm | variant | problem | d | walkers | dtype | math | engine | mode | iterations "
+            "| evaluations | seconds | evals/s | vs numpy | vs eval-only |")
+    rows = [head, "|" + "---|" * 15]
+    for r in records:
+        if "error" in r:
+            rows.append(f"| {r['algorithm']} | {r['variant']} | {r['problem']} | {r['dim']} | "
+                        f"{r['walkers']} | {r['dtype']} | | {r['engine']} | {r['mode']} | "
+                        f"| | | not run: {r['error']} | | |")
+            continue
+        speed = r.get("speedup_vs_numpy")
+        frac = r.get("fraction_of_eval_only")
+        rows.append(
+            f"| {r['algorithm']} | {r['variant'] or '-'} | {r['problem']} | {r['dim']} | {r['walkers']} "
+            f"| {r['dtype']} | {'fast' if r['fast_math'] else 'precise'} | {r['engine']} | {r['mode']} "
+            f"| {r['iterations']} | {r['evaluations']:,} | {r['seconds']:.4g} | {_si(r['evals_per_second'])} "
+            f"| {'-' if speed is None else f'{speed:.4g}x'} | {'-' if frac is None else f'{frac:.0%}'} |")
+    return "\n".join(rows)
+
+
+def targets(records: list[dict]) -> list[str]:
+    """The issue's targets that these records can decide, one line each."""
+    lines = []
+    for r in records:
+        if r.get("error") or r["engine"] != "cuda" or r["fast_math"] or r["dtype"] != "float32":
+            continue
+        if (r["mode"] == "rate" and r["problem"] == "rastrigin" and r["dim"] == 30
+                and r["walkers"] == 131072 and r["algorithm"] != "evaluation_only"):
+            frac = r.get("fraction_of_eval_only")
+            ok = frac is not None and frac >= 0.5
+            name = r["algorithm"] + (f" ({r['variant']})" if r["variant"] else "")
+            lines.append(f"{'MET' if ok else 'NOT MET'}: {name} at "
+                         f"{'-' if frac is None else f'{frac:.0%}'} of evaluation-only (target >= 50%)")
+        if r["mode"] == "end_to_end" and r["problem"] == "ackley" and r["walkers"] == 15360:
+            ms = r["seconds"] * 1e3
+            lines.append(f"{'MET' if ms <= 1.5 else 'NOT MET'}: Table 1 setting on cuda in {ms:.3f} ms "
+                         f"(target <= 1.5 ms)")
+            speed = r.get("speedup_vs_numpy")
+            if speed is not None:
+                numpy_s = r["seconds"] * speed
+                lines.append(f"{'MET' if numpy_s <= 1.5 * TABLE1_NUMPY_SECONDS else 'NOT MET'}: numpy "
+                             f"Table 1 baseline {numpy_s:.2f} s (<= {1.5 * TABLE1_NUMPY_SECONDS:.2f} s); "
+                             f"speedup {speed:.0f}x ({'MET' if speed >= 2000 else 'NOT MET'}: >= 2000x)")
+    return lines
+
+
+def run_bench(cases: list[Case], engines: list[str], dtypes: list[str], fast_math_modes: list[bool],
+              seed: int, repeats: int, out=sys.stdout) -> list[dict]:
+    from .engines import engine_status  # noqa: PLC0415
+
+    env = environment()
+    records = []
+    for case in cases:
+        for dtype in dtypes:
+            for fast in fast_math_modes:
+                for engine in engines:
+                    if fast and engine != "cuda":
+                        continue  # fast math is a cuda-kernel switch only
+                    ok, why = engine_status(engine)
+                    rec = None
+                    if not ok:
+                        rec = {"error": why}
+                    else:
+                        try:
+                            n_repeats = 1 if engine == "numpy" else repeats
+                            if case.mode == "end_to_end" and engine != "numpy":
+                                n_repeats = max(repeats, 10)
+                            rec = measure(case, engine, dtype, fast, seed, n_repeats)
+                        except (EngineUnavailable, MemoryError) as exc:
+                            rec = {"error": f"{type(exc).__name__}: {exc}"}
+                    if "error" in rec:
+                        rec.update({"algorithm": case.algorithm, "variant": case.variant,
+                                    "problem": case.problem, "dim": case.dim, "walkers": case.walkers,
+                                    "engine": engine, "dtype": dtype, "fast_math": fast,
+                                    "mode": case.mode})
+                    rec.update({"device": env.get("gpu") if engine != "numpy" else env["cpu"],
+                                "versions": env})
+                    records.append(rec)
+                    _progress(rec, out)
+    add_ratios([r for r in records if "error" not in r])
+    return records
+
+
+def _progress(rec: dict, out) -> None:
+    if "error" in rec:
+        print(f"  {rec['algorithm']:<20} {rec['engine']:<5}  not run: {rec['error']}", file=out, flush=True)
+        return
+    print(f"  {rec['algorithm']:<20} {rec['variant']:<6} {rec['problem']:<10} d={rec['dim']:<3} "
+          f"n={rec['walkers']:<7} {rec['dtype']} {'fast' if rec['fast_math'] else '    '} "
+          f"{rec['engine']:<5} {rec['evaluations']:>14,} evals {rec['seconds']:10.4g} s "
+          f"{_si(rec['evals_per_second']):>9}/s", file=out, flush=True)
+
+
+# --- command line ----------------------------------------------------------------------------------
+def _split(text: str) -> list[str]:
+    return [t.strip() for t in text.split(",") if t.strip()]
+
+
+def cases_from_args(args) -> list[Case]:
+    """The suite, or one case built from the options; options also override a suite's fields."""
+    from .algorithms import list_algorithms  # noqa: PLC0415
+
+    known = set(list_algorithms()) | {"evaluation_only"}
+    for algorithm in _split(args.algorithm or ""):
+        if algorithm not in known:
+            raise ConfigError(f"unknown algorithm '{algorithm}' (known: {', '.join(sorted(known))})")
+    if args.suite:
+        cases = SUITES[args.suite]()
+    else:
+        if not args.algorithm:
+            raise ConfigError("bench needs --suite or --algorithm (see 'main.py bench --help')")
+        from .params import specs  # noqa: PLC0415
+
+        cases = []
+        for algorithm in _split(args.algorithm):
+            has_variant = any(s.name == "variant" for s in specs(solver_class(algorithm, "numpy").Params))
+            variants = _split(args.variant) if (args.variant and has_variant) else [None]
+            for variant in variants:
+                params = {"variant": variant} if variant else {}
+                cases.append(Case(algorithm, args.problem or "rastrigin", args.dim or 30,
+                                  args.walkers or 131072, args.iterations or 100, params,
+                                  mode="end_to_end" if args.end_to_end else "rate"))
+    overrides = {k: v for k, v in (("problem", args.problem), ("dim", args.dim), ("walkers", args.walkers),
+                                   ("iterations", args.iterations)) if v is not None}
+    cases = [replace(c, **overrides) for c in cases]
+    if args.numpy_iterations is not None:
+        cases = [replace(c, numpy_iterations=args.numpy_iterations) for c in cases]
+    if args.cupy_iterations is not None:
+        cases = [replace(c, cupy_iterations=args.cupy_iterations) for c in cases]
+    if args.suite and args.algorithm:
+        wanted = set(_split(args.algorithm))
+        cases = [c for c in cases if c.algorithm in wanted]
+    _validate(cases)
+    return cases
+
+
+def _validate(cases: list[Case]) -> None:
+    from .params import make_params  # noqa: PLC0415
+    from .problems import get_problem  # noqa: PLC0415
+
+    for c in cases:
+        get_problem(c.problem, c.dim)  # ConfigError for unknown problems or dimensions
+        for value, name in ((c.walkers, "walkers"), (c.iterations, "iterations")):
+            if value < 1:
+                raise ConfigError(f"--{name} must be >= 1, got {value}")
+        cls = solver_class(c.algorithm, "numpy")
+        make_params(cls.Params, {"walkers": c.walkers, **c.params})
+
+
+def cmd_bench(args) -> int:
+    from .engines import ENGINES  # noqa: PLC0415
+
+    engines = _split(args.engines)
+    for e in engines:
+        if e not in ENGINES:
+            raise ConfigError(f"unknown engine '{e}' (known: {', '.join(ENGINES)})")
+    engines = [e for e in ENGINE_ORDER if e in engines]
+    dtypes = _split(args.dtype)
+    for d in dtypes:
+        if d not in ("float32", "float64"):
+            raise ConfigError(f"dtype must be float32 or float64, got '{d}'")
+    if args.repeats < 1:
+        raise ConfigError(f"--repeats must be >= 1, got {args.repeats}")
+    fast_modes = {"off": [False], "on": [True], "both": [False, True]}[args.fast_math]
+    cases = cases_from_args(args)
+    print(f"bench: {len(cases)} case(s), engines {', '.join(engines)}, dtype {', '.join(dtypes)}, "
+          f"fast math {args.fast_math}", flush=True)
+    records = run_bench(cases, engines, dtypes, fast_modes, args.seed, args.repeats)
+    text = table(records)
+    print()
+    print(text)
+    lines = targets(records)
+    if lines:
+        print("\nTargets (issue 3):")
+        for line in lines:
+            print("  " + line)
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as fh:
+            json.dump({"command": " ".join(["main.py", *sys.argv[1:]]) if sys.argv else "",
+                       "environment": environment(), "records": records, "targets": lines},
+                      fh, indent=1, default=_json_default)
+    if args.md:
+        with open(args.md, "w", encoding="utf-8") as fh:
+            fh.write(text + "\n\n" + "\n".join(f"- {line}" for line in lines) + "\n")
+    return 0
+
+
+def _json_default(value):
+    if isinstance(value, (np.integer,)):
+        return int(value)
+    if isinstance(value, (np.floating,)):
+        return float(value)
+    return str(value)
+
+
+def register_cli(subparsers) -> None:
+    """Add the 'bench' command to main.py's subcommands."""
+    p = subparsers.add_parser("bench", help="time the engines on the same work (evaluations per second)")
+    p.add_argument("--suite", choices=sorted(SUITES), default=None,
+                   help="preset cases: h100 = the issue's target settings; quick = a seconds-long smoke run")
+    p.add_argument("--algorithm", "-a", default=None,
+                   help="comma-separated algorithms (evaluation_only included); filters a suite")
+    p.add_argument("--variant", default=None, help="comma-separated variants (simulated_annealing)")
+    p.add_argument("--problem", "-f", default=None, help="function (default rastrigin)")
+    p.add_argument("--dim", "-d", type=int, default=None, help="dimension (default 30)")
+    p.add_argument("--walkers", "-n", type=int, default=None, help="walkers (default 131072)")
+    p.add_argument("--iterations", "-i", type=int, default=None, help="iterations timed on the GPU engines")
+    p.add_argument("--numpy-iterations", type=int, default=None,
+                   help="fewer iterations for the numpy engine (rates compare per evaluation)")
+    p.add_argument("--cupy-iterations", type=int, default=None, help="iterations for the cupy engine")
+    p.add_argument("--end-to-end", action="store_true",
+                   help="time build + init + iterations + reading the best (instead of a steady rate)")
+    p.add_argument("--engines", default="numpy,cupy,cuda", help="comma-separated engines")
+    p.add_argument("--dtype", default="float32", help="float32, float64 or both comma-separated")
+    p.add_argument("--fast-math", choices=("off", "on", "both"), default="off",
+                   help="cuda kernels with fast intrinsics (default off)")
+    p.add_argument("--repeats", type=int, default=3, help="timed repeats on GPU engines (median kept)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--json", default=None, metavar="FILE", help="write one record per measurement")
+    p.add_argument("--md", default=None, metavar="FILE", help="write the markdown table")
+    p.set_defaults(func=cmd_bench)
+
+
+def main(argv=None) -> int:  # pragma: no cover - convenience: python -m solvers.bench
+    parser = argparse.ArgumentParser(prog="bench")
+    register_cli(parser.add_subparsers(dest="command"))
+    args = parser.parse_args(["bench", *(argv if argv is not None else sys.argv[1:])])
+    return args.func(args)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,157 @@
+"""Base class of the cuda engine's algorithms: fused kernels from kernels/ driven through CuPy.
+
+A subclass has the same interface as :class:`solvers.algorithms.base.Algorithm` (and the same Params
+dataclass as its reference module) and adds ``kernel_file``. Walker points live on the GPU as one
+(d, n) array ``state.XT`` (coordinate-major, so that consecutive threads read consecutive addresses);
+``state.X`` is its (n, d) transposed view for code written against the reference layout. The best
+point is found by a reduction on the GPU (kernels/reduce.cuh) and stays there: only ``snapshot`` and
+reading ``best_f`` copy to the host.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+
+from ..arrays import to_numpy
+from ..errors import DeviceMemoryError, EngineUnavailable
+from ..algorithms.base import Algorithm, SnapshotData, State
+
+BLOCK = 128  # threads per block of the per-walker kernels (a thread per walker)
+REDUCE_BLOCKS = 512  # blocks of the standalone best-walker reduction
+
+
+@dataclass
+class CudaState(State):
+    """All walkers on the GPU. ``XT`` is (d, n); ``X`` its (n, d) view; ``seed`` keys Philox."""
+
+    XT: Any = None
+    seed: int = 0
+
+
+class BestTracker:
+    """Device buffers of the run's best point and the reduction workspace (kernels/reduce.cuh)."""
+
+    def __init__(self, xp, dtype, dim: int, parts: int):
+        self.xp = xp
+        self.best_f = xp.full((), np.inf, dtype=dtype)
+        self.best_x = xp.zeros(dim, dtype=dtype)
+        self.best_i = xp.zeros(1, dtype=np.int64)
+        self.parts = max(1, int(parts))
+        self.part_f = xp.empty(self.parts, dtype=dtype)
+        self.part_i = xp.empty(self.parts, dtype=np.int64)
+        self.ticket = xp.zeros(1, dtype=np.uint32)
+
+    def args(self):
+        """The reduction arguments in kernel order: part_f, part_i, ticket, best_f, best_x, best_i."""
+        return (self.part_f, self.part_i, self.ticket, self.best_f, self.best_x, self.best_i)
+
+
+class CudaAlgorithm(Algorithm):
+    """Common machinery: kernel loading, launches, memory checks, best reduction, snapshots."""
+
+    kernel_file: ClassVar[str]
+    block: ClassVar[int] = BLOCK
+
+    def __init__(self, problem, params, *, xp, dtype, fast_math: bool = False):
+        if xp is np:
+            raise EngineUnavailable("the cuda engine needs CuPy (xp=cupy), got NumPy")
+        super().__init__(problem, params, xp=xp, dtype=dtype)
+        self.fast_math = bool(fast_math)
+        functor = problem.definition.cuda_functor
+        if not functor:
+            raise EngineUnavailable(f"function '{problem.name}' has no CUDA functor")
+        from kernels.loader import load  # noqa: PLC0415 - lazy: compiles on first use
+
+        self.kernels = load(self.kernel_file, functor, self.dtype.name, self.fast_math)
+        self.lower = xp.ascontiguousarray(self.lower)
+        self.upper = xp.ascontiguousarray(self.upper)
+
+    # --- launching ------------------------------------------------------------------------------
+    def scalar(self, value):
+        """A kernel argument of the run's floating type."""
+        return self.dtype.type(value)
+
+    def blocks(self, n: int, block: int | None = None) -> int:
+        block = block or self.block
+        return max(1, (int(n) + block - 1) // block)
+
+    def launch(self, name: str, n: int, *args, block: int | None = None) -> None:
+        """One thread per item of n (a walker, a chain...)."""
+        block = block or self.block
+        self.kernels.get(name)((self.blocks(n, block),), (block,), args)
+
+    # --- memory ---------------------------------------------------------------------------------
+    def bytes_needed(self, n: int) -> int:
+        """Device bytes a run of n walkers needs; subclasses count their arrays."""
+        return n * (self.problem.dim + 2) * self.dtype.itemsize
+
+    def require_memory(self, nbytes: int) -> None:
+        """DeviceMemoryError, before anything is allocated, if nbytes is more than is free."""
+        require_device_memory(self.xp, nbytes, f"{self.name} with {self.total_walkers():,} "
+                              f"{self.walker_word} at d={self.problem.dim} ({self.dtype.name})")
+
+    def new_best(self, parts: int = REDUCE_BLOCKS) -> BestTracker:
+        return BestTracker(self.xp, self.dtype, self.problem.dim, parts)
+
+    def reduce_best(self, tracker: BestTracker, f, XT) -> None:
+        """Fold the best of values f (n,) at points XT (d, n) into the run's best, on the GPU."""
+        n = int(f.shape[0])
+        grid = min(tracker.parts, self.blocks(n, 256))
+        self.kernels.get("mw_argmin_update")((grid,), (256,), (
+            f, XT, np.int64(n), np.int32(self.problem.dim), *tracker.args()))
+
+    def link_best(self, state: State, tracker: BestTracker) -> None:
+        """Point state.best_x/best_f at the tracker's device buffers (updated in place)."""
+        state.best_f = tracker.best_f
+        state.best_x = tracker.best_x
+
+    def seed_from(self, rng) -> int:
+        """The 64-bit Philox key of a run, derived from its ArrayRNG (same seed -> same key)."""
+        return int(rng.raw_seed()) & 0xFFFFFFFFFFFFFFFF
+
+    # --- snapshots ------------------------------------------------------------------------------
+    def snapshot(self, state: CudaState, sample: np.ndarray) -> SnapshotData:
+        """Copy only the sampled walkers to the host."""
+        idx = self.xp.asarray(np.asarray(sample, dtype=np.int64))
+        positions = to_numpy(self.xp.ascontiguousarray(state.XT[:, idx].T))
+        fitness = to_numpy(state.f[idx])
+        return SnapshotData(positions=np.ascontiguousarray(positions), fitness=fitness)
+
+
+def device_free_bytes(xp) -> int:
+    """Bytes the device can still give: free device memory plus blocks cached by CuPy's pool."""
+    free, _total = xp.cuda.runtime.memGetInfo()
+    return int(free) + int(xp.get_default_memory_pool().free_bytes())
+
+
+def require_device_memory(xp, nbytes: int, what: str) -> None:
+    """Raise DeviceMemoryError (saying how much was asked and how much is free) before allocating."""
+    free = device_free_bytes(xp)
+    if nbytes > free:
+        # the pool may hold cached blocks that do not fit this request: give them back, ask again
+        xp.get_default_memory_pool().free_all_blocks()
+        free = device_free_bytes(xp)
+    if nbytes > free:
+        raise DeviceMemoryError(f"{what} needs {nbytes / 2**30:.2f} GiB of GPU memory, "
+                                f"but only {free / 2**30:.2f} GiB is free")
+
+
+def allocation_guard(xp):
+    """Context manager turning CuPy's OutOfMemoryError into DeviceMemoryError."""
+    return _AllocationGuard(xp)
+
+
+class _AllocationGuard:
+    def __init__(self, xp):
+        self.xp = xp
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        if exc_type is not None and exc_type.__name__ == "OutOfMemoryError":
+            free = device_free_bytes(self.xp)
+            raise DeviceMemoryError(f"GPU out of memory: {exc} ({free / 2**30:.2f} GiB free)") from exc
+        return False

@@ -1,0 +1,100 @@
+"""Evaluation only: draw uniform points, evaluate them, keep the minimum (pure random search).
+
+Not an optimiser worth running: the benchmark's ceiling. Each iteration every walker evaluates one
+fresh uniform point of the box, so an iteration costs exactly ``walkers`` evaluations (the initial
+round counts the same). The array-code class runs on the numpy and cupy engines; the cuda class
+(kernels/evaluation_only.cu) draws the coordinates with the in-kernel Philox generator as the
+objective reads them, so its rate is what an objective alone costs on the GPU. Recorded by the
+benchmark as algorithm ``evaluation_only``; it is not in the algorithm registry (the GUI and the
+optimiser tests have no use for it).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..arrays import to_numpy
+from ..params import param
+from ..algorithms.base import Algorithm, SnapshotData, State
+from .base import CudaAlgorithm, CudaState, allocation_guard
+
+
+@dataclass(frozen=True)
+class EvaluationOnlyParams:
+    walkers: int = param(131072, lo=1, hi=2**26, step=1024, title="Walkers",
+                         tip="Points drawn and evaluated per iteration")
+
+
+class EvaluationOnly(Algorithm):
+    """Array code (numpy and cupy engines)."""
+
+    name = "evaluation_only"
+    title = "Evaluation only (random points)"
+    Params = EvaluationOnlyParams
+    reference = "Benchmark ceiling: uniform random points, evaluated, minimum kept"
+
+    def init(self, rng) -> State:
+        X = self.uniform_points(rng, self.params.walkers)
+        state = State(X=X, f=None, best_x=X[0].copy(),
+                      best_f=self.xp.asarray(np.inf, dtype=self.dtype))
+        state.f = self.evaluate(state, X)
+        self.update_best(state, X, state.f)
+        self._rng = rng
+        return state
+
+    def step(self, state: State, iterations: int) -> None:
+        for _ in range(iterations):
+            state.X = self.uniform_points(self._rng, self.params.walkers)
+            state.f = self.evaluate(state, state.X)
+            self.update_best(state, state.X, state.f)
+            state.iteration += 1
+
+
+class EvaluationOnlyCuda(CudaAlgorithm):
+    """Fused kernel: Philox draws, evaluation and the minimum in one launch per chunk."""
+
+    name = "evaluation_only"
+    title = EvaluationOnly.title
+    Params = EvaluationOnlyParams
+    reference = EvaluationOnly.reference
+    kernel_file = "evaluation_only.cu"
+
+    def bytes_needed(self, n: int) -> int:
+        return n * (self.dtype.itemsize + 8) + self.blocks(n) * (self.dtype.itemsize + 8)
+
+    def init(self, rng) -> CudaState:
+        xp, n = self.xp, int(self.params.walkers)
+        self.require_memory(self.bytes_needed(n))
+        with allocation_guard(xp):
+            self.tracker = self.new_best(parts=self.blocks(n))
+            state = CudaState(X=None, f=xp.empty(n, dtype=self.dtype), best_x=None, best_f=None,
+                              seed=self.seed_from(rng))
+            self._best_round = xp.empty(n, dtype=np.int64)
+        self.link_best(state, self.tracker)
+        self._rounds(state, first_round=0, rounds=1)
+        return state
+
+    def _rounds(self, state: CudaState, first_round: int, rounds: int) -> None:
+        n = int(self.params.walkers)
+        self.launch("eo_rounds", n, self.lower, self.upper, np.int64(n), np.int32(self.problem.dim),
+                    np.uint64(state.seed), np.int64(first_round), np.int32(rounds), state.f,
+                    self._best_round, *self.tracker.args())
+        state.evals += n * rounds
+
+    def step(self, state: CudaState, iterations: int) -> None:
+        self._rounds(state, first_round=state.iteration + 1, rounds=int(iterations))
+        state.iteration += int(iterations)
+
+    def points(self, state: CudaState, sample: np.ndarray):
+        """The sampled walkers' current points (regenerated from their counters), on the device."""
+        idx = self.xp.asarray(np.asarray(sample, dtype=np.int64))
+        out = self.xp.empty((idx.shape[0], self.problem.dim), dtype=self.dtype)
+        self.launch("eo_points", idx.shape[0], idx, np.int32(idx.shape[0]), self.lower, self.upper,
+                    np.int32(self.problem.dim), np.uint64(state.seed), np.int64(state.iteration), out)
+        return out
+
+    def snapshot(self, state: CudaState, sample: np.ndarray) -> SnapshotData:
+        idx = np.asarray(sample, dtype=np.int64)
+        return SnapshotData(positions=to_numpy(self.points(state, idx)),
+                            fitness=to_numpy(state.f[self.xp.asarray(idx)]))

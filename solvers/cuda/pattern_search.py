@@ -1,0 +1,93 @@
+"""Multi-walk pattern search on the cuda engine (kernels/pattern_search.cu).
+
+Same Params and the same iteration as solvers/algorithms/pattern_search.py (the reference): a thread
+per walker runs the seed's Fig. 1 loop for a whole chunk of iterations in one launch, with exactly
+2 d evaluations per walker per iteration. With ``restart``, each round ends by redrawing every
+walker (Philox stream MW_STREAM_RESTART, keyed by the iteration number) and a launch never crosses
+a round boundary, so the best point of the finished round is reduced before it is overwritten.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..arrays import to_numpy
+from ..algorithms.base import SnapshotData
+from ..algorithms.pattern_search import PatternSearch, PatternSearchParams
+from .base import CudaAlgorithm, CudaState, allocation_guard
+
+STREAM_INIT = 1  # MW_STREAM_INIT
+STREAM_RESTART = 2  # MW_STREAM_RESTART
+
+
+@dataclass
+class PatternSearchCudaState(CudaState):
+    step: Any = None  # (n,) step as a fraction of each coordinate's range
+    improved: Any = None  # (n,) uint8: walker improved in the last iteration
+
+
+class PatternSearchCuda(CudaAlgorithm):
+    name = PatternSearch.name
+    title = PatternSearch.title
+    Params = PatternSearchParams
+    reference = PatternSearch.reference
+    kernel_file = "pattern_search.cu"
+
+    def evals_per_iteration(self) -> float:
+        return 2.0 * self.problem.dim * self.params.walkers
+
+    def bytes_needed(self, n: int) -> int:
+        # X (d, n), f, step, improved flags, plus the best buffers (negligible)
+        return n * ((self.problem.dim + 2) * self.dtype.itemsize + 1)
+
+    def init(self, rng) -> PatternSearchCudaState:
+        xp, n, d = self.xp, int(self.params.walkers), self.problem.dim
+        self.require_memory(self.bytes_needed(n))
+        with allocation_guard(xp):
+            state = PatternSearchCudaState(
+                X=None, f=xp.empty(n, dtype=self.dtype), best_x=None, best_f=None,
+                XT=xp.empty((d, n), dtype=self.dtype), seed=self.seed_from(rng),
+                step=xp.empty(n, dtype=self.dtype), improved=xp.zeros(n, dtype=np.uint8))
+            self.tracker = self.new_best()
+        state.X = state.XT.T
+        self.link_best(state, self.tracker)
+        self._draw(state, STREAM_INIT, 0)
+        return state
+
+    def _draw(self, state: PatternSearchCudaState, stream: int, draw: int) -> None:
+        """Fresh uniform walkers (counted: n evaluations), then the best reduction."""
+        n = int(self.params.walkers)
+        self.launch("ps_init", n, state.XT, state.f, state.step, state.improved, self.lower,
+                    self.upper, np.int64(n), np.int32(self.problem.dim), np.uint64(state.seed),
+                    np.uint32(stream), np.uint64(draw), self.scalar(self.params.delta0))
+        state.evals += n
+        self.reduce_best(self.tracker, state.f, state.XT)
+
+    def step(self, state: PatternSearchCudaState, iterations: int) -> None:
+        p, n = self.params, int(self.params.walkers)
+        tol = p.delta0 / 2.0 ** p.tol_halvings
+        remaining = int(iterations)
+        while remaining > 0:
+            if p.restart and state.iteration > 0 and state.iteration % p.round_iterations == 0:
+                self._draw(state, STREAM_RESTART, state.iteration)
+            todo = remaining
+            if p.restart:  # stop at the next round boundary (see the module docstring)
+                todo = min(todo, p.round_iterations - state.iteration % p.round_iterations)
+            self.launch("ps_iterate", n, state.XT, state.f, state.step, state.improved, self.lower,
+                        self.upper, np.int64(n), np.int32(self.problem.dim), np.int32(todo),
+                        self.scalar(p.delta0), self.scalar(tol))
+            state.evals += 2 * self.problem.dim * n * todo
+            state.iteration += todo
+            remaining -= todo
+            self.reduce_best(self.tracker, state.f, state.XT)
+
+    def snapshot(self, state: PatternSearchCudaState, sample: np.ndarray) -> SnapshotData:
+        data = super().snapshot(state, sample)
+        xp = self.xp
+        data.overlays["steps"] = to_numpy(state.step[xp.asarray(np.asarray(sample, dtype=np.int64))])
+        # scalars reduced on the device: only two numbers cross to the host
+        data.extras["step size (median, x range)"] = float(xp.median(state.step))
+        data.extras["walkers improved last iteration"] = float(state.improved.mean())
+        return data

@@ -1,0 +1,224 @@
+"""Parallel simulated annealing on the cuda engine (kernels/simulated_annealing.cu): async, sync, hybrid.
+
+Same Params, neighbour move, Metropolis rule, schedule, reheating, synchronous broadcast and
+Nelder-Mead polishing as solvers/algorithms/simulated_annealing.py (the reference); only the random
+numbers differ (in-kernel Philox instead of the engine's generator). A thread per chain runs a whole
+chunk of proposals per launch, except that a launch ends at every level end that needs a global
+exchange: in ``sync`` (and the hybrid) each level is one launch, followed on the GPU by the best
+reduction (fused into the launch) and the broadcast of the best point to every chain -- no host
+round trip. ``async`` launches span any number of levels; the kernel follows the schedule itself
+and the host mirrors it (same double arithmetic) for the snapshot's temperature.
+
+The hybrid's polishing runs one thread per simplex, a chunk of Nelder-Mead iterations per launch,
+counting evaluations in a device counter that the host reads once per chunk.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..arrays import to_numpy
+from ..algorithms.base import SnapshotData
+from ..algorithms.simulated_annealing import (MAX_DRAWN_SIMPLICES, SimulatedAnnealing,
+                                               SimulatedAnnealingParams)
+from .base import REDUCE_BLOCKS, CudaAlgorithm, CudaState, allocation_guard
+
+
+@dataclass
+class SimulatedAnnealingCudaState(CudaState):
+    temperature: float = 0.0
+    level: int = 0
+    level_iteration: int = 0
+    rounds: int = 0
+    accepted: Any = None  # (chains,) uint8, the last proposal of each chain
+    level_accepts: Any = 0  # accepted proposals at the current level (device scalar)
+    last_level_acceptance: Any = None
+    phase: str = "anneal"
+    polish: Any = None  # NelderMeadBuffers while polishing
+    done: bool = False
+    B: Any = None  # (d, n) each chain's best point of the current launch (kernel bookkeeping)
+    at_best: Any = None  # (n,) uint8
+
+
+@dataclass
+class NelderMeadBuffers:
+    """m simplices on the GPU: slots S (m, d+1, d), values V (m, d+1), best-first order O (m, d+1)."""
+
+    rows: Any
+    S: Any
+    V: Any
+    O: Any
+    W: Any
+    active: Any
+    counters: Any
+
+
+class SimulatedAnnealingCuda(CudaAlgorithm):
+    name = SimulatedAnnealing.name
+    title = SimulatedAnnealing.title
+    Params = SimulatedAnnealingParams
+    reference = SimulatedAnnealing.reference
+    walker_word = SimulatedAnnealing.walker_word
+    kernel_file = "simulated_annealing.cu"
+
+    evals_per_iteration = SimulatedAnnealing.evals_per_iteration
+    synchronous = SimulatedAnnealing.synchronous
+
+    def bytes_needed(self, n: int) -> int:
+        # X and B (d, n), f, accepted, at_best, reduction partials
+        return n * (2 * self.problem.dim * self.dtype.itemsize + self.dtype.itemsize + 2 + 16)
+
+    def init(self, rng) -> SimulatedAnnealingCudaState:
+        xp, n, d, p = self.xp, int(self.params.walkers), self.problem.dim, self.params
+        self.require_memory(self.bytes_needed(n))
+        with allocation_guard(xp):
+            state = SimulatedAnnealingCudaState(
+                X=None, f=xp.empty(n, dtype=self.dtype), best_x=None, best_f=None,
+                XT=xp.empty((d, n), dtype=self.dtype), seed=self.seed_from(rng),
+                temperature=float(p.t0), accepted=xp.zeros(n, dtype=np.uint8),
+                B=xp.empty((d, n), dtype=self.dtype), at_best=xp.ones(n, dtype=np.uint8))
+            self.tracker = self.new_best(parts=max(REDUCE_BLOCKS, self.blocks(n)))
+        state.X = state.XT.T
+        self.link_best(state, self.tracker)
+        self.launch("sa_init", n, state.XT, state.f, state.accepted, self.lower, self.upper,
+                    np.int64(n), np.int32(d), np.uint64(state.seed))
+        state.evals += n
+        self.reduce_best(self.tracker, state.f, state.XT)
+        return state
+
+    def step(self, state: SimulatedAnnealingCudaState, iterations: int) -> None:
+        remaining = int(iterations)
+        while remaining > 0 and not state.done:
+            if state.phase == "polish":
+                remaining -= self._polish(state, remaining)
+            else:
+                remaining -= self._anneal(state, remaining)
+
+    # --- annealing -------------------------------------------------------------------------------
+    def _anneal(self, state: SimulatedAnnealingCudaState, budget: int) -> int:
+        p, n, d = self.params, int(self.params.walkers), self.problem.dim
+        L = int(p.chain_length)
+        first_end = max(1, L - state.level_iteration)  # proposals until the current level ends
+        todo = budget
+        if self.synchronous or p.variant == "hybrid":
+            todo = min(todo, first_end)  # a global exchange (or the switch to polishing) follows
+        ends = 0 if todo < first_end else 1 + (todo - first_end) // L
+        counts = self.xp.zeros(ends + 1, dtype=np.uint64)
+        self.launch("sa_anneal", n, state.XT, state.f, state.accepted, state.B, state.at_best,
+                    self.lower, self.upper, np.int64(n), np.int32(d), np.uint64(state.seed),
+                    np.int64(state.iteration), np.int32(todo), np.float64(state.temperature),
+                    np.int32(state.level_iteration), np.int32(L), np.float64(p.alpha),
+                    np.float64(p.t_min), np.float64(p.t0), self.scalar(p.width), counts,
+                    *self.tracker.args())
+        state.evals += n * todo
+        state.iteration += todo
+        if ends == 0:
+            state.level_accepts = state.level_accepts + counts[0]
+            state.level_iteration += todo
+            return todo
+        # mirror the kernel's schedule (and the reference's _end_level) for every level end
+        for k in range(ends):
+            length = state.level_iteration + first_end if k == 0 else L
+            accepts = counts[k] + state.level_accepts if k == 0 else counts[k]
+            if k == ends - 1:
+                state.last_level_acceptance = accepts / float(n * length)
+            state.level_iteration = 0
+            state.level += 1
+            state.temperature *= p.alpha
+            finished = state.temperature <= p.t_min
+            if finished and p.variant == "hybrid":
+                state.phase = "polish"
+                state.level_accepts = 0
+                return todo  # the launch was cut here
+            if self.synchronous:
+                self.launch("mw_broadcast_point", n, state.XT, state.f, np.int64(n), np.int32(d),
+                            self.tracker.best_x, self.tracker.best_f)
+            if finished:
+                state.temperature = float(p.t0)
+                state.rounds += 1
+        state.level_accepts = counts[ends]
+        state.level_iteration = todo - first_end - (ends - 1) * L
+        return todo
+
+    # --- hybrid: Nelder-Mead polishing -----------------------------------------------------------
+    def _polish(self, state: SimulatedAnnealingCudaState, budget: int) -> int:
+        if state.polish is None:
+            self._polish_start(state)
+            return 1
+        xp, p, n, d = self.xp, self.params, int(self.params.walkers), self.problem.dim
+        nm = state.polish
+        m = int(nm.rows.shape[0])
+        nm.counters.fill(0)
+        state.accepted.fill(0)
+        self.launch("nm_iterate", m, state.XT, state.f, state.accepted, np.int64(n), np.int32(d),
+                    nm.rows, np.int32(m), np.int32(budget), self.scalar(p.polish_tol), self.lower,
+                    self.upper, nm.S, nm.V, nm.O, nm.W, nm.active, nm.counters, block=64)
+        self.reduce_best(self.tracker, state.f, state.XT)
+        evals, ran, still_active = (int(v) for v in to_numpy(nm.counters))  # one small copy a chunk
+        state.evals += evals
+        state.iteration += ran
+        state.done = still_active == 0
+        return budget if not state.done else max(ran, 1)
+
+    def _polish_start(self, state: SimulatedAnnealingCudaState) -> None:
+        xp, p, n, d = self.xp, self.params, int(self.params.walkers), self.problem.dim
+        m = min(int(p.polish_points), n)
+        item = self.dtype.itemsize
+        self.require_memory(m * ((d + 1) * (d + 1) * item + (d + 1) * 4 + 3 * d * item + 1 + 8))
+        with allocation_guard(xp):
+            rows = xp.argsort(state.f)[:m].astype(np.int64)
+            nm = NelderMeadBuffers(
+                rows=rows, S=xp.empty((m, d + 1, d), dtype=self.dtype),
+                V=xp.empty((m, d + 1), dtype=self.dtype), O=xp.empty((m, d + 1), dtype=np.int32),
+                W=xp.empty((m, 3 * d), dtype=self.dtype), active=xp.ones(m, dtype=np.uint8),
+                counters=xp.zeros(3, dtype=np.uint64))
+        # the chains may have moved away from the best point ever found: polish that one too
+        first = rows[0]
+        better = self.tracker.best_f < state.f[first]
+        base_x = xp.where(better, self.tracker.best_x, state.XT[:, first])
+        base_f = xp.where(better, self.tracker.best_f, state.f[first]).reshape(1)
+        self.launch("nm_start", m, state.XT, state.f, np.int64(n), np.int32(d), rows, np.int32(m),
+                    xp.ascontiguousarray(base_x), base_f, self.scalar(p.polish_edge), self.lower,
+                    self.upper, nm.S, nm.V, nm.O, nm.active, block=64)
+        state.evals += m * d
+        before = state.f[rows].copy()
+        state.accepted.fill(0)
+        # zero iterations: writes every simplex's best vertex into its chain's row
+        self.launch("nm_iterate", m, state.XT, state.f, state.accepted, np.int64(n), np.int32(d),
+                    rows, np.int32(m), np.int32(0), self.scalar(p.polish_tol), self.lower, self.upper,
+                    nm.S, nm.V, nm.O, nm.W, nm.active, nm.counters, block=64)
+        state.accepted[rows] = (state.f[rows] < before).astype(np.uint8)
+        self.reduce_best(self.tracker, state.f, state.XT)
+        state.polish = nm
+        state.iteration += 1
+
+    # --- drawing ---------------------------------------------------------------------------------
+    def snapshot(self, state: SimulatedAnnealingCudaState, sample: np.ndarray) -> SnapshotData:
+        xp = self.xp
+        data = super().snapshot(state, sample)
+        idx = xp.asarray(np.asarray(sample, dtype=np.int64))
+        n = int(self.params.walkers)
+        data.overlays["temperature"] = np.full(len(sample), state.temperature)
+        data.overlays["accepted"] = to_numpy(state.accepted[idx]).astype(np.int8)
+        if state.last_level_acceptance is not None:
+            level_rate = float(to_numpy(state.last_level_acceptance))
+        elif state.level_iteration > 0:
+            level_rate = float(to_numpy(state.level_accepts)) / (n * state.level_iteration)
+        else:
+            level_rate = float("nan")
+        data.extras["temperature"] = float(state.temperature)
+        data.extras["temperature level"] = int(state.level)
+        data.extras["acceptance rate (last level)"] = level_rate
+        data.extras["acceptance rate (last iteration)"] = float(state.accepted.mean())
+        if state.polish is not None:
+            nm = state.polish
+            m = int(nm.rows.shape[0])
+            drawn = np.unique(np.linspace(0, m - 1, min(m, MAX_DRAWN_SIMPLICES)).round().astype(np.int64))
+            drawn_d = xp.asarray(drawn)
+            order = nm.O[drawn_d].astype(np.int64)
+            vertices = xp.take_along_axis(nm.S[drawn_d], order[:, :, None], axis=1)
+            data.overlays["simplices"] = to_numpy(vertices)
+            data.extras["polishing simplices active"] = float(nm.active.astype(np.float64).mean())
+        return data

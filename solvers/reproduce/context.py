@@ -1,0 +1,270 @@
+"""What one reproduction run shares: the engines chosen, the mode, the seed, and timed measurements.
+
+"CPU" is the numpy engine; "GPU" is the cuda engine, or the cupy engine where the cuda engine has
+no fused kernel for an algorithm (the report says so). Every measurement goes through the public
+run loop (``RunConfig`` and ``Runner``), so its time is the runner's compute time: the initial
+evaluation and every iteration, after a device synchronise, without kernel compilation (a GPU
+measurement is preceded by a short warm-up run of the same configuration).
+
+CPU baselines are capped by time: a capped run stops at the first iteration boundary past the cap
+and is compared with the GPU by evaluations per second (marked in the report). A paper has a time
+allowance; once it is spent, the remaining measurements are skipped and the report says so, so that
+``reproduce all`` keeps to its time on any machine.
+"""
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Mapping, Sequence
+
+import numpy as np
+
+from ..config import Budget, RunConfig
+from ..engines import ENGINES, engine_status
+from ..errors import ConfigError, DeviceMemoryError, EngineUnavailable
+from ..runner import Runner
+
+CPU_ENGINE = "numpy"
+GPU_ENGINES = ("cuda", "cupy")  # in order of preference
+SHORT_RUN_S = 0.5  # GPU runs shorter than this are repeated and the median is reported
+SHORT_RUN_REPEATS = 3
+
+
+@dataclass
+class Measurement:
+    """One timed run, or why there is none (``ok`` False, ``reason`` says why)."""
+
+    engine: str
+    ok: bool = False
+    reason: str = ""
+    seconds: float = math.nan
+    evals: int = 0
+    iterations: int = 0
+    best_f: float = math.nan
+    best_x: np.ndarray | None = None
+    f_min: float | None = None
+    stop_reason: str = ""
+    capped: bool = False  # stopped by the CPU time cap before its own budget
+    repeats: int = 1
+    history: np.ndarray | None = field(default=None, repr=False)  # (k, 3): evals, seconds, best_f
+
+    @property
+    def rate(self) -> float:
+        """Evaluations per second."""
+        if not self.ok or not self.seconds > 0:
+            return math.nan
+        return self.evals / self.seconds
+
+    def seconds_for(self, evals: float | None) -> float:
+        """Time for `evals` evaluations at this run's rate (its own time when not capped)."""
+        if not self.ok:
+            return math.nan
+        if not self.capped or evals is None:
+            return self.seconds
+        return evals / self.rate
+
+    def error(self, relative: bool = False) -> float:
+        """|best_f - f_min| (divided by |f_min| when `relative`); NaN when f_min is unknown."""
+        if not self.ok or self.f_min is None:
+            return math.nan
+        gap = abs(self.best_f - self.f_min)
+        return gap / abs(self.f_min) if relative and self.f_min != 0 else gap
+
+
+def speedup(cpu: Measurement, gpu: Measurement) -> tuple[float, bool]:
+    """(GPU evals/s over CPU evals/s, marked): the time ratio when both ran the same evaluations.
+
+    Marked when it is not a plain time ratio: a run was capped or the evaluation counts differ
+    by more than 1 % (algorithms whose starts stop once converged count differently per engine).
+    """
+    if not (cpu.ok and gpu.ok):
+        return math.nan, False
+    ratio = gpu.rate / cpu.rate
+    same = abs(cpu.evals - gpu.evals) <= 0.01 * max(cpu.evals, gpu.evals)
+    return ratio, bool(cpu.capped or gpu.capped or not same)
+
+
+class Context:
+    """Engines, mode, seed, time allowance and the measurements of one paper's reproduction."""
+
+    def __init__(self, engines: Sequence[str] | None = None, *, quick: bool = False, seed: int = 0,
+                 dtype: str | None = None, command: str = "", log: Callable[[str], None] | None = None):
+        requested = list(dict.fromkeys(engines or ENGINES))
+        for engine in requested:
+            if engine not in ENGINES:
+                raise ConfigError(f"unknown engine '{engine}' (known: {', '.join(ENGINES)})")
+        self.requested = requested
+        self.status = {e: engine_status(e) for e in requested}
+        self.unavailable = {e: why for e, (ok, why) in self.status.items() if not ok}
+        self.cpu = CPU_ENGINE if self.status.get(CPU_ENGINE, (False, ""))[0] else None
+        self.gpu_candidates = [e for e in GPU_ENGINES if self.status.get(e, (False, ""))[0]]
+        self.quick = quick
+        self.seed = int(seed)
+        self.dtype_override = dtype
+        self.command = command
+        self.log = log or (lambda text: None)
+        self.deadline = math.inf
+        self.skipped = 0
+        # (algorithm, problem) -> why the cuda engine could not run it (the cupy engine did)
+        self.fallbacks: dict[tuple[str, str], str] = {}
+        self.gpu_used: dict[str, set[str]] = {}
+        self._warm: set = set()
+
+    # --- engines --------------------------------------------------------------------------------
+    @property
+    def has_cpu(self) -> bool:
+        return self.cpu is not None
+
+    @property
+    def has_gpu(self) -> bool:
+        return bool(self.gpu_candidates)
+
+    def gpu_note(self, algorithm: str) -> str:
+        """One sentence: which engine the GPU column of `algorithm` used, and why if not cuda."""
+        used = sorted(self.gpu_used.get(algorithm, set()))
+        if not used:
+            return ""
+        reasons = sorted({why for (alg, _), why in self.fallbacks.items() if alg == algorithm})
+        text = f"GPU column: {' and '.join(used)} engine"
+        if reasons:
+            text += "; the cuda engine could not run it (" + "; ".join(reasons) + "), so the cupy engine did"
+        return text + "."
+
+    # --- time allowance -------------------------------------------------------------------------
+    def start_allowance(self, seconds: float) -> None:
+        self.deadline = time.monotonic() + seconds
+        self.skipped = 0
+
+    def remaining(self) -> float:
+        return self.deadline - time.monotonic()
+
+    # --- measuring ------------------------------------------------------------------------------
+    def dtype(self, default: str) -> str:
+        return self.dtype_override or default
+
+    def measure(self, side: str, algorithm: str, problem: str, dim: int, params: Mapping, *,
+                dtype: str, max_iters: int | None = None, max_evals: int | None = None,
+                max_seconds: float | None = None, cap_s: float | None = None, seed: int | None = None,
+                fast_math: bool = False, history_hz: float | None = None,
+                repeat_short: bool = True) -> Measurement:
+        """Run once on the CPU ("cpu") or GPU ("gpu") side; never raises for a run that fails.
+
+        `cap_s` caps the run's time (CPU baselines); `max_seconds` is the experiment's own time
+        limit (time-limited runs), which does not mark the run as capped.
+        """
+        seed = self.seed if seed is None else seed
+        if side == "cpu":
+            engines = [self.cpu] if self.cpu else []
+        elif side == "gpu":
+            engines = list(self.gpu_candidates)
+        else:
+            raise ValueError(f"side must be 'cpu' or 'gpu', got {side!r}")
+        if not engines:
+            return Measurement(engine=side, reason=f"no {side.upper()} engine selected or available")
+        if self.remaining() <= 0:
+            self.skipped += 1
+            return Measurement(engine=engines[0], reason="skipped: this paper's time allowance was spent")
+        limit = max_seconds
+        if cap_s is not None:
+            cap_s = max(0.05, min(cap_s, self.remaining()))
+            limit = cap_s if limit is None else min(limit, cap_s)
+        last = Measurement(engine=engines[0], reason="not run")
+        for engine in engines:
+            if engine == "cuda" and (algorithm, problem) in self.fallbacks:
+                continue
+            last = self._measure_on(engine, algorithm, problem, dim, params, dtype=dtype,
+                                    max_iters=max_iters, max_evals=max_evals, limit=limit,
+                                    own_limit=max_seconds, seed=seed, fast_math=fast_math,
+                                    history_hz=history_hz, repeat_short=repeat_short and side == "gpu")
+            if engine == "cuda" and last.reason.startswith("unavailable:") and len(engines) > 1:
+                self.fallbacks[(algorithm, problem)] = last.reason[len("unavailable: "):]
+                continue
+            break
+        if side == "gpu" and last.ok:
+            self.gpu_used.setdefault(algorithm, set()).add(last.engine)
+        return last
+
+    def _config(self, engine, algorithm, problem, dim, params, *, dtype, max_iters, max_evals, limit,
+                seed, fast_math, history_hz) -> RunConfig:
+        return RunConfig.build(algorithm, problem, dim, params=dict(params), engine=engine, dtype=dtype,
+                               seed=seed, max_evals=max_evals, max_iters=max_iters, max_seconds=limit,
+                               fast_math=fast_math and engine == "cuda", sample_size=1,
+                               snapshot_hz=history_hz or 30.0)
+
+    def _measure_on(self, engine, algorithm, problem, dim, params, *, dtype, max_iters, max_evals,
+                    limit, own_limit, seed, fast_math, history_hz, repeat_short) -> Measurement:
+        try:
+            config = self._config(engine, algorithm, problem, dim, params, dtype=dtype,
+                                  max_iters=max_iters, max_evals=max_evals, limit=limit, seed=seed,
+                                  fast_math=fast_math, history_hz=history_hz)
+            if engine != CPU_ENGINE:
+                self._warm_up(config)
+            results = [Runner(config).run()]
+            if repeat_short and results[0].seconds < SHORT_RUN_S:
+                results += [Runner(config).run() for _ in range(SHORT_RUN_REPEATS - 1)]
+        except EngineUnavailable as exc:
+            return Measurement(engine=engine, reason=f"unavailable: {exc}")
+        except ConfigError as exc:
+            return Measurement(engine=engine, reason=f"not run: {exc}")
+        except (DeviceMemoryError, MemoryError) as exc:
+            return Measurement(engine=engine, reason=f"out of memory: {_first_line(exc)}")
+        except Exception as exc:  # noqa: BLE001 - one failed run must not lose the whole report
+            if "OutOfMemory" in type(exc).__name__:
+                return Measurement(engine=engine, reason=f"out of memory: {_first_line(exc)}")
+            return Measurement(engine=engine, reason=f"failed: {type(exc).__name__}: {_first_line(exc)}")
+        results.sort(key=lambda r: r.seconds)
+        r = results[len(results) // 2]
+        capped = r.stop_reason == "max_seconds" and (own_limit is None or r.seconds < own_limit)
+        return Measurement(engine=engine, ok=True, seconds=r.seconds, evals=r.evals,
+                           iterations=r.iterations, best_f=r.best_f, best_x=r.best_x, f_min=r.f_min,
+                           stop_reason=r.stop_reason, capped=capped, repeats=len(results),
+                           history=r.history)
+
+    def _warm_up(self, config: RunConfig) -> None:
+        """Compile and cache the GPU code of this configuration with a two-iteration run."""
+        key = (config.engine, config.algorithm, config.problem, config.dim, config.dtype,
+               config.fast_math, tuple(sorted((k, v) for k, v in config.params_dict().items()
+                                              if not isinstance(v, (int, float)) or isinstance(v, bool))))
+        if key in self._warm:
+            return
+        Runner(config.replace(budget=Budget.build(max_iters=2))).run()
+        self._warm.add(key)
+
+
+def _first_line(exc: BaseException) -> str:
+    lines = str(exc).strip().splitlines()
+    return lines[0] if lines else type(exc).__name__
+
+
+def output_dir(path: str | Path) -> Path:
+    out = Path(path)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ConfigError(f"cannot create the output folder '{out}': {exc.strerror or exc}") from None
+    return out
+
+
+def compare(ctx: Context, algorithm: str, problem: str, dim: int, params: Mapping, *, dtype: str,
+            max_iters: int | None = None, max_evals: int | None = None, cpu_cap_s: float | None = None,
+            gpu_cap_s: float | None = None, seed: int | None = None, fast_math: bool = False,
+            label: str = "") -> tuple[Measurement, Measurement]:
+    """The same run on the CPU (capped by time) and on the GPU; either may be missing (ok False)."""
+    cpu = ctx.measure("cpu", algorithm, problem, dim, params, dtype=dtype, max_iters=max_iters,
+                      max_evals=max_evals, cap_s=cpu_cap_s, seed=seed) if ctx.has_cpu else \
+        Measurement(engine="numpy", reason="CPU engine not selected")
+    gpu = ctx.measure("gpu", algorithm, problem, dim, params, dtype=dtype, max_iters=max_iters,
+                      max_evals=max_evals, cap_s=gpu_cap_s, seed=seed, fast_math=fast_math) \
+        if ctx.has_gpu else Measurement(engine="gpu", reason="no GPU engine")
+    ctx.log(f"    {label or problem}: " + describe(cpu) + ("; " + describe(gpu) if ctx.has_gpu else ""))
+    return cpu, gpu
+
+
+def describe(m: Measurement) -> str:
+    """A short log line for one measurement."""
+    if not m.ok:
+        return f"{m.engine} {m.reason}"
+    capped = " (capped)" if m.capped else ""
+    return f"{m.engine} {m.seconds:.3g} s{capped}, {m.evals} evals, best {m.best_f:.4g}"

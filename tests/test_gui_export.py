@@ -1,0 +1,135 @@
+"""Exports (gui/export.py): PNG, convergence CSV, GIF recording and configuration files load back."""
+from __future__ import annotations
+
+import csv
+import json
+
+import numpy as np
+import pytest
+
+pytest.importorskip("PyQt6")
+pg = pytest.importorskip("pyqtgraph")
+from PIL import Image  # noqa: E402
+from PyQt6 import QtWidgets  # noqa: E402
+
+import solvers  # noqa: E402
+from gui import export  # noqa: E402
+from solvers.config import RunConfig  # noqa: E402
+
+pytestmark = pytest.mark.gui
+
+
+@pytest.fixture
+def plot(qtbot):
+    widget = pg.PlotWidget()
+    widget.resize(320, 240)
+    qtbot.addWidget(widget)
+    widget.show()
+    curve = widget.plot(np.arange(10.0), np.arange(10.0) ** 2)
+    return widget, curve
+
+
+def test_png_of_a_plot_and_of_a_plain_widget(tmp_path, plot, qtbot):
+    widget, _ = plot
+    path = export.save_png(widget, tmp_path / "chart.png")
+    with Image.open(path) as image:
+        assert image.format == "PNG" and image.width > 100 and image.height > 100
+    wide = export.save_png(widget.getPlotItem(), tmp_path / "wide.png", width=800)
+    with Image.open(wide) as image:
+        assert image.width == 800
+    label = QtWidgets.QLabel("hello")
+    label.resize(120, 40)
+    qtbot.addWidget(label)
+    with Image.open(export.save_png(label, tmp_path / "label.png")) as image:
+        assert image.size == (120, 40)
+
+
+def test_png_refuses_what_is_not_a_view(tmp_path):
+    with pytest.raises(TypeError):
+        export.save_png(object(), tmp_path / "x.png")
+
+
+def test_histories_csv_names_each_run_and_holds_every_row(tmp_path):
+    runs = [solvers.run("pattern_search", "sphere", dim=2, max_iters=5, params={"walkers": 8}),
+            solvers.run("pattern_search", "sphere", dim=2, max_iters=7,
+                        params={"walkers": 16, "delta0": 0.1})]
+    path = export.write_histories_csv(tmp_path / "runs.csv", runs)
+    lines = path.read_text().splitlines()
+    headers = [l for l in lines if l.startswith("# run")]
+    assert len(headers) == 2
+    assert "algorithm=pattern_search problem=sphere dim=2 engine=numpy" in headers[0]
+    assert "walkers=8" in headers[0] and "delta0=0.1" in headers[1]
+    rows = list(csv.DictReader(l for l in lines if not l.startswith("#")))
+    assert len(rows) == len(runs[0].history) + len(runs[1].history)
+    second = [r for r in rows if r["run"] == "2"]
+    np.testing.assert_allclose([float(r["best_f"]) for r in second], runs[1].history[:, 2])
+    assert [int(r["evals"]) for r in second] == [int(e) for e in runs[1].history[:, 0]]
+    # dicts (RunResult.to_dict) are accepted too
+    again = export.write_histories_csv(tmp_path / "again.csv", [r.to_dict() for r in runs])
+    assert again.read_text() == path.read_text()
+
+
+def test_recorder_writes_an_animated_gif(tmp_path, plot, qtbot):
+    widget, curve = plot
+    recorder = export.Recorder(widget, fps=50, max_frames=100, max_width=200)
+    frames = []
+    recorder.sigFrames.connect(frames.append)
+    step = [0]
+
+    def move():  # the picture must change, or Pillow merges identical frames into one
+        step[0] += 1
+        curve.setData(np.arange(10.0), np.arange(10.0) ** (1 + step[0] % 3))
+
+    recorder.sigFrames.connect(lambda n: move())
+    recorder.start()
+    assert recorder.recording
+    qtbot.waitUntil(lambda: recorder.frame_count >= 5, timeout=5000)
+    path = recorder.stop_and_save(tmp_path / "run.gif")
+    assert not recorder.recording
+    assert frames and frames[-1] == recorder.frame_count
+    with Image.open(path) as gif:
+        assert gif.format == "GIF"
+        assert gif.n_frames > 1
+        assert gif.width <= 200
+
+
+def test_recorder_stays_bounded_by_halving_the_rate(plot):
+    widget, curve = plot
+    recorder = export.Recorder(widget, fps=10, max_frames=4, max_width=100)
+    for i in range(11):
+        curve.setData(np.arange(10.0), np.arange(10.0) * i)
+        recorder.grab_frame()
+    assert recorder.frame_count < 4
+    assert recorder.frame_ms > 100  # each kept frame now stands for a longer time
+
+
+def test_save_without_frames_is_refused(plot, tmp_path):
+    recorder = export.Recorder(plot[0])
+    with pytest.raises(ValueError, match="nothing recorded"):
+        recorder.save(tmp_path / "empty.gif")
+
+
+def test_config_dialogs_round_trip_and_refuse_bad_files(tmp_path, monkeypatch, qtbot):
+    config = RunConfig.build("pattern_search", "rastrigin", 2, params={"walkers": 64}, seed=3,
+                             max_iters=10)
+    target = tmp_path / "mine"  # no suffix: the filter's .json is added
+    monkeypatch.setattr(QtWidgets.QFileDialog, "getSaveFileName",
+                        staticmethod(lambda *a, **k: (str(target), export.CONFIG_FILTER)))
+    saved = export.save_config_dialog(None, config)
+    assert saved == tmp_path / "mine.json" and saved.exists()
+    monkeypatch.setattr(QtWidgets.QFileDialog, "getOpenFileName",
+                        staticmethod(lambda *a, **k: (str(saved), export.CONFIG_FILTER)))
+    assert export.load_config_dialog(None) == config
+
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"version": 1, "algorithm": "pattern_search", "problem": "nope"}))
+    messages = []
+    monkeypatch.setattr(QtWidgets.QMessageBox, "warning",
+                        staticmethod(lambda parent, title, text: messages.append(text)))
+    monkeypatch.setattr(QtWidgets.QFileDialog, "getOpenFileName",
+                        staticmethod(lambda *a, **k: (str(bad), export.CONFIG_FILTER)))
+    assert export.load_config_dialog(None) is None
+    assert len(messages) == 1 and messages[0].startswith("bad.json: unknown function 'nope'")
+    monkeypatch.setattr(QtWidgets.QFileDialog, "getOpenFileName",
+                        staticmethod(lambda *a, **k: ("", "")))
+    assert export.load_config_dialog(None) is None  # cancelled
