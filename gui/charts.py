@@ -14,6 +14,7 @@ from solvers.params import specs
 from solvers.problems import get_problem
 
 MAX_PREVIOUS = 6  # faded curves kept for comparison
+PLOT_HEIGHT = 130  # pixels per extras chart; more charts scroll
 LOG_SPAN = 100.0  # extras whose positive values span more than this ratio get a log axis
 CURRENT_PEN = pg.mkPen(255, 170, 40, width=2.2)
 PREVIOUS_HUES = [(110, 170, 255), (140, 220, 140), (230, 120, 200), (120, 220, 220), (230, 220, 110),
@@ -48,7 +49,6 @@ class ConvergenceChart(QtWidgets.QWidget):
         self.by_seconds = self.view.addPlot(row=1, col=0, title="best value vs seconds")
         self.by_evals.setLabel("bottom", "evaluations")
         self.by_seconds.setLabel("bottom", "seconds (compute only)")
-        self.legend = self.by_evals.addLegend(offset=(-10, 10), labelTextSize="8pt")
         self.plots = (self.by_evals, self.by_seconds)
         for plot in self.plots:
             plot.showGrid(x=True, y=True, alpha=0.25)
@@ -66,12 +66,24 @@ class ConvergenceChart(QtWidgets.QWidget):
         self._items_current = [plot.plot(pen=CURRENT_PEN) for plot in self.plots]
         self._items_previous: list[list[pg.PlotDataItem]] = []
         self._log = None
+        # the legend is a label under the plots: run labels are long and would hide the curves
+        self.legend = QtWidgets.QLabel()
+        self.legend.setWordWrap(True)
+        self.legend.setTextFormat(QtCore.Qt.TextFormat.RichText)
         self.clear_button = QtWidgets.QPushButton("Clear previous runs")
         self.clear_button.clicked.connect(self.clear_previous)
+        legend_scroll = QtWidgets.QScrollArea()
+        legend_scroll.setWidget(self.legend)
+        legend_scroll.setWidgetResizable(True)
+        legend_scroll.setFrameShape(QtWidgets.QFrame.Shape.NoFrame)
+        legend_scroll.setMaximumHeight(84)
+        bottom = QtWidgets.QHBoxLayout()
+        bottom.addWidget(legend_scroll, 1)
+        bottom.addWidget(self.clear_button, 0, QtCore.Qt.AlignmentFlag.AlignTop)
         layout = QtWidgets.QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.view, 1)
-        layout.addWidget(self.clear_button, 0, QtCore.Qt.AlignmentFlag.AlignRight)
+        layout.addLayout(bottom)
 
     # --- feeding -------------------------------------------------------------------------------
     def begin_run(self, config: RunConfig) -> None:
@@ -127,9 +139,10 @@ class ConvergenceChart(QtWidgets.QWidget):
             line.setVisible(drawable)
             if drawable:
                 line.setValue(math.log10(fmin) if log else fmin)
-        for plot in self.plots:
-            note = "" if self.f_min is None else f" (known minimum {self.f_min:.6g})"
-            plot.setLabel("left", "best value" + (" (log)" if log else "") + note)
+        note = "" if self.f_min is None else f" · known minimum {self.f_min:.6g}"
+        for plot, title in zip(self.plots, ("best value vs evaluations", "best value vs seconds")):
+            plot.setTitle(title + note, size="9pt")
+            plot.setLabel("left", "best value" + (" (log)" if log else ""))
         if self.current is not None:
             self._items_current[0].setData(self.current.evals, self.current.best)
             self._items_current[1].setData(self.current.seconds, self.current.best)
@@ -138,22 +151,35 @@ class ConvergenceChart(QtWidgets.QWidget):
                 item.setData([], [])
 
     def _rebuild_previous(self) -> None:
-        for items in self._items_previous:
-            for plot, item in zip(self.plots, items):
-                plot.removeItem(item)
-        self._items_previous = []
-        self.legend.clear()
-        for k, curve in enumerate(self.previous):
-            r, g, b = PREVIOUS_HUES[k % len(PREVIOUS_HUES)]
-            pen = pg.mkPen(r, g, b, 120, width=1.4)
-            items = [self.by_evals.plot(curve.evals, curve.best, pen=pen),
-                     self.by_seconds.plot(curve.seconds, curve.best, pen=pen)]
+        # The faded curves' items are made once and reused: creating plot items costs tens of
+        # milliseconds, too much to pay at every start.
+        while len(self._items_previous) < len(self.previous):
+            items = [plot.plot() for plot in self.plots]
             for item in items:
                 item.setZValue(-1)
-            self.legend.addItem(items[0], curve.label)
             self._items_previous.append(items)
+        lines = []
+        for k, items in enumerate(self._items_previous):
+            if k >= len(self.previous):
+                for item in items:
+                    item.setData([], [])
+                continue
+            curve = self.previous[k]
+            r, g, b = PREVIOUS_HUES[k % len(PREVIOUS_HUES)]
+            pen = pg.mkPen(r, g, b, 120, width=1.4)
+            items[0].setData(curve.evals, curve.best, pen=pen)
+            items[1].setData(curve.seconds, curve.best, pen=pen)
+            lines.append(_legend_line((r, g, b), curve.label))
         if self.current is not None:
-            self.legend.addItem(self._items_current[0], self.current.label + " (this run)")
+            lines.append(_legend_line(CURRENT_PEN.color().getRgb()[:3], self.current.label + " (this run)"))
+        self.legend.setText("<br>".join(lines))
+        self.legend.setToolTip("Previous runs on this function stay as faded curves")
+
+
+def _legend_line(rgb, label: str) -> str:
+    r, g, b = rgb
+    escaped = label.replace("&", "&amp;").replace("<", "&lt;")
+    return f"<span style='color: rgb({r},{g},{b}); font-size: large;'>&#9632;</span> {escaped}"
 
 
 class ExtrasPanel(QtWidgets.QWidget):
@@ -169,15 +195,23 @@ class ExtrasPanel(QtWidgets.QWidget):
         layout = QtWidgets.QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.placeholder)
-        layout.addWidget(self.view, 1)
+        # one readable chart per quantity, scrolled when there are many
+        scroll = QtWidgets.QScrollArea()
+        scroll.setWidget(self.view)
+        scroll.setWidgetResizable(True)
+        scroll.setHorizontalScrollBarPolicy(QtCore.Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        scroll.setFrameShape(QtWidgets.QFrame.Shape.NoFrame)
+        layout.addWidget(scroll, 1)
         self.series: dict[str, tuple[list, list]] = {}
         self._plots: dict[str, tuple[pg.PlotItem, pg.PlotDataItem]] = {}
         self._log: dict[str, bool] = {}
 
     def begin_run(self, config: RunConfig | None = None) -> None:
-        self.view.clear()
-        self.series, self._plots, self._log = {}, {}, {}
-        self.placeholder.show()
+        # keep the charts (same algorithm, same quantities, usually); refresh() rebuilds them
+        # only when the set of quantities changes
+        self.series = {}
+        for _plot, curve in self._plots.values():
+            curve.setData([], [])
 
     def record(self, snap) -> None:
         for key, value in snap.extras.items():
@@ -190,9 +224,12 @@ class ExtrasPanel(QtWidgets.QWidget):
             ys.append(number)
 
     def refresh(self) -> None:
-        for key, (xs, ys) in self.series.items():
-            if key not in self._plots:
+        if self.series and list(self.series) != list(self._plots):
+            self.view.clear()
+            self._plots, self._log = {}, {}
+            for key in self.series:
                 self._add_plot(key)
+        for key, (xs, ys) in self.series.items():
             plot, curve = self._plots[key]
             y = np.asarray(ys, dtype=np.float64)
             finite = y[np.isfinite(y)]
@@ -213,3 +250,4 @@ class ExtrasPanel(QtWidgets.QWidget):
         plot.setLabel("bottom", "iteration")
         curve = plot.plot(pen=pg.mkPen(120, 200, 255, width=1.8))
         self._plots[key] = (plot, curve)
+        self.view.setMinimumHeight(PLOT_HEIGHT * len(self._plots))

@@ -137,6 +137,12 @@ class ConfigForm(QtWidgets.QWidget):
         params_layout.addWidget(legend)
         outer.addWidget(params_box)
 
+        for combo in self.findChildren(QtWidgets.QComboBox):
+            # long titles must not widen the dock: the combo shrinks and elides instead
+            combo.setSizeAdjustPolicy(
+                QtWidgets.QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+            combo.setMinimumContentsLength(8)
+
         self.general_error = QtWidgets.QLabel()
         self.general_error.setStyleSheet(ERROR_STYLE)
         self.general_error.setWordWrap(True)
@@ -328,8 +334,8 @@ class ConfigForm(QtWidgets.QWidget):
         else:
             self.dim_spin.setRange(definition.min_dim, ANY_DIM_LIMIT)
             self.dim_spin.setToolTip(f"{definition.title} accepts any dimension >= {definition.min_dim}")
-        if not definition.accepts(self.dim_spin.value()):
-            self.dim_spin.setValue(definition.default_dim)
+        # a newly chosen function starts at its own default dimension (set_state restores after)
+        self.dim_spin.setValue(definition.default_dim)
         self.dim_spin.blockSignals(False)
         self._on_dim_spin_changed()
 

@@ -60,8 +60,10 @@ def colour_scale(f: np.ndarray) -> tuple[np.ndarray, bool, tuple[float, float]]:
     height = finite - lo
     positive = height[height > 0]
     if positive.size and hi > lo:
-        floor = float(np.percentile(positive, 1.0))
-        if np.log10((hi - lo) / floor) > LOG_DECADES:
+        # decide on the bulk of the values (1st percentile), but floor the colours lower so the
+        # basin around the minimum keeps its rings
+        if np.log10((hi - lo) / float(np.percentile(positive, 1.0))) > LOG_DECADES:
+            floor = float(np.percentile(positive, 0.1))
             with np.errstate(all="ignore"):
                 display = np.log10(f - lo + floor)
             return display, True, (float(np.log10(floor)), float(np.log10(hi - lo + floor)))

@@ -24,10 +24,12 @@ from .point_cloud import PointCloudItem
 
 SLICE_INTERVAL = 0.5  # seconds between N-D slice refreshes while the best point moves
 TRAIL_LENGTH = 30  # snapshots kept per trail
-TRAIL_WALKERS = 128  # walkers that get a trail (the first of the fixed sample)
-OVERLAY_WALKERS = 200  # walkers that get step crosses, velocity or trial segments
+TRAIL_WALKERS = 48  # walkers that get a trail (the first of the fixed sample)
+OVERLAY_WALKERS = 200  # walkers that get step crosses (short, so many stay readable)
+ARROW_WALKERS = 80  # walkers that get velocity or trial segments (long lines clutter fast)
 OVERLAY_LINKS = 400  # informant links drawn at most
 CLASS_COLOURS = 8  # colour classes for annealing chains
+TEMPERATURE_DECADES = 5.0
 COLORMAP = "viridis"
 WALKER_COLOUR = [(240, 240, 240, 230)]
 
@@ -70,6 +72,7 @@ class LandscapeView(QtWidgets.QWidget):
         self._last_snapshot: Snapshot | None = None
         self._trail: list[np.ndarray] = []
         self.frames = 0  # snapshots drawn, for the benchmark
+        self._temperature_seen: tuple[float, float] | None = None
         self._class_palettes()
 
         # --- controls --------------------------------------------------------------------------
@@ -100,6 +103,10 @@ class LandscapeView(QtWidgets.QWidget):
         self.plot.setMenuEnabled(False)
         item = self.plot.getPlotItem()
         item.hideButtons()
+        for name in ("left", "bottom"):
+            # Ticks outside the plot: inward ticks put the axes inside the walkers' dirty region,
+            # and repainting the axes' text every frame cost more than the walkers themselves.
+            item.getAxis(name).setStyle(tickLength=5)
         self.cmap = pg.colormap.get(COLORMAP)
         self.image = pg.ImageItem(axisOrder="row-major")
         self.image.setZValue(-10)
@@ -111,7 +118,7 @@ class LandscapeView(QtWidgets.QWidget):
         self.line_1d = pg.PlotCurveItem(pen=pg.mkPen(120, 180, 255, width=2))
         self.trails = pg.PlotCurveItem(pen=pg.mkPen(255, 255, 255, 90, width=1), connect="finite")
         self.links = pg.PlotCurveItem(pen=pg.mkPen(120, 200, 255, 70, width=1), connect="pairs")
-        self.segments = pg.PlotCurveItem(pen=pg.mkPen(255, 200, 60, 200, width=1.3), connect="pairs")
+        self.segments = pg.PlotCurveItem(pen=pg.mkPen(255, 190, 60, 170, width=1.2), connect="pairs")
         self.walkers = PointCloudItem(size=5)
         self.trials = PointCloudItem(size=4, colors=((255, 200, 60, 220),), outline=None)
         self.best = pg.ScatterPlotItem(symbol="star", size=20, pen=pg.mkPen("w", width=1.2),
@@ -174,6 +181,7 @@ class LandscapeView(QtWidgets.QWidget):
     def clear_run(self) -> None:
         self._last_snapshot = None
         self._trail = []
+        self._temperature_seen = None
         for graphic in (self.walkers, self.trials):
             graphic.setData(np.zeros((0, 2)))
         for curve in (self.trails, self.links, self.segments):
@@ -402,18 +410,29 @@ class LandscapeView(QtWidgets.QWidget):
             colours = self.cmap_accept
         self.walkers.setColors(colours)
         finite = values[np.isfinite(values)]
-        lo, hi = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
         if key == "accepted":
+            lo, hi = 0.0, 1.0
+        elif finite.size:
+            # Hottest = the highest temperature seen this run; the colours cool over at least
+            # TEMPERATURE_DECADES decades below it (one global temperature is common).
+            seen_lo, seen_hi = self._temperature_seen or (np.inf, -np.inf)
+            seen_lo, seen_hi = min(seen_lo, float(finite.min())), max(seen_hi, float(finite.max()))
+            self._temperature_seen = (seen_lo, seen_hi)
+            lo, hi = min(seen_lo, seen_hi - TEMPERATURE_DECADES), seen_hi
+        else:
             lo, hi = 0.0, 1.0
         span = hi - lo if hi > lo else 1.0
         return np.clip(((values - lo) / span * CLASS_COLOURS).astype(np.int64), 0, CLASS_COLOURS - 1)
 
     def _class_palettes(self) -> None:
-        lut = pg.colormap.get("plasma").getLookupTable(0.1, 1.0, CLASS_COLOURS, alpha=False)
-        self.cmap_hot = [tuple(int(v) for v in row) + (235,) for row in lut]
-        red, green = np.array([230, 60, 50]), np.array([70, 220, 90])
-        self.cmap_accept = [tuple(int(v) for v in red + (green - red) * k / (CLASS_COLOURS - 1))
-                            + (235,) for k in range(CLASS_COLOURS)]
+        # cold cyan -> hot red: both stand out on the viridis landscape (plasma's yellow would not)
+        def ramp(a, b):
+            a, b = np.array(a, dtype=float), np.array(b, dtype=float)
+            return [tuple(int(v) for v in a + (b - a) * k / (CLASS_COLOURS - 1)) + (235,)
+                    for k in range(CLASS_COLOURS)]
+
+        self.cmap_hot = ramp((90, 220, 255), (255, 50, 40))
+        self.cmap_accept = ramp((255, 70, 60), (110, 255, 120))
 
     def _show_colour_choice(self, visible: bool) -> None:
         self.colour_label.setVisible(visible)
@@ -445,13 +464,14 @@ class LandscapeView(QtWidgets.QWidget):
                 proj = simplices[:, :, [ax, ay]]
                 edges = np.stack([proj[:, i], proj[:, j]], axis=2)  # (m, e, 2, 2)
                 parts.append(edges.reshape(-1, 2))
-        if "velocities" in ov and k:
-            vel = np.asarray(ov["velocities"], dtype=np.float64)[:k][:, [ax, ay]]
-            parts.append(np.stack([xy[:k], xy[:k] + vel], 1).reshape(-1, 2))
+        m = min(len(xy), ARROW_WALKERS)
+        if "velocities" in ov and m:
+            vel = np.asarray(ov["velocities"], dtype=np.float64)[:m][:, [ax, ay]]
+            parts.append(np.stack([xy[:m], xy[:m] + vel], 1).reshape(-1, 2))
         trial_points = empty
-        if "trials" in ov and k:
-            trials = np.asarray(ov["trials"], dtype=np.float64)[:k][:, [ax, ay]]
-            parts.append(np.stack([xy[:k], trials], 1).reshape(-1, 2))
+        if "trials" in ov and m:
+            trials = np.asarray(ov["trials"], dtype=np.float64)[:m][:, [ax, ay]]
+            parts.append(np.stack([xy[:m], trials], 1).reshape(-1, 2))
             trial_points = trials
         self.trials.setData(trial_points)
         if parts:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import importlib
 import json
 import logging
+import time
 from pathlib import Path
 
 from PyQt6 import QtCore, QtGui, QtWidgets
@@ -33,6 +34,7 @@ MAX_DELAY = 0.5  # seconds between iterations at the slowest teaching speed
 SPEED_STEPS = 100
 BUSY_STATUSES = ("compiling kernels", "initialising walkers", "warming up")
 SETTINGS_VERSION = 1
+CHART_INTERVAL = 0.2  # seconds between chart redraws during a run
 
 
 def delay_for_speed(value: int) -> float:
@@ -55,6 +57,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.last_snapshot = None
         self._pending_snapshot = None
         self._render_scheduled = False
+        self._last_chart_refresh = -1.0
         self._panels: list[QtWidgets.QWidget] = []
 
         self.form = ConfigForm()
@@ -92,7 +95,8 @@ class MainWindow(QtWidgets.QMainWindow):
         scroll = QtWidgets.QScrollArea()
         scroll.setWidget(self.form)
         scroll.setWidgetResizable(True)
-        scroll.setMinimumWidth(320)
+        scroll.setHorizontalScrollBarPolicy(QtCore.Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        scroll.setMinimumWidth(340)
         self.form_dock = self._dock("Set-up", scroll, QtCore.Qt.DockWidgetArea.LeftDockWidgetArea)
         self.chart_dock = self._dock("Best value", self.chart, QtCore.Qt.DockWidgetArea.RightDockWidgetArea)
         self.extras_dock = self._dock("Algorithm", self.extras, QtCore.Qt.DockWidgetArea.RightDockWidgetArea)
@@ -423,8 +427,13 @@ class MainWindow(QtWidgets.QMainWindow):
             return
         self.last_snapshot = snap
         self.landscape.show_snapshot(snap)
-        self.chart.refresh()
-        self.extras.refresh()
+        now = time.monotonic()
+        # Charts redraw their axes whenever their ranges move; 5 redraws a second read the same
+        # to the eye and leave the frame budget to the walkers.
+        if snap.finished or now - self._last_chart_refresh >= CHART_INTERVAL:
+            self._last_chart_refresh = now
+            self.chart.refresh()
+            self.extras.refresh()
         self._show_numbers(snap)
         self.sigRendered.emit()
 
@@ -502,6 +511,10 @@ class MainWindow(QtWidgets.QMainWindow):
         self.iter_label.setText(f"iteration {snap.iteration:,}")
         self.evals_label.setText(f"{snap.evals:,} evaluations")
         self.time_label.setText(f"{snap.seconds:.2f} s")
+        for label in (self.best_label, self.rate_label, self.iter_label, self.evals_label,
+                      self.time_label):
+            # only grow: a long status message must not squeeze the numbers unreadable
+            label.setMinimumWidth(max(label.minimumWidth(), label.sizeHint().width()))
 
     # --- settings and closing ------------------------------------------------------------------
     def _restore_settings(self) -> None:

@@ -22,13 +22,19 @@ FLOAT_LIMIT = 1e15  # a spin box needs finite limits where a parameter declares 
 LIVE_MARK = "  [live]"
 
 
+def _decimals_in(value: float) -> int:
+    """Decimals needed to write `value` exactly as Python prints it (1.49618 -> 5, 1e-06 -> 6)."""
+    text = repr(float(value)).lower()
+    mantissa, _, exponent = text.partition("e")
+    decimals = len(mantissa.partition(".")[2].rstrip("0"))
+    return max(0, decimals - int(exponent or 0))
+
+
 def _decimals_for(spec: ParamSpec) -> int:
-    """Enough decimals to show the smallest meaningful value among default, lower limit, step."""
-    digits = 2
-    for value in (spec.default, spec.lo, spec.step):
-        if value:
-            digits = max(digits, 2 - math.floor(math.log10(abs(float(value)))))
-    return min(digits, 12)
+    """Enough decimals that the default, the lower limit and the step are shown unrounded (a
+    spin box rounds its value to its decimals, which would silently change a default)."""
+    values = [v for v in (spec.default, spec.lo, spec.step) if v]
+    return min(max([2] + [_decimals_in(v) for v in values]), 15)
 
 
 class CompactDoubleSpinBox(QtWidgets.QDoubleSpinBox):
@@ -51,6 +57,8 @@ def make_editor(spec: ParamSpec) -> QtWidgets.QWidget:
         editor.setChecked(bool(spec.default))
     elif spec.kind is str and spec.choices:
         editor = QtWidgets.QComboBox()
+        editor.setSizeAdjustPolicy(QtWidgets.QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        editor.setMinimumContentsLength(6)
         editor.addItems(list(spec.choices))
         editor.setCurrentText(str(spec.default))
     elif spec.kind is str:
@@ -142,6 +150,8 @@ class ParamForm(QtWidgets.QWidget):
         self._layout = QtWidgets.QFormLayout(self)
         self._layout.setContentsMargins(0, 0, 0, 0)
         self._layout.setFieldGrowthPolicy(QtWidgets.QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+        # long titles put their editor on the next line instead of widening the dock
+        self._layout.setRowWrapPolicy(QtWidgets.QFormLayout.RowWrapPolicy.WrapLongRows)
         self._specs: dict[str, ParamSpec] = {}
         self._rows: dict[str, FieldRow] = {}
         self._params_cls: type | None = None

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 KERNEL_DIR = Path(__file__).resolve().parent
@@ -125,13 +125,18 @@ def all_name_expressions(kernel_file: str) -> list[str]:
 
 @dataclass(frozen=True)
 class KernelSet:
-    """The compiled kernels of one (file, functor, dtype, fast math): ``ks.get('ps_step')``."""
+    """The compiled kernels of one (file, functor, dtype, fast math): ``ks.get('ps_iterate')``."""
 
     module: object
     expressions: dict
+    _functions: dict = field(default_factory=dict, repr=False, compare=False)
 
     def get(self, name: str):
-        return self.module.get_function(self.expressions[name])
+        """The RawKernel of a declared kernel, by its base name (looked up once)."""
+        function = self._functions.get(name)
+        if function is None:
+            function = self._functions[name] = self.module.get_function(self.expressions[name])
+        return function
 
 
 def _compile_error_lines(exc: Exception, limit: int = 6) -> str:

@@ -22,7 +22,7 @@ import platform
 import statistics
 import sys
 import time
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -153,10 +153,14 @@ def measure(case: Case, engine: str, dtype: str, fast_math: bool, seed: int, rep
         samples = [once() for _ in range(repeats)]
     else:
         algo = build()
-        state = algo.init(ArrayRNG(xp, seed))
-        algo.step(state, 1 if engine == "numpy" else min(iterations, 20))  # warm-up
-        synchronize(xp)
+        warm = 1 if engine == "numpy" else min(iterations, 20)
+        state = None
         for _ in range(repeats):
+            if state is None or getattr(state, "done", False):
+                # a fresh, warmed-up state (a run that converged, e.g. the hybrid, has no work left)
+                state = algo.init(ArrayRNG(xp, seed))
+                algo.step(state, warm)
+                synchronize(xp)
             before = state.evals
             t0 = time.perf_counter()
             algo.step(state, iterations)
@@ -292,7 +296,8 @@ def targets(records: list[dict]) -> list[str]:
 
 
 def run_bench(cases: list[Case], engines: list[str], dtypes: list[str], fast_math_modes: list[bool],
-              seed: int, repeats: int, out=sys.stdout) -> list[dict]:
+              seed: int, repeats: int, out=sys.stdout, on_record=None) -> list[dict]:
+    """Measure every case x dtype x math mode x engine; ``on_record(records)`` after each one."""
     from .engines import engine_status  # noqa: PLC0415
 
     env = environment()
@@ -324,6 +329,8 @@ def run_bench(cases: list[Case], engines: list[str], dtypes: list[str], fast_mat
                                 "versions": env})
                     records.append(rec)
                     _progress(rec, out)
+                    if on_record is not None:
+                        on_record(records)
     add_ratios([r for r in records if "error" not in r])
     return records
 
@@ -412,7 +419,16 @@ def cmd_bench(args) -> int:
     cases = cases_from_args(args)
     print(f"bench: {len(cases)} case(s), engines {', '.join(engines)}, dtype {', '.join(dtypes)}, "
           f"fast math {args.fast_math}", flush=True)
-    records = run_bench(cases, engines, dtypes, fast_modes, args.seed, args.repeats)
+    command = " ".join(["main.py", *sys.argv[1:]]) if sys.argv else ""
+
+    def write_json(records, lines=()):
+        if args.json:  # rewritten after every measurement, so an interrupted run keeps its records
+            with open(args.json, "w", encoding="utf-8") as fh:
+                json.dump({"command": command, "environment": environment(), "records": records,
+                           "targets": list(lines)}, fh, indent=1, default=_json_default)
+
+    records = run_bench(cases, engines, dtypes, fast_modes, args.seed, args.repeats,
+                        on_record=write_json)
     text = table(records)
     print()
     print(text)
@@ -421,11 +437,7 @@ def cmd_bench(args) -> int:
         print("\nTargets (issue 3):")
         for line in lines:
             print("  " + line)
-    if args.json:
-        with open(args.json, "w", encoding="utf-8") as fh:
-            json.dump({"command": " ".join(["main.py", *sys.argv[1:]]) if sys.argv else "",
-                       "environment": environment(), "records": records, "targets": lines},
-                      fh, indent=1, default=_json_default)
+    write_json(records, lines)
     if args.md:
         with open(args.md, "w", encoding="utf-8") as fh:
             fh.write(text + "\n\n" + "\n".join(f"- {line}" for line in lines) + "\n")

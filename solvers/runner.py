@@ -185,7 +185,9 @@ class Runner:
                 scale = target / dt if dt > 0 else 4.0
                 chunk_iters = max(1, int(iters * min(4.0, max(0.25, scale))))
             now = time.perf_counter()
-            if single or delay > 0 or now - last_publish >= target:
+            with self._lock:
+                pausing = self._paused  # show the state a pause (and the next step) starts from
+            if single or delay > 0 or pausing or now - last_publish >= target:
                 self._publish(finished=False, reason="")
                 last_publish = now
             if delay > 0:

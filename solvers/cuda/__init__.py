@@ -15,6 +15,9 @@ _CUDA_CLASSES: dict[str, tuple[str, str]] = {
     "pattern_search": ("pattern_search", "PatternSearchCuda"),
     "simulated_annealing": ("simulated_annealing", "SimulatedAnnealingCuda"),
     "evaluation_only": ("evaluation_only", "EvaluationOnlyCuda"),
+    "multidirectional_search": ("multidirectional_search", "MultidirectionalSearchCuda"),
+    "particle_swarm": ("particle_swarm", "ParticleSwarmCuda"),
+    "differential_evolution": ("differential_evolution", "DifferentialEvolutionCuda"),
 }
 
 

@@ -147,7 +147,7 @@ class SimulatedAnnealingCuda(CudaAlgorithm):
         if state.polish is None:
             self._polish_start(state)
             return 1
-        xp, p, n, d = self.xp, self.params, int(self.params.walkers), self.problem.dim
+        p, n, d = self.params, int(self.params.walkers), self.problem.dim
         nm = state.polish
         m = int(nm.rows.shape[0])
         nm.counters.fill(0)

@@ -107,10 +107,12 @@ class Context:
         self.log = log or (lambda text: None)
         self.deadline = math.inf
         self.skipped = 0
+        self.warm_seconds = 0.0  # spent compiling and warming up GPU configurations
         # (algorithm, problem) -> why the cuda engine could not run it (the cupy engine did)
         self.fallbacks: dict[tuple[str, str], str] = {}
         self.gpu_used: dict[str, set[str]] = {}
         self._warm: set = set()
+        self._done: dict = {}  # measurements by their full configuration: identical runs run once
 
     # --- engines --------------------------------------------------------------------------------
     @property
@@ -148,19 +150,36 @@ class Context:
                 dtype: str, max_iters: int | None = None, max_evals: int | None = None,
                 max_seconds: float | None = None, cap_s: float | None = None, seed: int | None = None,
                 fast_math: bool = False, history_hz: float | None = None,
-                repeat_short: bool = True) -> Measurement:
+                repeat_short: bool = True, only: str | None = None) -> Measurement:
         """Run once on the CPU ("cpu") or GPU ("gpu") side; never raises for a run that fails.
 
         `cap_s` caps the run's time (CPU baselines); `max_seconds` is the experiment's own time
-        limit (time-limited runs), which does not mark the run as capped.
+        limit (time-limited runs), which does not mark the run as capped. `only` restricts the
+        side to one engine (no fallback).
         """
         seed = self.seed if seed is None else seed
+        key = (side, only, algorithm, problem, dim, tuple(sorted(params.items())), dtype, max_iters,
+               max_evals, max_seconds, cap_s, seed, fast_math, history_hz)
+        if key in self._done:
+            return self._done[key]
+        result = self._measure(side, algorithm, problem, dim, params, dtype=dtype, max_iters=max_iters,
+                               max_evals=max_evals, max_seconds=max_seconds, cap_s=cap_s, seed=seed,
+                               fast_math=fast_math, history_hz=history_hz, repeat_short=repeat_short,
+                               only=only)
+        if result.ok:
+            self._done[key] = result
+        return result
+
+    def _measure(self, side, algorithm, problem, dim, params, *, dtype, max_iters, max_evals, max_seconds,
+                 cap_s, seed, fast_math, history_hz, repeat_short, only) -> Measurement:
         if side == "cpu":
             engines = [self.cpu] if self.cpu else []
         elif side == "gpu":
             engines = list(self.gpu_candidates)
         else:
             raise ValueError(f"side must be 'cpu' or 'gpu', got {side!r}")
+        if only is not None:
+            engines = [e for e in engines if e == only]
         if not engines:
             return Measurement(engine=side, reason=f"no {side.upper()} engine selected or available")
         if self.remaining() <= 0:
@@ -178,8 +197,12 @@ class Context:
                                     max_iters=max_iters, max_evals=max_evals, limit=limit,
                                     own_limit=max_seconds, seed=seed, fast_math=fast_math,
                                     history_hz=history_hz, repeat_short=repeat_short and side == "gpu")
-            if engine == "cuda" and last.reason.startswith("unavailable:") and len(engines) > 1:
-                self.fallbacks[(algorithm, problem)] = last.reason[len("unavailable: "):]
+            # the cuda engine may lack a kernel (or a functor, or a variant): the cupy engine runs
+            # the same array code instead, and the report says why. Out of memory is not a reason
+            # to try an engine that needs more memory.
+            if (engine == "cuda" and not last.ok and len(engines) > 1
+                    and not last.reason.startswith("out of memory")):
+                self.fallbacks[(algorithm, problem)] = last.reason.split(": ", 1)[-1]
                 continue
             break
         if side == "gpu" and last.ok:
@@ -229,7 +252,9 @@ class Context:
                                               if not isinstance(v, (int, float)) or isinstance(v, bool))))
         if key in self._warm:
             return
+        t0 = time.perf_counter()
         Runner(config.replace(budget=Budget.build(max_iters=2))).run()
+        self.warm_seconds += time.perf_counter() - t0
         self._warm.add(key)
 
 

@@ -26,7 +26,7 @@ PAPER = PaperInfo(
     paper_software="CUDA C",
     paper_precision="single (`float` in its Figure 2)",
     default_dtype="float32",
-    allowance_s=80.0,
+    allowance_s=70.0,
 )
 ALGORITHM = "multidirectional_search"
 PORTFOLIO = "portfolio_variance"
@@ -124,9 +124,8 @@ def speedup_against_variables(ctx: Context, report: Report, size: dict):
 def accuracy(ctx: Context, report: Report, size: dict, rows) -> None:
     report.section("Accuracy of the portfolio solution against the exact w = 1/n",
                    f"Paper: Sec. 7, '{PAPER_ACCURACY}'. Ours: the largest relative deviation of "
-                   "any weight of the best point from the registry's known minimiser, "
-                   "max_i |x_i - x*_i| / |x*_i|, and the relative error of the variance, from the runs "
-                   "above.")
+                   "any weight of the best portfolio from 1/n, max_i |w_i - 1/n| / (1/n), and the relative "
+                   "error of the variance, from the runs above.")
     t = Table(["n", "Paper", "Engine", "Time s", "Max weight deviation", "Variance rel. error",
                "Best variance", "Known minimum"])
     for n, cpu, gpu in rows:
@@ -145,22 +144,19 @@ def accuracy(ctx: Context, report: Report, size: dict, rows) -> None:
     report.table(t)
     report.notes(["A capped CPU run stopped early, so its accuracy is that of a shorter run."
                   if any(c.capped for _, c, _ in rows) else "",
-                  "The portfolio problem's budget constraint sum w = 1 is handled as the problem module "
-                  "documents (solvers/problems); the deviation is measured in the coordinates the "
-                  "algorithm searches, against the problem's known minimiser."])
+                  f"`{PORTFOLIO}` searches x in [0, 1]^n and evaluates the portfolio w = x / sum(x) "
+                  "(the budget sum w = 1 by normalisation, plus a small pull (sum x - 1)^2 that makes the "
+                  "minimiser unique); the deviation is that of w. Its known minimum is the variance "
+                  "(10 + 7.5 (n - 1)) / n at w = 1/n."])
 
 
 def weight_deviation(m: Measurement) -> float:
-    """max_i |x_i - x*_i| / |x*_i| against the problem's known minimiser (NaN if unknown)."""
-    if not m.ok or m.best_x is None:
+    """max_i |w_i - 1/n| / (1/n) for the portfolio w = x / sum(x) that the problem evaluates."""
+    if not m.ok or m.best_x is None or not np.sum(m.best_x) > 0:
         return math.nan
-    from ..problems import get_problem  # noqa: PLC0415
-
-    x_min = get_problem(PORTFOLIO, len(m.best_x)).x_min
-    if x_min is None:
-        return math.nan
-    scale = np.where(np.abs(x_min) > 0, np.abs(x_min), 1.0)
-    return float(np.max(np.abs(m.best_x - x_min) / scale))
+    n = len(m.best_x)
+    w = m.best_x / np.sum(m.best_x)
+    return float(np.max(np.abs(w - 1.0 / n)) * n)
 
 
 # --- Schwefel, fast math on and off (Figure 5) -----------------------------------------------------

@@ -29,9 +29,11 @@ def num(x, digits: int = 3) -> str:
     x = float(x)
     if x == 0:
         return "0"
-    if abs(x) >= 10 ** digits or abs(x) < 1e-3:
+    if abs(x) >= 1e7 or abs(x) < 1e-3:
         return f"{x:.{max(digits - 1, 0)}e}"
-    return f"{x:.{digits}g}" if abs(x) >= 1 else f"{x:.{digits}g}"
+    if abs(x) >= 10 ** digits:
+        return f"{x:,.0f}"
+    return f"{x:.{digits}g}"
 
 
 def fixed(x, places: int = 3) -> str:
@@ -229,7 +231,8 @@ class Report:
         t.add("Engines used", "", engines_text)
         t.add("Mode", "", mode)
         t.add("Code", "", f"Multiwalk git {git_revision()}")
-        t.add("Date", "", f"{self.started:%Y-%m-%d %H:%M} UTC; the measurements took {elapsed:.0f} s")
+        warm = f", {ctx.warm_seconds:.0f} s of it compiling and warming up GPU code" if ctx.warm_seconds >= 1 else ""
+        t.add("Date", "", f"{self.started:%Y-%m-%d %H:%M} UTC; the measurements took {elapsed:.0f} s{warm}")
         lines = [f"# Reproduction: {p.title}",
                  "",
                  f"{p.authors}. Seed paper {p.id} (`shared/seeds/{p.seed_file}`).",

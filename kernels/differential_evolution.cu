@@ -1,0 +1,247 @@
+// Differential evolution DE/rand/1/bin (Storn & Price 1997; seed 004), many populations at once, a
+// whole chunk of generations per launch. Mirrors solvers/algorithms/differential_evolution.py:
+//   mutant  v = x_r1 + F (x_r2 - x_r3), r1, r2, r3, i distinct members of i's population (drawn
+//           without rejection, shifted past the excluded indices in increasing order, exactly as
+//           the reference's draw_distinct_indices);
+//   bounds  a mutant component outside the box is redrawn uniformly between x_r1 and the bound it
+//           crossed (bounce-back);
+//   trial   u_j = v_j where U(0,1) <= Cr or j = j_rand, else x_j;
+//   select  x_i <- u if f(u) <= f(x_i); every trial of a generation is built from the same
+//           population (generational, double-buffered), one evaluation per individual.
+// A generation is one fused pass: mutation, crossover, evaluation and selection.
+//
+// Mapping. A warp handles 32 consecutive individuals (a tile) of one population; a population is
+// `bpp` consecutive blocks, which meet at a barrier after every generation (__syncthreads when
+// bpp = 1; else a counter barrier in global memory, so the host launches no more blocks than are
+// resident together and batches populations over launches). Per tile:
+//   1. each lane draws its individual's r1, r2, r3, j_rand and the crossover mask of its d genes
+//      (one Philox block for the indices, one per P genes for the mask: nothing is redundant);
+//   2. for each of the 32 individuals in turn, the lanes build the trial gene by gene: lane j
+//      reads gene j of x_r1, x_r2, x_r3 and x_i, so every read of a random member is one
+//      coalesced row read rather than d scattered ones (the population is row-major (n, d) for
+//      this reason: random members dominate DE's memory traffic);
+//   3. each lane evaluates its individual's trial from shared memory (rows padded to an odd
+//      stride: conflict-free), then the selected rows are written as coalesced rows.
+// Reads of the population use ld.global.cg: another block wrote it in the last generation, and a
+// stale L1 line from two generations ago must not be used. Bounce-back uniforms are drawn only
+// where a mutant gene leaves the box (their own stream, keyed by individual, generation and gene).
+//
+// Random numbers (Philox, draw index from the global generation t):
+//   MW_STREAM_INIT: initial individuals;
+//   MW_STREAM_STEP: per generation (1 + ceil(d / P)) blocks: block 0 the indices (words x, y, z, w:
+//                   r1 in [0, m-1), r2 in [0, m-2), r3 in [0, m-3), j_rand in [0, d)), then the
+//                   crossover uniforms, P per block;
+//   DE_STREAM_BOUNCE: the bounce-back uniform of gene j, draw t * ceil(d / P) + j / P, word j % P.
+//
+// MW_KERNELS: de_init<F,T> de_generations<F,T>
+
+#define DE_STREAM_BOUNCE 16u
+
+__device__ __forceinline__ float de_ldcg(const float* p) {
+    float v;
+    asm volatile("ld.global.cg.f32 %0, [%1];" : "=f"(v) : "l"(p) : "memory");
+    return v;
+}
+__device__ __forceinline__ double de_ldcg(const double* p) {
+    double v;
+    asm volatile("ld.global.cg.f64 %0, [%1];" : "=d"(v) : "l"(p) : "memory");
+    return v;
+}
+
+// Barrier among the `count` blocks of one population (bar[0] arrivals, bar[1] generation).
+__device__ void de_group_sync(unsigned int* bar, int count) {
+    __syncthreads();
+    if (count <= 1) return;
+    if (threadIdx.x == 0) {
+        volatile unsigned int* generation = bar + 1;
+        const unsigned int seen = *generation;
+        __threadfence();  // the block's writes are visible before it is counted
+        if (atomicAdd(bar, 1u) == (unsigned int)count - 1u) {
+            atomicExch(bar, 0u);
+            __threadfence();
+            atomicAdd(bar + 1, 1u);
+        } else {
+            while (*generation == seen) {
+            }
+        }
+        __threadfence();
+    }
+    __syncthreads();
+}
+
+// The launch's best individual folded into the run's best; its row copied through L2. X (n, d).
+template <typename T>
+__device__ void de_commit(MwBest<T> mine, const T* X, int d, T* part_f, long long* part_i,
+                          unsigned int* ticket, T* best_f, T* best_x, long long* best_i) {
+    __shared__ MwBest<T> winner;
+    if (mw_grid_argmin(mine, part_f, part_i, ticket, &winner)) {
+        if (winner.f < *best_f) {  // uniform across the block
+            for (int j = threadIdx.x; j < d; j += blockDim.x) best_x[j] = de_ldcg(X + winner.i * d + j);
+            __syncthreads();
+            if (threadIdx.x == 0) {
+                *best_f = winner.f;
+                *best_i = winner.i;
+            }
+        }
+    }
+}
+
+// Individual i: a uniform point of the box (row i of X), evaluated; then the best of all.
+template <typename F, typename T>
+__global__ void de_init(T* X, T* f, const T* __restrict__ lower, const T* __restrict__ upper, long long n,
+                        int d, unsigned long long seed, T* part_f, long long* part_i, unsigned int* ticket,
+                        T* best_f, T* best_x, long long* best_i) {
+    const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    MwBest<T> mine = mw_no_best<T>();
+    if (i < n) {
+        const MwRng rng(seed, (unsigned long long)i, MW_STREAM_INIT);
+        mw_fill_uniform(rng, 0ull, lower, upper, X + i * d, 1, d);
+        const DensePoint<T> x = {X + i * d};
+        const T fx = mw_sanitize(F::template eval<T>(x, d));
+        f[i] = fx;
+        mine = mw_make_best(fx, i);
+        __threadfence();
+    }
+    de_commit(mine, X, d, part_f, part_i, ticket, best_f, best_x, best_i);
+}
+
+// r1, r2, r3 (local indices) distinct from each other and from `self`, from three words (the
+// reference's draw_distinct_indices: r_k uniform over the m - k values left, shifted past each
+// excluded index in increasing order).
+__device__ __forceinline__ void de_distinct(const MwWords& r, int m, int self, int& r1, int& r2, int& r3) {
+    r1 = (int)mw_below(r.x, (unsigned int)(m - 1));
+    r1 += r1 >= self;
+    int a = self < r1 ? self : r1, b = self < r1 ? r1 : self;  // sorted {self, r1}
+    r2 = (int)mw_below(r.y, (unsigned int)(m - 2));
+    r2 += r2 >= a;
+    r2 += r2 >= b;
+    // sorted {a, b, r2}
+    int e0 = a, e1 = b, e2 = r2;
+    if (e2 < e1) { const int s = e1; e1 = e2; e2 = s; }
+    if (e1 < e0) { const int s = e0; e0 = e1; e1 = s; }
+    r3 = (int)mw_below(r.z, (unsigned int)(m - 3));
+    r3 += r3 >= e0;
+    r3 += r3 >= e1;
+    r3 += r3 >= e2;
+}
+
+// `generations` generations of populations first_pop .. first_pop + gridDim.x / bpp - 1.
+// X0 holds the current population on entry; after an odd number of generations the result is in
+// X1 (the host swaps). `stride` is the scratch row stride (odd), scratch in shared memory when
+// `scratch_shared`, else scratch_g + (block * warps + warp) * 32 * stride.
+template <typename F, typename T>
+__global__ void __launch_bounds__(256, 4)
+de_generations(T* X0, T* X1, T* f, T* trials, unsigned char* accepted, const T* __restrict__ lower,
+               const T* __restrict__ upper, long long n, int m, int d, long long first_pop, int bpp,
+               unsigned long long seed, long long first_gen, int generations, T Fw, T Cr,
+               int scratch_shared, T* scratch_g, int stride, unsigned int* bars, T* part_f,
+               long long* part_i, unsigned int* ticket, T* best_f, T* best_x, long long* best_i) {
+    extern __shared__ __align__(16) unsigned char de_smem[];
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, W = blockDim.x >> 5;
+    const long long group = blockIdx.x / bpp;
+    const int block = (int)(blockIdx.x - group * bpp);
+    const long long base = (first_pop + group) * (long long)m;
+    unsigned int* bar = bars + 2 * group;
+    const int tiles = (m + 31) >> 5;
+    const int wg = block * W + warp, wstride = bpp * W;
+    T* scratch = scratch_shared ? (T*)de_smem + warp * 32 * stride
+                                : scratch_g + ((long long)blockIdx.x * W + warp) * 32 * stride;
+    const int P = MwPerBlock<T>::value;
+    const unsigned long long cross_blocks = (unsigned long long)((d + P - 1) / P);
+    const unsigned long long per_gen = 1 + cross_blocks;
+    const int chunks = (d + 31) >> 5;
+    T* cur = X0;
+    T* nxt = X1;
+    MwBest<T> mine = mw_no_best<T>();
+
+    for (int gen = 0; gen < generations; ++gen) {
+        const unsigned long long t = (unsigned long long)(first_gen + gen);
+        const bool last = gen == generations - 1;
+        for (int tile = wg; tile < tiles; tile += wstride) {
+            const int il = tile * 32 + lane;
+            const bool valid = il < m;
+            const long long i = base + il;
+            const int count = min(32, m - tile * 32);
+            const MwRng rng(seed, (unsigned long long)(valid ? i : base), MW_STREAM_STEP);
+            int r1 = 0, r2 = 0, r3 = 0, jr = 0;
+            T fi = mw_inf<T>();
+            if (valid) {
+                const MwWords r = rng(t * per_gen);
+                de_distinct(r, m, il, r1, r2, r3);
+                jr = (int)mw_below(r.w, (unsigned int)d);
+                fi = f[i];
+            }
+            for (int c = 0; c < chunks; ++c) {
+                const int j_lo = c * 32, j_hi = min(d, j_lo + 32);
+                unsigned int mask = 0u;  // genes j_lo .. j_hi - 1 of this lane's individual taken from the mutant
+                if (valid) {
+                    for (int jb = j_lo; jb < j_hi; jb += P) {  // 32 is a multiple of P: blocks align
+                        const MwWords r = rng(t * per_gen + 1 + (unsigned long long)(jb / P));
+#pragma unroll
+                        for (int q = 0; q < P; ++q) {
+                            const int j = jb + q;
+                            if (j < j_hi && (mw_uniform<T>(r, q) <= Cr || j == jr)) mask |= 1u << (j - j_lo);
+                        }
+                    }
+                }
+                const int j = j_lo + lane;
+                for (int k = 0; k < count; ++k) {
+                    const unsigned int mk = __shfl_sync(0xFFFFFFFFu, mask, k);
+                    const long long a1 = base + __shfl_sync(0xFFFFFFFFu, r1, k);
+                    const long long a2 = base + __shfl_sync(0xFFFFFFFFu, r2, k);
+                    const long long a3 = base + __shfl_sync(0xFFFFFFFFu, r3, k);
+                    const long long ik = base + tile * 32 + k;
+                    if (j < j_hi) {
+                        T u;
+                        if ((mk >> lane) & 1u) {
+                            const T a = de_ldcg(cur + a1 * d + j);
+                            const T v = a + Fw * (de_ldcg(cur + a2 * d + j) - de_ldcg(cur + a3 * d + j));
+                            const T lo = lower[j], hi = upper[j];
+                            u = v;
+                            if (v < lo || v > hi) {
+                                const T bound = v < lo ? lo : hi;
+                                const MwRng bounce(seed, (unsigned long long)ik, DE_STREAM_BOUNCE);
+                                const MwWords rb = bounce(t * cross_blocks + (unsigned long long)(j / P));
+                                u = bound + mw_uniform<T>(rb, j % P) * (a - bound);
+                            }
+                        } else {
+                            u = de_ldcg(cur + ik * d + j);
+                        }
+                        scratch[k * stride + j] = u;
+                    }
+                }
+            }
+            __syncwarp();
+            bool take = false;
+            T fu = mw_inf<T>();
+            if (valid) {
+                const DensePoint<T> up = {scratch + lane * stride};
+                fu = mw_sanitize(F::template eval<T>(up, d));
+                take = fu <= fi;
+            }
+            const unsigned int taken = __ballot_sync(0xFFFFFFFFu, take);
+            for (int k = 0; k < count; ++k) {
+                const long long ik = base + tile * 32 + k;
+                const bool tk = (taken >> k) & 1u;
+                for (int jj = lane; jj < d; jj += 32) {
+                    const T u = scratch[k * stride + jj];
+                    nxt[ik * d + jj] = tk ? u : de_ldcg(cur + ik * d + jj);
+                    if (last) trials[ik * d + jj] = u;
+                }
+            }
+            if (valid) {
+                if (take) f[i] = fu;
+                if (last) {
+                    accepted[i] = take ? 1 : 0;
+                    mine = mw_better(mine, mw_make_best(take ? fu : fi, i));
+                }
+            }
+            __syncwarp();  // the scratch rows are rewritten by the next tile
+        }
+        de_group_sync(bar, bpp);
+        T* s = cur;
+        cur = nxt;
+        nxt = s;
+    }
+    de_commit(mine, cur, d, part_f, part_i, ticket, best_f, best_x, best_i);
+}

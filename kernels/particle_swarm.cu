@@ -1,0 +1,540 @@
+// Particle swarm optimisation (seed 003): the classic global-best PSO and SPSO-2011 with an adaptive
+// random topology, many swarms at once. Mirrors solvers/algorithms/particle_swarm.py (the reference;
+// its docstring gives the equations, defaults and the choices for the parallel version):
+//   classic:  v <- omega v + phi_p r_p (p - x) + phi_g r_g (g - x),  x <- x + lr v;
+//   spso2011: l = best informant (the particle itself and every particle whose K random links point
+//             at it); G - x = c k (p + l - 2x), k = 1/3, or 1/4 when l is the particle itself;
+//             x' - G uniform direction, radius U(0,1) |G - x| (Clerc's alea_sphere);
+//             v <- w v + (G - x) + (x' - G); x <- x + v; a swarm redraws its links after an
+//             iteration in which its best value did not improve;
+//   both:     SPSO-2011 confinement (a coordinate leaving the box is set to the bound, that velocity
+//             component becomes -0.5 v); synchronous update: every particle of a swarm moves, then
+//             the swarm's best (and the informants' bests) are refreshed once per iteration.
+// Exactly one evaluation per particle per iteration (the host counts them).
+//
+// Mapping. A thread per particle; a swarm is `bps` consecutive blocks (one block when it fits,
+// several to spread a large swarm over the multiprocessors). Each launch runs a whole chunk of
+// iterations: walker state stays on the GPU and a swarm's blocks meet at a barrier once per
+// iteration (twice in SPSO: the informant scatter must be complete before anyone reads it). With
+// bps = 1 the barrier is __syncthreads; otherwise a counter barrier in global memory among the
+// swarm's blocks, which requires them to be resident together: the host never launches more blocks
+// than the device holds at once (occupancy query) and batches swarms over launches. A swarm larger
+// than that gives each thread several particles (`for p = lt; p < m; p += stride`).
+// The swarm's best is exchanged through per-block partials (value, index, point), double-buffered
+// by iteration parity so that a fast block never overwrites what a slow one is still reading.
+// Data written by another block of the same launch is read with ld.global.cg (L2), never from a
+// possibly stale L1 line.
+//
+// Layout: X, V, P are (d, n) coordinate-major (coalesced); when a thread owns exactly one particle,
+// its velocity lives in shared memory for the whole launch (V is private to the particle, read and
+// written every iteration: 2 x 4d bytes of DRAM/L2 traffic saved per particle and iteration).
+//
+// Informants (SPSO): each particle scatters a packed key (ordered value, index) with atomicMin to
+// itself and its K targets; the smallest key is the best informant, ties to the smaller index, as in
+// the reference's informant_best. float packs value and index into one 64-bit key; double needs
+// two rounds (value, then index among equal values). Keys live in shared memory when the swarm is
+// one block, else in global memory; each particle resets its own key after reading it.
+// Links are never stored: particle i's K targets are Philox draws keyed by (i, the iteration at
+// which its swarm last redrew), regenerated wherever they are needed.
+//
+// Random numbers (Philox, draw index from the global iteration t):
+//   MW_STREAM_INIT: initial point (draws 0..B-1, B = blocks per point) and velocity (B..2B-1);
+//   MW_STREAM_STEP: classic r_p, r_g (one Philox block per P/2 coordinates);
+//                   spso normals (P per block, Box-Muller) and the radius uniform (one block);
+//   PSO_STREAM_LINKS: the K targets, draw (epoch + 1) * ceil(K / 4) + b.
+//
+// MW_KERNELS: pso_init<F,T> pso_classic<F,T> pso_spso<F,T> pso_links<T>
+
+#define PSO_STREAM_LINKS 16u
+
+// ---- helpers: L2 loads, the group barrier, the swarm-best exchange --------------------------------
+
+__device__ __forceinline__ float pso_ldcg(const float* p) {
+    float v;
+    asm volatile("ld.global.cg.f32 %0, [%1];" : "=f"(v) : "l"(p) : "memory");
+    return v;
+}
+__device__ __forceinline__ double pso_ldcg(const double* p) {
+    double v;
+    asm volatile("ld.global.cg.f64 %0, [%1];" : "=d"(v) : "l"(p) : "memory");
+    return v;
+}
+__device__ __forceinline__ long long pso_ldcg(const long long* p) {
+    long long v;
+    asm volatile("ld.global.cg.s64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+    return v;
+}
+__device__ __forceinline__ unsigned long long pso_ldcg(const unsigned long long* p) {
+    unsigned long long v;
+    asm volatile("ld.global.cg.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+    return v;
+}
+
+// Barrier among the `count` blocks of one swarm (bar[0] arrivals, bar[1] generation; both start at
+// 0 and arrivals return to 0). The blocks must be resident together (see the file comment).
+__device__ void pso_group_sync(unsigned int* bar, int count) {
+    __syncthreads();
+    if (count <= 1) return;
+    if (threadIdx.x == 0) {
+        volatile unsigned int* generation = bar + 1;
+        const unsigned int seen = *generation;
+        __threadfence();  // the block's writes are visible before it is counted
+        if (atomicAdd(bar, 1u) == (unsigned int)count - 1u) {
+            atomicExch(bar, 0u);
+            __threadfence();
+            atomicAdd(bar + 1, 1u);
+        } else {
+            while (*generation == seen) {
+            }
+        }
+        __threadfence();
+    }
+    __syncthreads();
+}
+
+// Where this block sits: swarm, block within the swarm, thread within the swarm.
+struct PsoPlace {
+    long long group;  // swarm within the launch
+    long long swarm;  // global swarm index
+    long long base;   // its first particle
+    int block;        // block within the swarm, 0..bps-1
+    int lt;           // thread within the swarm
+    int stride;       // threads per swarm (bps * blockDim.x)
+};
+
+__device__ __forceinline__ PsoPlace pso_place(long long first_swarm, int bps, int m) {
+    PsoPlace s;
+    s.group = blockIdx.x / bps;
+    s.block = (int)(blockIdx.x - s.group * bps);
+    s.swarm = first_swarm + s.group;
+    s.base = s.swarm * (long long)m;
+    s.lt = s.block * blockDim.x + threadIdx.x;
+    s.stride = bps * blockDim.x;
+    return s;
+}
+
+// The swarm's best particle (smallest personal best, ties to the smaller index) from every
+// thread's own best `mine`; result in *g (shared) and its point in g_x (shared, d values), valid
+// in every thread of every block of the swarm on return. `parity` selects the partial buffers.
+template <typename T>
+__device__ void pso_exchange(MwBest<T> mine, const T* P, long long n, int d, int m, const PsoPlace& at,
+                             int bps, int parity, T* gpart_f, long long* gpart_i, T* gpart_x,
+                             unsigned int* bar, T* g_x, MwBest<T>* g) {
+    const MwBest<T> b = mw_block_argmin(mine);
+    if (threadIdx.x == 0) *g = b;
+    __syncthreads();
+    const MwBest<T> blk = *g;
+    const bool has = blk.i >= at.base && blk.i < at.base + m;
+    if (bps == 1) {
+        if (has) {
+            for (int j = threadIdx.x; j < d; j += blockDim.x) g_x[j] = P[(long long)j * n + blk.i];
+        }
+        __syncthreads();
+        return;
+    }
+    const long long slot = (long long)parity * gridDim.x + blockIdx.x;
+    if (has) {
+        for (int j = threadIdx.x; j < d; j += blockDim.x) gpart_x[slot * d + j] = P[(long long)j * n + blk.i];
+    }
+    if (threadIdx.x == 0) {
+        gpart_f[slot] = blk.f;
+        gpart_i[slot] = blk.i;
+    }
+    pso_group_sync(bar, bps);
+    const long long first = (long long)parity * gridDim.x + (blockIdx.x - at.block);
+    MwBest<T> v = mw_no_best<T>();
+    for (int k = threadIdx.x; k < bps; k += blockDim.x) {
+        v = mw_better(v, mw_make_best(pso_ldcg(gpart_f + first + k), pso_ldcg(gpart_i + first + k)));
+    }
+    v = mw_block_argmin(v);
+    if (threadIdx.x == 0) *g = v;
+    __syncthreads();
+    const MwBest<T> w = *g;
+    if (w.i >= at.base && w.i < at.base + m) {
+        const long long local = w.i - at.base;
+        const long long owner = first + (local % at.stride) / blockDim.x;
+        for (int j = threadIdx.x; j < d; j += blockDim.x) g_x[j] = pso_ldcg(gpart_x + owner * d + j);
+    }
+    __syncthreads();
+}
+
+// End of a launch: the launch's best particle (bests only improve, so every swarm's best is its
+// best ever) folded into the run's best, its point copied from P through L2.
+template <typename T>
+__device__ void pso_commit(MwBest<T> mine, const T* P, long long n, int d, T* part_f, long long* part_i,
+                           unsigned int* ticket, T* best_f, T* best_x, long long* best_i) {
+    __shared__ MwBest<T> winner;
+    if (mw_grid_argmin(mine, part_f, part_i, ticket, &winner)) {
+        if (winner.f < *best_f) {  // uniform across the block
+            for (int j = threadIdx.x; j < d; j += blockDim.x) best_x[j] = pso_ldcg(P + (long long)j * n + winner.i);
+            __syncthreads();
+            if (threadIdx.x == 0) {
+                *best_f = winner.f;
+                *best_i = winner.i;
+            }
+        }
+    }
+}
+
+// ---- initialisation ----------------------------------------------------------------------------
+
+// Particle i: uniform point, velocity (classic: U(-range, range); spso: U(lo - x, up - x)),
+// evaluated; its personal best is that point. One thread per particle.
+template <typename F, typename T>
+__global__ void pso_init(T* X, T* V, T* P, T* f, T* Pf, const T* __restrict__ lower,
+                         const T* __restrict__ upper, long long n, int d, unsigned long long seed,
+                         int classic) {
+    const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    const int K = MwPerBlock<T>::value;
+    const MwRng rng(seed, (unsigned long long)i, MW_STREAM_INIT);
+    const unsigned long long per_point = mw_blocks_per_point(d, K);
+    mw_fill_uniform(rng, 0ull, lower, upper, X + i, n, d);
+    for (int j0 = 0; j0 < d; j0 += K) {
+        const MwWords r = rng(per_point + (unsigned long long)(j0 / K));
+#pragma unroll
+        for (int q = 0; q < K; ++q) {
+            const int j = j0 + q;
+            if (j < d) {
+                const T x = X[(long long)j * n + i];
+                const T lo = lower[j], hi = upper[j];
+                const T a = classic ? -(hi - lo) : lo - x;
+                const T b = classic ? (hi - lo) : hi - x;
+                V[(long long)j * n + i] = a + (b - a) * mw_uniform<T>(r, q);
+            }
+        }
+    }
+    const StridedPoint<T> x = {X + i, n};
+    const T fx = mw_sanitize(F::template eval<T>(x, d));
+    f[i] = fx;
+    Pf[i] = fx;
+    for (int j = 0; j < d; ++j) P[(long long)j * n + i] = X[(long long)j * n + i];
+}
+
+// SPSO-2011 confinement of one coordinate: clamp to the box, reverse and halve the velocity.
+template <typename T> __device__ __forceinline__ void pso_confine(T& x, T& v, T lo, T hi) {
+    if (x < lo) {
+        x = lo;
+        v = T(-0.5) * v;
+    } else if (x > hi) {
+        x = hi;
+        v = T(-0.5) * v;
+    }
+}
+
+// The dynamic shared memory of the step kernels: [keys (u64)] [g point: d] [velocities: B x d].
+struct PsoShared {
+    unsigned long long* keys;
+    unsigned char* rest;
+};
+
+// ---- classic global-best PSO ----------------------------------------------------------------------
+
+// `iterations` iterations of swarms first_swarm .. first_swarm + gridDim.x / bps - 1.
+template <typename F, typename T>
+__global__ void __launch_bounds__(256, 4)
+pso_classic(T* X, T* V, T* P, T* f, T* Pf, T* swarm_f, long long* swarm_i, const T* __restrict__ lower,
+            const T* __restrict__ upper, long long n, int m, int d, long long first_swarm, int bps,
+            unsigned long long seed, long long first_iter, int iterations, T omega, T phi_p, T phi_g,
+            T lr, int v_shared, T* gpart_f, long long* gpart_i, T* gpart_x, unsigned int* bars,
+            T* part_f, long long* part_i, unsigned int* ticket, T* best_f, T* best_x, long long* best_i) {
+    extern __shared__ __align__(16) unsigned char pso_smem[];
+    __shared__ MwBest<T> g;
+    T* g_x = (T*)pso_smem;
+    T* v_s = g_x + d;
+    const PsoPlace at = pso_place(first_swarm, bps, m);
+    unsigned int* bar = bars + 2 * at.group;
+    const int B = blockDim.x;
+    const bool own_one = v_shared && at.lt < m;  // v_shared: the host checked one particle per thread
+    if (own_one) {
+        for (int j = 0; j < d; ++j) v_s[j * B + threadIdx.x] = V[(long long)j * n + at.base + at.lt];
+    }
+    MwBest<T> mine = mw_no_best<T>();
+    for (int p = at.lt; p < m; p += at.stride) mine = mw_better(mine, mw_make_best(Pf[at.base + p], at.base + p));
+    int parity = 0;
+    pso_exchange(mine, P, n, d, m, at, bps, parity, gpart_f, gpart_i, gpart_x, bar, g_x, &g);
+
+    const int C = MwPerBlock<T>::value / 2;  // coordinates per Philox block (r_p and r_g each)
+    const unsigned long long per_iter = (unsigned long long)((d + C - 1) / C);
+    for (int it = 0; it < iterations; ++it) {
+        const unsigned long long t = (unsigned long long)(first_iter + it);
+        mine = mw_no_best<T>();
+        for (int p = at.lt; p < m; p += at.stride) {
+            const long long i = at.base + p;
+            const MwRng rng(seed, (unsigned long long)i, MW_STREAM_STEP);
+            T* xi = X + i;
+            const T* pi = P + i;
+            T* vi = own_one ? v_s + threadIdx.x : V + i;
+            const long long vs = own_one ? B : n;
+            for (int j0 = 0; j0 < d; j0 += C) {
+                const MwWords r = rng(t * per_iter + (unsigned long long)(j0 / C));
+#pragma unroll
+                for (int q = 0; q < C; ++q) {
+                    const int j = j0 + q;
+                    if (j < d) {
+                        const T rp = mw_uniform<T>(r, 2 * q), rg = mw_uniform<T>(r, 2 * q + 1);
+                        T x = xi[(long long)j * n];
+                        T v = vi[j * vs];
+                        const T pb = pi[(long long)j * n];
+                        v = omega * v + phi_p * rp * (pb - x) + phi_g * rg * (g_x[j] - x);
+                        x = x + lr * v;
+                        pso_confine(x, v, lower[j], upper[j]);
+                        xi[(long long)j * n] = x;
+                        vi[j * vs] = v;
+                    }
+                }
+            }
+            const StridedPoint<T> xp = {xi, n};
+            const T fx = mw_sanitize(F::template eval<T>(xp, d));
+            f[i] = fx;
+            T pf = Pf[i];
+            if (fx < pf) {
+                pf = fx;
+                Pf[i] = fx;
+                for (int j = 0; j < d; ++j) P[(long long)j * n + i] = xi[(long long)j * n];
+            }
+            mine = mw_better(mine, mw_make_best(pf, i));
+        }
+        parity ^= 1;
+        pso_exchange(mine, P, n, d, m, at, bps, parity, gpart_f, gpart_i, gpart_x, bar, g_x, &g);
+    }
+
+    if (own_one) {
+        for (int j = 0; j < d; ++j) V[(long long)j * n + at.base + at.lt] = v_s[j * B + threadIdx.x];
+    }
+    const bool leader = at.block == 0 && threadIdx.x == 0;
+    if (leader) {
+        swarm_f[at.swarm] = g.f;
+        swarm_i[at.swarm] = g.i;
+    }
+    pso_commit(leader ? g : mw_no_best<T>(), P, n, d, part_f, part_i, ticket, best_f, best_x, best_i);
+}
+
+// ---- SPSO-2011 ------------------------------------------------------------------------------------
+
+// Order-preserving unsigned images of float/double (no NaN: values are sanitised).
+__device__ __forceinline__ unsigned int pso_ordered(float v) {
+    const unsigned int b = __float_as_uint(v);
+    return (b & 0x80000000u) ? ~b : (b | 0x80000000u);
+}
+__device__ __forceinline__ unsigned long long pso_ordered(double v) {
+    const unsigned long long b = (unsigned long long)__double_as_longlong(v);
+    return (b & 0x8000000000000000ull) ? ~b : (b | 0x8000000000000000ull);
+}
+
+// Particle i's k-th link target (a global particle index of its swarm), for the links drawn after
+// iteration `epoch` (-1: at initialisation).
+__device__ __forceinline__ long long pso_link(const MwWords& r, int k, long long base, int m) {
+    return base + (long long)mw_below(mw_word(r, k), (unsigned int)m);
+}
+
+// Key storage: shared (one block per swarm) or global; index of particle i's key.
+struct PsoKeys {
+    unsigned long long* k0;  // float: packed key; double: ordered value
+    unsigned long long* k1;  // double: index
+    long long offset;        // subtracted from the particle index (the swarm base when shared)
+    bool shared;
+    __device__ __forceinline__ long long at(long long i) const { return i - offset; }
+    __device__ __forceinline__ unsigned long long read0(long long i) const {
+        return shared ? k0[at(i)] : pso_ldcg(k0 + at(i));
+    }
+    __device__ __forceinline__ unsigned long long read1(long long i) const {
+        return shared ? k1[at(i)] : pso_ldcg(k1 + at(i));
+    }
+};
+
+// Scatter particle i's key to itself and its K targets. Round 0: float packed / double value;
+// round 1 (double only): the index, where i's value is its target's smallest.
+template <typename T>
+__device__ void pso_scatter(const PsoKeys& keys, long long i, T pf, int round, unsigned long long seed,
+                            long long epoch, int K, long long base, int m) {
+    const MwRng rng(seed, (unsigned long long)i, PSO_STREAM_LINKS);
+    const unsigned long long per_draw = (unsigned long long)((K + 3) / 4);
+    unsigned long long key;
+    if (sizeof(T) == 4) {
+        key = ((unsigned long long)pso_ordered((float)pf) << 32) | (unsigned long long)(unsigned int)i;
+    } else {
+        key = round == 0 ? pso_ordered((double)pf) : (unsigned long long)i;
+    }
+    const unsigned long long mine_value = pso_ordered((double)pf);
+    for (int k = -1; k < K; ++k) {
+        long long target = i;
+        if (k >= 0) {
+            const MwWords r = rng((unsigned long long)(epoch + 1) * per_draw + (unsigned long long)(k / 4));
+            target = pso_link(r, k % 4, base, m);
+        }
+        if (round == 0) {
+            atomicMin(keys.k0 + keys.at(target), key);
+        } else if (keys.read0(target) == mine_value) {
+            atomicMin(keys.k1 + keys.at(target), key);
+        }
+    }
+}
+
+template <typename F, typename T>
+__global__ void __launch_bounds__(256, 4)
+pso_spso(T* X, T* V, T* P, T* f, T* Pf, T* swarm_f, long long* swarm_i, long long* epochs,
+         unsigned char* redrawn, unsigned long long* gkeys, const T* __restrict__ lower,
+         const T* __restrict__ upper, long long n, int m, int d, long long first_swarm, int bps,
+         unsigned long long seed, long long first_iter, int iterations, int K, int v_shared,
+         int keys_shared, T* gpart_f, long long* gpart_i, T* gpart_x, unsigned int* bars, T* part_f,
+         long long* part_i, unsigned int* ticket, T* best_f, T* best_x, long long* best_i) {
+    extern __shared__ __align__(16) unsigned char pso_smem[];
+    __shared__ MwBest<T> g;
+    const bool twice = sizeof(T) == 8;  // double: value round, then index round
+    const PsoPlace at = pso_place(first_swarm, bps, m);
+    const int B = blockDim.x;
+    PsoKeys keys;
+    keys.shared = keys_shared != 0;
+    T* g_x;
+    if (keys.shared) {  // one block holds the whole swarm: keys of its m particles
+        keys.k0 = (unsigned long long*)pso_smem;
+        keys.k1 = keys.k0 + m;
+        keys.offset = at.base;
+        g_x = (T*)(keys.k0 + (twice ? 2 * m : m));
+        for (int k = threadIdx.x; k < (twice ? 2 * m : m); k += B) keys.k0[k] = ~0ull;
+    } else {
+        keys.k0 = gkeys;
+        keys.k1 = gkeys + n;
+        keys.offset = 0;
+        g_x = (T*)pso_smem;
+    }
+    T* v_s = g_x + d;
+    unsigned int* bar = bars + 2 * at.group;
+    const bool own_one = v_shared && at.lt < m;
+    if (own_one) {
+        for (int j = 0; j < d; ++j) v_s[j * B + threadIdx.x] = V[(long long)j * n + at.base + at.lt];
+    }
+    MwBest<T> mine = mw_no_best<T>();
+    for (int p = at.lt; p < m; p += at.stride) mine = mw_better(mine, mw_make_best(Pf[at.base + p], at.base + p));
+    int parity = 0;
+    pso_exchange(mine, P, n, d, m, at, bps, parity, gpart_f, gpart_i, gpart_x, bar, g_x, &g);
+    T previous = g.f;
+    long long epoch = epochs[at.swarm];
+    bool redrew = redrawn[at.swarm] != 0;
+
+    const T w = T(0.72134752044448170368);   // 1 / (2 ln 2)
+    const T c = T(1.19314718055994530942);   // 1/2 + ln 2
+    const T k_own = T(0.25), k_other = T(1.0 / 3.0);
+    const int NP = MwPerBlock<T>::value;  // normals per Philox block
+    const unsigned long long normal_blocks = (unsigned long long)((d + NP - 1) / NP);
+    const unsigned long long per_iter = normal_blocks + 1;  // + the radius uniform
+    const T tiny = sizeof(T) == 4 ? T(1.17549435082228750797e-38) : T(2.22507385850720138309e-308);
+
+    for (int it = 0; it < iterations; ++it) {
+        const unsigned long long t = (unsigned long long)(first_iter + it);
+        // informants of this iteration: links and personal bests as the last iteration left them
+        for (int p = at.lt; p < m; p += at.stride) {
+            pso_scatter(keys, at.base + p, Pf[at.base + p], 0, seed, epoch, K, at.base, m);
+        }
+        pso_group_sync(bar, bps);
+        if (twice) {
+            for (int p = at.lt; p < m; p += at.stride) {
+                pso_scatter(keys, at.base + p, Pf[at.base + p], 1, seed, epoch, K, at.base, m);
+            }
+            pso_group_sync(bar, bps);
+        }
+        mine = mw_no_best<T>();
+        for (int p = at.lt; p < m; p += at.stride) {
+            const long long i = at.base + p;
+            const long long l = twice ? (long long)keys.read1(i) : (long long)(keys.read0(i) & 0xFFFFFFFFull);
+            // reset for the next iteration: every key is read by its own particle only, and the
+            // exchange barrier separates this from the next scatter
+            keys.k0[keys.at(i)] = ~0ull;
+            if (twice) keys.k1[keys.at(i)] = ~0ull;
+            const T coef = c * (l == i ? k_own : k_other);
+            const MwRng rng(seed, (unsigned long long)i, MW_STREAM_STEP);
+            T* xi = X + i;
+            const T* pi = P + i;
+            const T* li = P + l;
+            T* vi = own_one ? v_s + threadIdx.x : V + i;
+            const long long vs = own_one ? B : n;
+            // pass 1: |G - x| and |direction|
+            T tc2 = T(0), dir2 = T(0);
+            for (int j0 = 0; j0 < d; j0 += NP) {
+                const MwWords r = rng(t * per_iter + (unsigned long long)(j0 / NP));
+                T z[4];
+                mw_normal2(mw_uniform<T>(r, 0), mw_uniform<T>(r, 1), z[0], z[1]);
+                if (NP == 4) mw_normal2(mw_uniform<T>(r, 2), mw_uniform<T>(r, 3), z[2], z[3]);
+#pragma unroll
+                for (int q = 0; q < NP; ++q) {
+                    const int j = j0 + q;
+                    if (j < d) {
+                        const T x = xi[(long long)j * n];
+                        const T tc = coef * (pi[(long long)j * n] + pso_ldcg(li + (long long)j * n) - T(2) * x);
+                        tc2 += tc * tc;
+                        dir2 += z[q] * z[q];
+                    }
+                }
+            }
+            const MwWords ru = rng(t * per_iter + normal_blocks);
+            const T scale = mw_sqrt(tc2) * mw_uniform<T>(ru, 0) / mw_fmax(mw_sqrt(dir2), tiny);
+            // pass 2: the same numbers again, and the move
+            for (int j0 = 0; j0 < d; j0 += NP) {
+                const MwWords r = rng(t * per_iter + (unsigned long long)(j0 / NP));
+                T z[4];
+                mw_normal2(mw_uniform<T>(r, 0), mw_uniform<T>(r, 1), z[0], z[1]);
+                if (NP == 4) mw_normal2(mw_uniform<T>(r, 2), mw_uniform<T>(r, 3), z[2], z[3]);
+#pragma unroll
+                for (int q = 0; q < NP; ++q) {
+                    const int j = j0 + q;
+                    if (j < d) {
+                        T x = xi[(long long)j * n];
+                        const T tc = coef * (pi[(long long)j * n] + pso_ldcg(li + (long long)j * n) - T(2) * x);
+                        T v = w * vi[j * vs] + tc + scale * z[q];
+                        x = x + v;
+                        pso_confine(x, v, lower[j], upper[j]);
+                        xi[(long long)j * n] = x;
+                        vi[j * vs] = v;
+                    }
+                }
+            }
+            const StridedPoint<T> xp = {xi, n};
+            const T fx = mw_sanitize(F::template eval<T>(xp, d));
+            f[i] = fx;
+            T pf = Pf[i];
+            if (fx < pf) {
+                pf = fx;
+                Pf[i] = fx;
+                for (int j = 0; j < d; ++j) P[(long long)j * n + i] = xi[(long long)j * n];
+            }
+            mine = mw_better(mine, mw_make_best(pf, i));
+        }
+        parity ^= 1;
+        // every particle of the swarm has its new personal best, and has read its key, before
+        // the exchange barrier; the next scatter comes after it
+        pso_exchange(mine, P, n, d, m, at, bps, parity, gpart_f, gpart_i, gpart_x, bar, g_x, &g);
+        redrew = !(g.f < previous);
+        if (redrew) epoch = (long long)t;
+        previous = g.f;
+    }
+
+    if (own_one) {
+        for (int j = 0; j < d; ++j) V[(long long)j * n + at.base + at.lt] = v_s[j * B + threadIdx.x];
+    }
+    const bool leader = at.block == 0 && threadIdx.x == 0;
+    if (leader) {
+        swarm_f[at.swarm] = g.f;
+        swarm_i[at.swarm] = g.i;
+        epochs[at.swarm] = epoch;
+        redrawn[at.swarm] = redrew ? 1 : 0;
+    }
+    pso_commit(leader ? g : mw_no_best<T>(), P, n, d, part_f, part_i, ticket, best_f, best_x, best_i);
+}
+
+// The current link targets of particles idx[0..k) (snapshots): out is (k, K) global indices.
+template <typename T>
+__global__ void pso_links(const long long* idx, int k, int K, int m, unsigned long long seed,
+                          const long long* epochs, long long* out) {
+    const int s = blockIdx.x * blockDim.x + threadIdx.x;
+    if (s >= k) return;
+    const long long i = idx[s];
+    const long long swarm = i / m;
+    const MwRng rng(seed, (unsigned long long)i, PSO_STREAM_LINKS);
+    const unsigned long long per_draw = (unsigned long long)((K + 3) / 4);
+    const long long epoch = epochs[swarm];
+    for (int q = 0; q < K; ++q) {
+        const MwWords r = rng((unsigned long long)(epoch + 1) * per_draw + (unsigned long long)(q / 4));
+        out[(long long)s * K + q] = pso_link(r, q % 4, swarm * (long long)m, m);
+    }
+}

@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# The GPU check in one call: device and library versions, the GPU tests (pytest -m gpu) and the
+# benchmark suite, everything written into one folder.
+#
+#   scripts/device_check.sh [OUTDIR] [all|tests|bench|quick] [extra pytest arguments...]
+#
+# OUTDIR defaults to $OUT (the device tool's folder) or ./device_out. "quick" runs the GPU tests
+# without the slow ones and the quick bench suite. Files written (at most 8, flat, so the device
+# tool brings them all back): env.txt, pytest.log, pytest-junit.xml, bench.log, bench.json, bench.md.
+# Needs python3 with numpy, pytest and CuPy; never imports the GUI (no PyQt6 there).
+set -u -o pipefail
+
+OUTDIR="${1:-${OUT:-./device_out}}"
+MODE="${2:-all}"
+shift $(( $# > 2 ? 2 : $# ))
+PY="${PYTHON:-python3}"
+export PYTHONUNBUFFERED=1
+export CUPY_CACHE_DIR="${CUPY_CACHE_DIR:-/tmp/multiwalk-cupy-cache}"
+cd "$(dirname "$0")/.."
+mkdir -p "$OUTDIR"
+status=0
+
+{
+  echo "== date"; date -u
+  echo "== nvidia-smi"; nvidia-smi 2>&1 || echo "nvidia-smi not available"
+  echo "== nvcc"; nvcc --version 2>&1 | tail -2 || echo "nvcc not available"
+  echo "== python"; "$PY" - <<'EOF'
+import platform, sys
+print("python", platform.python_version(), sys.executable)
+import numpy; print("numpy", numpy.__version__)
+try:
+    import pytest; print("pytest", pytest.__version__)
+except Exception as e: print("pytest missing:", e)
+try:
+    import cupy
+    rt = cupy.cuda.runtime
+    v = lambda x: f"{x // 1000}.{x % 1000 // 10}"
+    print("cupy", cupy.__version__, "runtime", v(rt.runtimeGetVersion()), "driver", v(rt.driverGetVersion()))
+    props = rt.getDeviceProperties(0)
+    print("device", props["name"].decode(), "SMs", props["multiProcessorCount"],
+          "L2", props["l2CacheSize"] // 2**20, "MiB", "memory", props["totalGlobalMem"] // 2**30, "GiB")
+except Exception as e: print("cupy unavailable:", type(e).__name__, e)
+sys.path.insert(0, ".")
+from solvers.engines import engine_status
+for e in ("numpy", "cupy", "cuda"): print("engine", e, engine_status(e))
+EOF
+} > "$OUTDIR/env.txt" 2>&1
+cat "$OUTDIR/env.txt"
+
+if [[ "$MODE" == all || "$MODE" == tests || "$MODE" == quick ]]; then
+  marker="gpu"
+  [[ "$MODE" == quick ]] && marker="gpu and not slow"
+  echo "== pytest -m '$marker' (log: $OUTDIR/pytest.log)"
+  per_test=()
+  "$PY" -c "import pytest_timeout" 2>/dev/null && per_test=(--timeout=150)  # a hung kernel fails one test
+  timeout "${PYTEST_SECONDS:-330}" "$PY" -m pytest -m "$marker" tests/test_gpu_*.py -v -rfEs -p no:cacheprovider \
+      --junitxml="$OUTDIR/pytest-junit.xml" "${per_test[@]}" "$@" 2>&1 | tee "$OUTDIR/pytest.log" | grep -E "PASSED|FAILED|ERROR|SKIPPED|passed|failed" | tail -n 80
+  rc=${PIPESTATUS[0]}
+  echo "pytest exit code $rc"
+  [[ $rc -ne 0 ]] && status=1
+fi
+
+if [[ "$MODE" == all || "$MODE" == bench || "$MODE" == quick ]]; then
+  suite="h100"
+  [[ "$MODE" == quick ]] && suite="quick"
+  echo "== bench --suite $suite (log: $OUTDIR/bench.log)"
+  timeout "${BENCH_SECONDS:-200}" "$PY" main.py bench --suite "$suite" --json "$OUTDIR/bench.json" --md "$OUTDIR/bench.md" \
+      2>&1 | tee "$OUTDIR/bench.log"
+  [[ ${PIPESTATUS[0]} -ne 0 ]] && status=1
+  if [[ "$suite" == h100 ]]; then
+    # fast math (intrinsics) beside the precise rows: evaluation only and pattern search, cuda only
+    echo "== bench, fast math"
+    fast=(--engines cuda --fast-math on -n 131072)
+    timeout 40 "$PY" main.py bench -a evaluation_only -f rastrigin -d 30 -i 2000 "${fast[@]}" \
+        --json /tmp/bench-fast1.json 2>&1 | tee -a "$OUTDIR/bench.log"
+    timeout 40 "$PY" main.py bench -a pattern_search -f rastrigin -d 30 -i 40 "${fast[@]}" \
+        --json /tmp/bench-fast2.json 2>&1 | tee -a "$OUTDIR/bench.log"
+    timeout 40 "$PY" main.py bench -a evaluation_only -f ackley -d 20 -i 2000 "${fast[@]}" \
+        --json /tmp/bench-fast3.json 2>&1 | tee -a "$OUTDIR/bench.log"
+    "$PY" - "$OUTDIR" <<'EOF' 2>&1 | tee -a "$OUTDIR/bench.log"
+import json, os, sys
+sys.path.insert(0, ".")
+from solvers.bench import add_ratios, table, targets
+out = sys.argv[1]
+main = json.load(open(os.path.join(out, "bench.json")))
+for extra in ("/tmp/bench-fast1.json", "/tmp/bench-fast2.json", "/tmp/bench-fast3.json"):
+    if os.path.exists(extra):
+        main["records"] += json.load(open(extra))["records"]
+ok = [r for r in main["records"] if "error" not in r]
+add_ratios(ok)
+main["targets"] = targets(main["records"])
+json.dump(main, open(os.path.join(out, "bench.json"), "w"), indent=1, default=str)
+text = table(main["records"]) + "\n\n" + "\n".join(f"- {t}" for t in main["targets"]) + "\n"
+open(os.path.join(out, "bench.md"), "w").write(text)
+print(text)
+EOF
+  fi
+fi
+exit $status

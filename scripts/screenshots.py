@@ -1,0 +1,105 @@
+"""Real screenshots of the window, taken offscreen: one per algorithm after a short run on a 2-D
+function, and one of a 30-D slice. Writes docs/screenshots/<algorithm>.png.
+
+    python scripts/screenshots.py [--out docs/screenshots] [--problem rastrigin]
+
+Runs every algorithm in the registry on the numpy engine; settings are chosen so the picture shows
+the walkers mid-search (not all collapsed on the minimum). The window's remembered settings are
+not touched (a temporary settings file is used).
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from PyQt6 import QtCore, QtWidgets  # noqa: E402
+
+import solvers  # noqa: E402
+
+# Smaller populations than the defaults, so single walkers and overlays can be told apart; names
+# that an algorithm does not declare are skipped.
+READABLE = {"walkers": 300, "swarms": 6, "populations": 6}
+ITERATIONS = {"pattern_search": 6, "multidirectional_search": 4, "simulated_annealing": 1550,
+              "particle_swarm": 25, "differential_evolution": 25}
+TRAILS = {"pattern_search", "particle_swarm"}  # elsewhere trails hide more than they show
+# (synchronous annealing restarts every chain from the best at each level's end, so 1550 rather
+# than 1500 iterations shows the chains spread out.)
+DEFAULT_ITERATIONS = 20
+
+
+def wait_for(signal, timeout_ms: int) -> None:
+    """Run the event loop until `signal` fires (or the timeout); no processEvents polling."""
+    loop = QtCore.QEventLoop()
+    signal.connect(loop.quit)
+    QtCore.QTimer.singleShot(timeout_ms, loop.quit)
+    loop.exec()
+    signal.disconnect(loop.quit)
+
+
+def set_up(window, algorithm: str, problem: str, dim: int, iterations: int) -> None:
+    form = window.form
+    form.algorithm_combo.setCurrentIndex(form.algorithm_combo.findData(algorithm))
+    form.problem_combo.setCurrentIndex(form.problem_combo.findData(problem))
+    form.dim_spin.setValue(dim)
+    form.budget_kind.setCurrentText("iterations")
+    form.budget_edit.setText(str(iterations))
+    for name, value in READABLE.items():
+        editor = form.params_form.editor(name)
+        if editor is not None:
+            editor.setValue(max(editor.minimum(), min(editor.maximum(), value)))
+
+
+def shoot(window, algorithm: str, problem: str, dim: int, iterations: int, path: Path) -> None:
+    set_up(window, algorithm, problem, dim, iterations)
+    window.landscape.trails_check.setChecked(algorithm in TRAILS)
+    if window.landscape.grid is None:
+        wait_for(window.landscape.sigLandscapeReady, 10_000)
+    if not window.start():
+        raise SystemExit(f"{algorithm}: the run did not start: {window.form.errors()}")
+    wait_for(window.controller.sigFinished, 120_000)
+    if dim > 2:  # let the slice through the final best point arrive
+        wait_for(window.landscape.sigLandscapeReady, 5_000)
+    if not window.grab().save(str(path)):
+        raise SystemExit(f"could not write {path}")
+    result = window.results[-1] if window.results else None
+    print(f"{path}: {algorithm} on {problem} {dim}-D, "
+          f"best {result.best_f:.4g}" if result else f"{path}: no result ({window.controller.last_error})")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", default=str(ROOT / "docs" / "screenshots"))
+    parser.add_argument("--problem", default="rastrigin")
+    parser.add_argument("--width", type=int, default=1500)
+    parser.add_argument("--height", type=int, default=900)
+    args = parser.parse_args(argv)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+
+    app = QtWidgets.QApplication.instance() or QtWidgets.QApplication([sys.argv[0]])
+    from gui.main_window import MainWindow  # noqa: PLC0415
+
+    with tempfile.TemporaryDirectory() as tmp:
+        settings = QtCore.QSettings(str(Path(tmp) / "settings.ini"), QtCore.QSettings.Format.IniFormat)
+        window = MainWindow(settings)
+        window.resize(args.width, window.height() if args.height is None else args.height)
+        window.show()
+        for algorithm in solvers.list_algorithms():
+            shoot(window, algorithm, args.problem, 2,
+                  ITERATIONS.get(algorithm, DEFAULT_ITERATIONS), out / f"{algorithm}.png")
+        shoot(window, solvers.list_algorithms()[0], args.problem, 30, 30,
+              out / f"{solvers.list_algorithms()[0]}_30d.png")
+        window.close()
+    del app
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

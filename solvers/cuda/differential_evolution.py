@@ -1,0 +1,103 @@
+"""Differential evolution DE/rand/1/bin on the cuda engine (kernels/differential_evolution.cu).
+
+Same Params, mutation, bounce-back, crossover, greedy selection and evaluation counting as
+solvers/algorithms/differential_evolution.py (the reference; this class inherits its Params,
+counting and snapshot); only the random numbers differ (in-kernel Philox). A launch runs a whole
+chunk of generations, each fused (mutation, crossover, evaluation, selection in one pass), with
+double-buffered populations: a population on one block, or spread over several blocks that meet at
+a barrier after each generation (solvers/cuda/resident.py). Unlike the other kernels the population
+is row-major (n, d), the reference's own layout: DE reads three random members per trial, and a
+warp reads a member as one coalesced row (see the kernel's comment).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..algorithms.differential_evolution import DifferentialEvolution
+from .base import REDUCE_BLOCKS, CudaAlgorithm, CudaState, allocation_guard
+from .resident import WARP, allow_shared, group_shape, resident_blocks, spread
+
+MAX_BLOCK = 256  # __launch_bounds__ of de_generations
+
+
+@dataclass
+class DifferentialEvolutionCudaState(CudaState):
+    X_next: Any = None  # (n, d) the other population buffer
+    trials: Any = None  # (n, d) the last generation's trial vectors
+    accepted: Any = None  # (n,) uint8: each trial replaced its target
+
+
+@dataclass(frozen=True)
+class _Launch:
+    shape: Any  # resident.GroupShape
+    stride: int  # scratch row stride (odd: conflict-free shared-memory rows)
+    shared_bytes: int  # 0: the scratch rows are in global memory
+
+
+class DifferentialEvolutionCuda(CudaAlgorithm, DifferentialEvolution):
+    kernel_file = "differential_evolution.cu"
+    block = MAX_BLOCK
+    scratch_shared_max = 48 * 1024  # per block; larger trial rows go to a global scratch buffer
+    snapshot = DifferentialEvolution.snapshot  # the reference's, over the same state fields
+
+    def bytes_needed(self, n: int) -> int:
+        d, item = self.problem.dim, self.dtype.itemsize
+        return n * ((3 * d + 1) * item + 1) + (n // 32 + 1) * 32 * (d + 1) * item  # + scratch at most
+
+    def _launch_shape(self) -> _Launch:
+        p, d, item = self.params, self.problem.dim, self.dtype.itemsize
+        m, populations = int(p.walkers), int(p.populations)
+        kernel = self.kernels.get("de_generations")
+        threads = -(-m // WARP) * WARP  # a warp per 32 individuals
+        block, per_group = spread(threads, populations, min(int(self.block), MAX_BLOCK))
+        stride = d | 1
+        nbytes = block * stride * item  # 32 rows per warp
+        if nbytes > self.scratch_shared_max:
+            nbytes = 0
+        allow_shared(kernel, nbytes)
+        resident = resident_blocks(kernel, block, nbytes) if per_group > 1 else 0
+        return _Launch(group_shape(threads, populations, block, per_group, resident), stride, nbytes)
+
+    def init(self, rng) -> DifferentialEvolutionCudaState:
+        xp, d, n = self.xp, self.problem.dim, self.total_walkers()
+        self.require_memory(self.bytes_needed(n))
+        self._launch = launch = self._launch_shape()
+        shape = launch.shape
+        grid = shape.groups_per_launch * shape.per_group
+        with allocation_guard(xp):
+            X = xp.empty((n, d), dtype=self.dtype)
+            state = DifferentialEvolutionCudaState(
+                X=X, f=xp.empty(n, dtype=self.dtype), best_x=None, best_f=None, XT=X.T,
+                seed=self.seed_from(rng), X_next=xp.empty((n, d), dtype=self.dtype),
+                accepted=xp.zeros(n, dtype=np.uint8))
+            self.tracker = self.new_best(parts=max(REDUCE_BLOCKS, grid, self.blocks(n)))
+            self._bars = xp.zeros(2 * shape.groups_per_launch, dtype=np.uint32)
+            rows = 1 if launch.shared_bytes else grid * shape.block * launch.stride
+            self._scratch = xp.empty(rows, dtype=self.dtype)
+        self.link_best(state, self.tracker)
+        self.launch("de_init", n, state.X, state.f, self.lower, self.upper, np.int64(n), np.int32(d),
+                    np.uint64(state.seed), *self.tracker.args())
+        state.evals += n
+        state.trials = state.X.copy()  # no trial yet: drawn where the individuals are
+        return state
+
+    def step(self, state: DifferentialEvolutionCudaState, iterations: int) -> None:
+        p, d, n = self.params, self.problem.dim, self.total_walkers()
+        launch, iterations = self._launch, int(iterations)
+        shape = launch.shape
+        kernel = self.kernels.get("de_generations")
+        for first, count in shape.launches(int(p.populations)):
+            kernel((count * shape.per_group,), (shape.block,), (
+                state.X, state.X_next, state.f, state.trials, state.accepted, self.lower, self.upper,
+                np.int64(n), np.int32(p.walkers), np.int32(d), np.int64(first), np.int32(shape.per_group),
+                np.uint64(state.seed), np.int64(state.iteration), np.int32(iterations),
+                self.scalar(p.F), self.scalar(p.Cr), np.int32(launch.shared_bytes > 0), self._scratch,
+                np.int32(launch.stride), self._bars, *self.tracker.args()), shared_mem=launch.shared_bytes)
+        if iterations % 2:  # the kernel ping-pongs the buffers once per generation
+            state.X, state.X_next = state.X_next, state.X
+            state.XT = state.X.T
+        state.evals += n * iterations
+        state.iteration += iterations

@@ -1,0 +1,177 @@
+"""Particle swarm on the cuda engine (kernels/particle_swarm.cu): classic global-best and SPSO-2011.
+
+Same Params, moves, confinement, informants, link redraws and evaluation counting as
+solvers/algorithms/particle_swarm.py (the reference; this class inherits its Params, counting and
+snapshot); only the random numbers differ (in-kernel Philox). A launch runs a whole chunk of
+iterations: a thread per particle, a swarm on one block or spread over several that meet at a
+barrier each iteration (solvers/cuda/resident.py says how launches are shaped). Links are never
+stored: a particle's K targets are drawn again from (particle, the iteration of its swarm's last
+redraw) wherever they are needed, the snapshot's link overlay included.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..algorithms.particle_swarm import ParticleSwarm
+from .base import REDUCE_BLOCKS, CudaAlgorithm, CudaState, allocation_guard
+from .resident import allow_shared, group_shape, resident_blocks, spread
+
+V_SHARED_MAX = 40 * 1024  # bytes of velocities per block kept in shared memory (leaves room for 4 blocks/SM)
+MAX_BLOCK = 256  # __launch_bounds__ of the step kernels
+
+
+@dataclass
+class ParticleSwarmCudaState(CudaState):
+    VT: Any = None  # (d, n) velocities; V is its (n, d) view
+    V: Any = None
+    PT: Any = None  # (d, n) personal bests; P is its (n, d) view
+    P: Any = None
+    Pf: Any = None
+    swarm_best_f: Any = None  # (swarms,)
+    swarm_best_i: Any = None  # (swarms,) global index of each swarm's best particle
+    epochs: Any = None  # spso: (swarms,) iteration after which the links were last drawn (-1: init)
+    redrawn: Any = None  # spso: (swarms,) uint8, links redrawn after the last iteration
+    keys: Any = None  # spso: informant keys in global memory (all ~0 between iterations)
+    links: Any = None  # spso: _Links, for the reference's snapshot
+
+
+class _Links:
+    """``state.links[ids]`` for the reference's snapshot: the targets of those particles, drawn on the GPU."""
+
+    def __init__(self, algo: "ParticleSwarmCuda", state: ParticleSwarmCudaState):
+        self.algo, self.state = algo, state
+
+    def __getitem__(self, ids):
+        return self.algo.links_of(self.state, ids)
+
+
+@dataclass(frozen=True)
+class _Launch:
+    shape: Any  # resident.GroupShape
+    v_shared: bool
+    keys_shared: bool
+    shared_bytes: int
+
+
+class ParticleSwarmCuda(CudaAlgorithm, ParticleSwarm):
+    kernel_file = "particle_swarm.cu"
+    block = MAX_BLOCK
+    snapshot = ParticleSwarm.snapshot  # the reference's, over the same state fields
+
+    def bytes_needed(self, n: int) -> int:
+        d, item = self.problem.dim, self.dtype.itemsize
+        per_particle = (3 * d + 2) * item  # X, V, P (d, n), f, Pf
+        if self.params.variant == "spso2011":
+            per_particle += 16  # informant keys
+        # exchange partials (2 x blocks x d at most one per 32 particles) and per-swarm arrays
+        return n * per_particle + (n // 32 + 1) * 2 * (d + 2) * item + self.params.swarms * 32
+
+    # --- launch shape ----------------------------------------------------------------------------
+    def _kernel_name(self) -> str:
+        return "pso_classic" if self.params.variant == "classic" else "pso_spso"
+
+    def _launch_shape(self) -> _Launch:
+        p, d, item = self.params, self.problem.dim, self.dtype.itemsize
+        m, swarms = int(p.walkers), int(p.swarms)
+        kernel = self.kernels.get(self._kernel_name())
+        block, per_group = spread(m, swarms, min(int(self.block), MAX_BLOCK))
+        spso = p.variant == "spso2011"
+
+        def shared(v_shared: bool, keys_shared: bool) -> int:
+            keys = m * 8 * (2 if item == 8 else 1) if keys_shared else 0
+            return keys + d * item + (block * d * item if v_shared else 0)
+
+        keys_shared = spso and per_group == 1
+        v_shared = block * d * item <= V_SHARED_MAX
+        nbytes = shared(v_shared, keys_shared)
+        resident = 0
+        if per_group > 1:
+            allow_shared(kernel, nbytes)
+            resident = resident_blocks(kernel, block, nbytes)
+            if per_group > resident and v_shared:  # threads will own several particles
+                v_shared = False
+                nbytes = shared(False, keys_shared)
+                resident = resident_blocks(kernel, block, nbytes)
+        shape = group_shape(m, swarms, block, per_group, resident)
+        v_shared = v_shared and shape.per_group * shape.block >= m
+        nbytes = shared(v_shared, keys_shared)
+        allow_shared(kernel, nbytes)
+        return _Launch(shape, v_shared, keys_shared, nbytes)
+
+    # --- init and step ---------------------------------------------------------------------------
+    def init(self, rng) -> ParticleSwarmCudaState:
+        xp, p, d = self.xp, self.params, self.problem.dim
+        n, swarms = self.total_walkers(), int(p.swarms)
+        self.require_memory(self.bytes_needed(n))
+        self._launch = self._launch_shape()
+        shape = self._launch.shape
+        grid = shape.groups_per_launch * shape.per_group
+        with allocation_guard(xp):
+            state = ParticleSwarmCudaState(
+                X=None, f=xp.empty(n, dtype=self.dtype), best_x=None, best_f=None,
+                XT=xp.empty((d, n), dtype=self.dtype), seed=self.seed_from(rng),
+                VT=xp.empty((d, n), dtype=self.dtype), PT=xp.empty((d, n), dtype=self.dtype),
+                Pf=xp.empty(n, dtype=self.dtype), swarm_best_f=xp.empty(swarms, dtype=self.dtype),
+                swarm_best_i=xp.empty(swarms, dtype=np.int64))
+            if p.variant == "spso2011":
+                state.epochs = xp.full(swarms, -1, dtype=np.int64)
+                state.redrawn = xp.ones(swarms, dtype=np.uint8)
+                words = n * (2 if self.dtype.itemsize == 8 else 1)
+                state.keys = xp.full(words if not self._launch.keys_shared else 1, ~np.uint64(0), dtype=np.uint64)
+                state.links = _Links(self, state)
+            self.tracker = self.new_best(parts=max(REDUCE_BLOCKS, grid))
+            self._bars = xp.zeros(2 * shape.groups_per_launch, dtype=np.uint32)
+            parts = 2 * grid if shape.per_group > 1 else 1
+            self._gpart_f = xp.empty(parts, dtype=self.dtype)
+            self._gpart_i = xp.empty(parts, dtype=np.int64)
+            self._gpart_x = xp.empty(parts * d if shape.per_group > 1 else 1, dtype=self.dtype)
+        state.X, state.V, state.P = state.XT.T, state.VT.T, state.PT.T
+        self.link_best(state, self.tracker)
+        self.launch("pso_init", n, state.XT, state.VT, state.PT, state.f, state.Pf, self.lower, self.upper,
+                    np.int64(n), np.int32(d), np.uint64(state.seed), np.int32(p.variant == "classic"))
+        state.evals += n
+        self.reduce_best(self.tracker, state.Pf, state.PT)
+        grouped = state.Pf.reshape(swarms, -1)
+        local = xp.argmin(grouped, axis=1)
+        state.swarm_best_i[...] = xp.arange(swarms, dtype=np.int64) * int(p.walkers) + local
+        state.swarm_best_f[...] = state.Pf[state.swarm_best_i]
+        return state
+
+    def step(self, state: ParticleSwarmCudaState, iterations: int) -> None:
+        p, d, n = self.params, self.problem.dim, self.total_walkers()
+        launch, iterations = self._launch, int(iterations)
+        shape = launch.shape
+        kernel = self.kernels.get(self._kernel_name())
+        common = (np.int64(n), np.int32(p.walkers), np.int32(d))
+        reduce = (self._gpart_f, self._gpart_i, self._gpart_x, self._bars, *self.tracker.args())
+        for first, count in shape.launches(int(p.swarms)):
+            where = (np.int64(first), np.int32(shape.per_group), np.uint64(state.seed),
+                     np.int64(state.iteration), np.int32(iterations))
+            if p.variant == "classic":
+                args = (state.XT, state.VT, state.PT, state.f, state.Pf, state.swarm_best_f,
+                        state.swarm_best_i, self.lower, self.upper, *common, *where,
+                        self.scalar(p.omega), self.scalar(p.phi_p), self.scalar(p.phi_g),
+                        self.scalar(p.lr), np.int32(launch.v_shared), *reduce)
+            else:
+                args = (state.XT, state.VT, state.PT, state.f, state.Pf, state.swarm_best_f,
+                        state.swarm_best_i, state.epochs, state.redrawn, state.keys, self.lower,
+                        self.upper, *common, *where, np.int32(p.informants), np.int32(launch.v_shared),
+                        np.int32(launch.keys_shared), *reduce)
+            kernel((count * shape.per_group,), (shape.block,), args, shared_mem=launch.shared_bytes)
+        state.evals += n * iterations
+        state.iteration += iterations
+
+    # --- snapshots -------------------------------------------------------------------------------
+    def links_of(self, state: ParticleSwarmCudaState, ids):
+        """(k, K) global indices: the particles each of `ids` informs, as the kernel draws them."""
+        xp, p = self.xp, self.params
+        idx = xp.asarray(np.asarray(ids.get() if hasattr(ids, "get") else ids, dtype=np.int64).reshape(-1))
+        k = int(idx.shape[0])
+        out = xp.empty((k, int(p.informants)), dtype=np.int64)
+        if k:
+            self.launch("pso_links", k, idx, np.int32(k), np.int32(p.informants), np.int32(p.walkers),
+                        np.uint64(state.seed), state.epochs, out)
+        return out

@@ -1,0 +1,442 @@
+"""The main window, offscreen: every algorithm runs and draws; run controls; refused input; errors;
+N-D slices; settings; the smoke start of the application."""
+from __future__ import annotations
+
+import dataclasses
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("PyQt6")
+pytest.importorskip("pyqtgraph")
+from PyQt6 import QtCore, QtGui  # noqa: E402
+
+import solvers  # noqa: E402
+from solvers import ConfigError  # noqa: E402
+from solvers.problems import base as problem_base  # noqa: E402
+
+pytestmark = pytest.mark.gui
+ROOT = Path(__file__).resolve().parents[1]
+SMALL_WALKERS = 24
+RUN_TIMEOUT_MS = 20_000
+
+
+# --- helpers ----------------------------------------------------------------------------------
+def make_window(qtbot, tmp_path, name: str = "settings.ini"):
+    """A shown MainWindow with throw-away settings; closed (threads joined) at teardown."""
+    from gui.main_window import MainWindow
+
+    settings = QtCore.QSettings(str(tmp_path / name), QtCore.QSettings.Format.IniFormat)
+    window = MainWindow(settings)
+    qtbot.addWidget(window)
+    window.show()
+    return window
+
+
+def configure(window, algorithm: str, problem: str = "sphere", dim: int = 2, budget: str = "30",
+              kind: str = "iterations", walkers: int | None = SMALL_WALKERS) -> None:
+    """Fill the form; `walkers` is clipped into the declared limits of the 'walkers' parameter."""
+    form = window.form
+    form.algorithm_combo.setCurrentIndex(form.algorithm_combo.findData(algorithm))
+    assert form.algorithm() == algorithm
+    form.problem_combo.setCurrentIndex(form.problem_combo.findData(problem))
+    assert form.problem() == problem
+    form.dim_spin.setValue(dim)
+    assert form.dim() == dim
+    form.budget_kind.setCurrentText(kind)
+    form.budget_edit.setText(budget)
+    editor = form.params_form.editor("walkers")
+    if walkers is not None and editor is not None:
+        editor.setValue(max(editor.minimum(), min(editor.maximum(), walkers)))
+
+
+def run_to_end(qtbot, window):
+    with qtbot.waitSignal(window.controller.sigFinished, timeout=RUN_TIMEOUT_MS) as blocker:
+        assert window.start()
+    return blocker.args[0]
+
+
+def assert_closed_cleanly(window) -> None:
+    thread = window.landscape._thread
+    window.close()
+    assert window.controller.thread is None and not window.controller.is_running
+    assert thread.isFinished()
+
+
+def curve_length(curve) -> int:
+    x, _y = curve.getData()
+    return 0 if x is None else len(x)
+
+
+# --- every algorithm ---------------------------------------------------------------------------
+@pytest.mark.parametrize("algorithm", solvers.list_algorithms())
+def test_every_algorithm_runs_draws_and_improves(qtbot, tmp_path, algorithm):
+    window = make_window(qtbot, tmp_path)
+    configure(window, algorithm, problem="rastrigin", budget="30")
+    snapshots = []
+    window.controller.sigSnapshot.connect(snapshots.append)
+    result = run_to_end(qtbot, window)
+
+    assert result is not None, window.controller.last_error
+    assert window.error_banner.isHidden()
+    assert len(snapshots) >= 2 and snapshots[-1].finished
+    assert result.best_f < snapshots[0].best_f, "the best value did not fall"
+    # the views received the data
+    last = snapshots[-1]
+    drawn = window.landscape.walker_points()
+    assert drawn.shape == (len(last.positions), 2) and len(drawn) > 0
+    np.testing.assert_allclose(drawn, last.positions[:, :2])
+    assert window.last_snapshot is last
+    assert len(window.chart.current.best) >= 2
+    assert window.chart.current.best[-1] == pytest.approx(result.best_f)
+    assert window.extras.series, "no per-algorithm quantity was charted"
+    assert all(len(xs) >= 1 for xs, _ys in window.extras.series.values())
+    # what makes each algorithm itself is drawn
+    overlays = last.overlays
+    if {"steps", "simplices", "velocities", "trials"} & set(overlays):
+        assert curve_length(window.landscape.segments) > 0
+    if "links" in overlays and len(overlays["links"]):
+        assert curve_length(window.landscape.links) > 0
+    if "temperature" in overlays or "accepted" in overlays:
+        assert window.landscape.walkers.classes() is not None
+    assert "finished" in window.statusBar().currentMessage()
+    assert window.rate_label.text().endswith("evals/s")
+    assert_closed_cleanly(window)
+
+
+def test_landscape_shows_function_before_any_run(qtbot, tmp_path):
+    window = make_window(qtbot, tmp_path)
+    configure(window, solvers.list_algorithms()[0], problem="sphere")
+    qtbot.waitUntil(lambda: window.landscape.grid is not None
+                    and window.landscape.problem.name == "sphere", timeout=5000)
+    grid = window.landscape.grid
+    assert grid.values.shape == (256, 256) and grid.log_scale  # sphere spans decades
+    x, y = window.landscape.minimiser.getData()
+    assert (x[0], y[0]) == (0.0, 0.0)  # the known minimiser is marked
+    configure(window, solvers.list_algorithms()[0], problem="rastrigin")
+    qtbot.waitUntil(lambda: window.landscape.problem.name == "rastrigin"
+                    and window.landscape.grid is not None, timeout=5000)
+    assert not window.landscape.grid.log_scale
+
+
+# --- run controls ------------------------------------------------------------------------------
+def test_pause_step_resume_stop_reset(qtbot, tmp_path):
+    window = make_window(qtbot, tmp_path)
+    configure(window, "pattern_search", budget="100000000")
+    snapshots = []
+    window.controller.sigSnapshot.connect(snapshots.append)
+    assert window.start()
+    qtbot.waitUntil(lambda: len(snapshots) >= 2, timeout=5000)
+    assert not window.start(), "a second start of a running run must be refused"
+
+    window.pause_action.trigger()
+    assert window.controller.is_paused and window.pause_action.text() == "Resume"
+    qtbot.wait(300)  # a chunk in flight may still publish
+    frozen = snapshots[-1].iteration
+    qtbot.wait(300)
+    assert snapshots[-1].iteration == frozen, "the run went on while paused"
+
+    with qtbot.waitSignal(window.controller.sigSnapshot, timeout=5000) as step:
+        window.step_action.trigger()
+    assert step.args[0].iteration == frozen + 1
+    with qtbot.waitSignal(window.controller.sigSnapshot, timeout=5000) as step:
+        window.step_action.trigger()
+    assert step.args[0].iteration == frozen + 2
+
+    window.start_action.trigger()  # Start on a paused run resumes it
+    qtbot.waitUntil(lambda: snapshots[-1].iteration > frozen + 5, timeout=5000)
+    assert not window.controller.is_paused
+
+    with qtbot.waitSignal(window.controller.sigFinished, timeout=RUN_TIMEOUT_MS) as done:
+        window.stop_action.trigger()
+    assert done.args[0].stop_reason == "stopped"
+    assert len(window.landscape.walker_points()) > 0
+
+    window.reset_action.trigger()
+    assert len(window.landscape.walker_points()) == 0
+    assert not window.extras.series
+    assert window.start_action.isEnabled() and not window.stop_action.isEnabled()
+    assert_closed_cleanly(window)
+
+
+def test_step_from_idle_runs_exactly_one_iteration(qtbot, tmp_path):
+    window = make_window(qtbot, tmp_path)
+    configure(window, "pattern_search", budget="1000")
+    iterations = []
+    window.controller.sigSnapshot.connect(lambda s: iterations.append(s.iteration))
+    window.step_action.trigger()
+    qtbot.waitUntil(lambda: 1 in iterations, timeout=5000)
+    qtbot.wait(200)
+    assert iterations == [0, 1] and window.controller.is_paused
+    with qtbot.waitSignal(window.controller.sigFinished, timeout=RUN_TIMEOUT_MS):
+        window.stop()
+    assert_closed_cleanly(window)
+
+
+def test_shortcuts_are_the_documented_keys(qtbot, tmp_path):
+    window = make_window(qtbot, tmp_path)
+    keys = {window.pause_action: "Space", window.step_action: "S", window.stop_action: "Esc",
+            window.reset_action: "R"}
+    for action, key in keys.items():
+        assert QtGui.QKeySequence(key) in action.shortcuts()
+    assert window.start_action.shortcuts()
+
+
+def test_fifty_rapid_start_stop_cycles_leave_no_thread(qtbot, tmp_path):
+    window = make_window(qtbot, tmp_path)
+    configure(window, "pattern_search", budget="100000000")
+    threads = []
+    for _ in range(50):
+        assert window.start()
+        threads.append(window.controller.thread)
+        window.stop()
+        qtbot.waitUntil(lambda: not window.controller.is_running, timeout=5000)
+    assert all(t is not None for t in threads)
+    assert window.controller.thread is None
+    assert len(window.results) == 50
+    assert all(r.stop_reason in ("stopped", "max_iters") for r in window.results)
+    assert_closed_cleanly(window)
+
+
+def test_closing_during_a_run_stops_and_joins_the_worker(qtbot, tmp_path):
+    window = make_window(qtbot, tmp_path)
+    configure(window, "pattern_search", budget="100000000")
+    with qtbot.waitSignal(window.controller.sigSnapshot, timeout=5000):
+        assert window.start()
+    thread = window.controller.thread
+    assert thread.isRunning()
+    window.close()
+    assert thread.isFinished() and window.controller.thread is None
+
+
+def test_speed_slider_sets_the_teaching_delay(qtbot, tmp_path):
+    from gui.main_window import MAX_DELAY
+
+    window = make_window(qtbot, tmp_path)
+    configure(window, "pattern_search", budget="100000000")
+    window.speed_slider.setValue(0)
+    assert window.controller._delay == pytest.approx(MAX_DELAY)
+    assert "ms / iteration" in window.speed_label.text()
+    snapshots = []
+    window.controller.sigSnapshot.connect(snapshots.append)
+    assert window.start()
+    qtbot.wait(700)
+    slow = len(snapshots)
+    assert 1 <= slow <= 4, f"{slow} snapshots in 0.7 s at {MAX_DELAY} s per iteration"
+    assert all(s.iteration == k for k, s in enumerate(snapshots))  # one iteration each
+    window.speed_slider.setValue(window.speed_slider.maximum())
+    assert window.controller._delay == 0.0 and window.speed_label.text() == "full speed"
+    qtbot.waitUntil(lambda: snapshots[-1].iteration > 20, timeout=5000)
+    with qtbot.waitSignal(window.controller.sigFinished, timeout=RUN_TIMEOUT_MS):
+        window.stop()
+
+
+def test_live_parameter_applies_mid_run_and_others_wait_for_reset(qtbot, tmp_path):
+    window = make_window(qtbot, tmp_path)
+    configure(window, "pattern_search", budget="100000000")
+    specs = window.form.params_form.specs()
+    live = next(s for s in specs if s.live and s.kind is int)
+    frozen = next(s for s in specs if not s.live and s.kind in (int, float) and s.name != "walkers")
+    window.step_action.trigger()  # a paused run
+    qtbot.waitUntil(lambda: window.last_snapshot is not None and window.last_snapshot.iteration == 1,
+                    timeout=5000)
+    editor = window.form.params_form.editor(live.name)
+    new_value = editor.value() + 1
+    editor.setValue(new_value)
+    with qtbot.waitSignal(window.controller.sigSnapshot, timeout=5000):
+        window.step_action.trigger()
+    runner = window.controller._worker.runner
+    assert getattr(runner.config.params, live.name) == new_value
+    other = window.form.params_form.editor(frozen.name)
+    other.setValue(other.maximum())
+    assert "on reset" in window.form.params_form.row(frozen.name).note
+    assert getattr(runner.config.params, frozen.name) == frozen.default
+    with qtbot.waitSignal(window.controller.sigFinished, timeout=RUN_TIMEOUT_MS):
+        window.stop()
+    assert window.form.params_form.row(frozen.name).note == ""  # the note clears after the run
+    config = window.form.build_config()
+    assert getattr(config.params, frozen.name) == other.maximum()  # ...and the next run takes it
+
+
+# --- refused input and errors ------------------------------------------------------------------
+@pytest.mark.parametrize("text, expected", [("abc", "must be a number"), ("-5", "must be > 0"),
+                                            ("2.5", "must be an integer"), ("", "enter a budget")])
+def test_invalid_budget_is_refused_beside_the_field(qtbot, tmp_path, text, expected):
+    window = make_window(qtbot, tmp_path)
+    configure(window, "pattern_search", budget=text, kind="iterations")
+    assert not window.start()
+    assert not window.controller.is_running
+    errors = window.form.errors()
+    assert set(errors) == {"budget"} and expected in errors["budget"]
+    assert window.form.budget_row.message.isVisibleTo(window.form)
+    window.form.budget_edit.setText("5")
+    with qtbot.waitSignal(window.controller.sigFinished, timeout=RUN_TIMEOUT_MS):
+        assert window.start()
+    assert window.form.errors() == {}
+
+
+def test_cross_field_rule_is_shown_beside_the_parameter_it_names(qtbot, tmp_path, monkeypatch):
+    cls = solvers.get_algorithm("pattern_search")
+    name = solvers.params.specs(cls.Params)[-1].name
+
+    def check(self):
+        raise ConfigError(f"parameter '{name}' must be smaller than something else")
+
+    window = make_window(qtbot, tmp_path)
+    configure(window, "pattern_search")
+    monkeypatch.setattr(cls.Params, "check", check, raising=False)
+    assert not window.start()
+    assert list(window.form.errors()) == [name]
+    assert window.form.params_form.row(name).message.isVisibleTo(window.form)
+
+
+def test_unavailable_engines_are_disabled_with_the_reason(qtbot, tmp_path):
+    window = make_window(qtbot, tmp_path)
+    model = window.form.engine_combo.model()
+    for row in range(model.rowCount()):
+        item = model.item(row)
+        available, reason = solvers.engine_status(item.text())
+        assert item.isEnabled() == available
+        assert reason in item.toolTip()
+
+
+def _register_nan_problem(monkeypatch):
+    definition = problem_base.ProblemDef(
+        name="test_nan_everywhere", title="NaN everywhere (test)", group="Tests",
+        source="a broken objective", fn=lambda xp, X: xp.full(X.shape[0], xp.nan),
+        bounds=problem_base.box(-1, 1))
+    monkeypatch.setitem(problem_base._REGISTRY, definition.name, definition)
+
+
+def test_nan_objective_shows_a_message_and_the_window_stays_usable(qtbot, tmp_path, monkeypatch):
+    _register_nan_problem(monkeypatch)
+    window = make_window(qtbot, tmp_path)
+    configure(window, "pattern_search", problem="test_nan_everywhere", budget="50")
+    with qtbot.waitSignal(window.controller.sigErrored, timeout=RUN_TIMEOUT_MS) as error:
+        assert window.start()
+    qtbot.waitUntil(lambda: not window.controller.is_running, timeout=5000)
+    assert "NaN" in error.args[0]
+    assert not window.error_banner.isHidden() and "NaN" in window.error_banner.text()
+    # still usable: the next run works and clears the message
+    configure(window, "pattern_search", problem="sphere", budget="5")
+    result = run_to_end(qtbot, window)
+    assert result is not None and np.isfinite(result.best_f)
+    assert window.error_banner.isHidden()
+    assert_closed_cleanly(window)
+
+
+def test_exception_in_the_solver_shows_a_message(qtbot, tmp_path, monkeypatch):
+    cls = solvers.get_algorithm("pattern_search")
+
+    def broken_step(self, state, iterations):
+        raise RuntimeError("kernel exploded")
+
+    window = make_window(qtbot, tmp_path)
+    configure(window, "pattern_search", budget="50")
+    monkeypatch.setattr(cls, "step", broken_step)
+    with qtbot.waitSignal(window.controller.sigErrored, timeout=RUN_TIMEOUT_MS) as error:
+        assert window.start()
+    assert error.args[0] == "RuntimeError: kernel exploded"
+    qtbot.waitUntil(lambda: not window.controller.is_running, timeout=5000)
+    assert "kernel exploded" in window.error_banner.text()
+    assert window.start_action.isEnabled()
+    monkeypatch.undo()
+    assert run_to_end(qtbot, window) is not None
+
+
+# --- N-D -----------------------------------------------------------------------------------------
+def test_30d_run_draws_the_slice_through_the_best_point(qtbot, tmp_path):
+    window = make_window(qtbot, tmp_path)
+    configure(window, "pattern_search", problem="rastrigin", dim=30, budget="4")
+    assert window.landscape.axis_x.isVisibleTo(window.landscape)
+    result = run_to_end(qtbot, window)
+    best = result.best_x
+    landscape = window.landscape
+
+    def slice_through_best():
+        grid = landscape.grid
+        return grid is not None and np.array_equal(grid.point[2:], best[2:])
+
+    qtbot.waitUntil(slice_through_best, timeout=5000)
+    assert landscape.grid.values.shape == (256, 256)
+    assert landscape.grid.axes == (0, 1)
+    np.testing.assert_allclose(landscape.walker_points(), window.last_snapshot.positions[:, [0, 1]])
+    x, y = landscape.best.getData()
+    assert (x[0], y[0]) == (best[0], best[1])
+    # other axes: the slice and the projection follow
+    landscape.axis_x.setCurrentIndex(4)
+    landscape.axis_y.setCurrentIndex(7)
+    qtbot.waitUntil(lambda: landscape.grid.axes == (4, 7), timeout=5000)
+    assert np.array_equal(np.delete(landscape.grid.point, [4, 7]), np.delete(best, [4, 7]))
+    np.testing.assert_allclose(landscape.walker_points(), window.last_snapshot.positions[:, [4, 7]])
+    assert_closed_cleanly(window)
+
+
+# --- settings ----------------------------------------------------------------------------------
+def test_configuration_and_layout_are_remembered(qtbot, tmp_path):
+    first = make_window(qtbot, tmp_path)
+    algorithm = solvers.list_algorithms()[-1]
+    configure(first, algorithm, problem="rastrigin", dim=7, budget="1234", kind="evaluations")
+    first.form.seed_spin.setValue(42)
+    first.speed_slider.setValue(30)
+    first.chart_dock.hide()
+    state = first.form.state()
+    first.close()
+
+    second = make_window(qtbot, tmp_path)
+    assert second.form.state() == state
+    assert (second.form.algorithm(), second.form.problem(), second.form.dim()) == (algorithm, "rastrigin", 7)
+    assert second.form.budget_edit.text() == "1234" and second.form.seed_spin.value() == 42
+    assert second.speed_slider.value() == 30
+    assert second.chart_dock.isHidden()
+
+
+def test_broken_settings_are_ignored(qtbot, tmp_path):
+    settings = QtCore.QSettings(str(tmp_path / "settings.ini"), QtCore.QSettings.Format.IniFormat)
+    settings.setValue("version", 1)
+    settings.setValue("form/state", '{"algorithm": "no_such", "dim": "x", "params": 3, "seed": -4}')
+    settings.setValue("window/state", QtCore.QByteArray(b"garbage"))
+    settings.sync()
+    window = make_window(qtbot, tmp_path)
+    assert window.form.algorithm() == solvers.list_algorithms()[0]
+    assert window.form.build_config() is not None
+
+
+def test_presets_menu_loads_a_preset(qtbot, tmp_path):
+    config_io = pytest.importorskip("solvers.config_io")
+    presets = config_io.list_presets()
+    if not presets:
+        pytest.skip("no presets in assets/presets yet")
+    window = make_window(qtbot, tmp_path)
+    assert len(window.presets_menu.actions()) == len(presets)
+    _name, path, _description = presets[0]
+    assert window.load_preset(path)
+    expected = config_io.load_config(path)
+    built = window.form.build_config()
+    assert built is not None
+    assert dataclasses.replace(built, sample_size=expected.sample_size,
+                               snapshot_hz=expected.snapshot_hz) == expected
+
+
+# --- starting the application ---------------------------------------------------------------------
+def _start(args, tmp_path, timeout=60):
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", XDG_CONFIG_HOME=str(tmp_path),
+               HOME=str(tmp_path))
+    return subprocess.run([sys.executable, *args], cwd=ROOT, env=env, capture_output=True,
+                          text=True, timeout=timeout)
+
+
+def test_gui_app_starts_and_quits_by_itself(tmp_path):
+    done = _start(["-m", "gui.app", "--quit-after", "1500", "--run"], tmp_path)
+    assert done.returncode == 0, done.stderr[-2000:]
+
+
+def test_main_py_starts_the_window_and_quits_by_itself(tmp_path):
+    if not (ROOT / "main.py").exists():
+        pytest.skip("main.py does not exist yet")
+    done = _start(["main.py", "--quit-after", "1500"], tmp_path)
+    assert done.returncode == 0, done.stderr[-2000:]
