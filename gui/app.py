@@ -32,12 +32,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     from PyQt6 import QtCore, QtWidgets  # noqa: PLC0415 - the headless CLI never imports Qt
 
-    import pyqtgraph as pg  # noqa: PLC0415
-
     app = QtWidgets.QApplication.instance() or QtWidgets.QApplication([sys.argv[0], *argv])
     app.setOrganizationName(ORGANISATION)
     app.setApplicationName(APPLICATION)
-    pg.setConfigOptions(antialias=True)
     from .main_window import MainWindow  # noqa: PLC0415
 
     window = MainWindow()

@@ -50,8 +50,8 @@ class ConvergenceChart(QtWidgets.QWidget):
         self.by_evals.setLabel("bottom", "evaluations")
         self.by_seconds.setLabel("bottom", "seconds (compute only)")
         self.plots = (self.by_evals, self.by_seconds)
+        # no grid lines: they double the cost of repainting a chart (measured, see gui.md)
         for plot in self.plots:
-            plot.showGrid(x=True, y=True, alpha=0.25)
             plot.setMenuEnabled(False)
         self.min_lines = []
         for plot in self.plots:
@@ -66,6 +66,7 @@ class ConvergenceChart(QtWidgets.QWidget):
         self._items_current = [plot.plot(pen=CURRENT_PEN) for plot in self.plots]
         self._items_previous: list[list[pg.PlotDataItem]] = []
         self._log = None
+        self._labels = None
         # the legend is a label under the plots: run labels are long and would hide the curves
         self.legend = QtWidgets.QLabel()
         self.legend.setWordWrap(True)
@@ -140,9 +141,12 @@ class ConvergenceChart(QtWidgets.QWidget):
             if drawable:
                 line.setValue(math.log10(fmin) if log else fmin)
         note = "" if self.f_min is None else f" · known minimum {self.f_min:.6g}"
-        for plot, title in zip(self.plots, ("best value vs evaluations", "best value vs seconds")):
-            plot.setTitle(title + note, size="9pt")
-            plot.setLabel("left", "best value" + (" (log)" if log else ""))
+        labels = (note, log)
+        if labels != self._labels:  # setting a title re-lays out the whole chart: only on change
+            self._labels = labels
+            for plot, title in zip(self.plots, ("best value vs evaluations", "best value vs seconds")):
+                plot.setTitle(title + note, size="9pt")
+                plot.setLabel("left", "best value" + (" (log)" if log else ""))
         if self.current is not None:
             self._items_current[0].setData(self.current.evals, self.current.best)
             self._items_current[1].setData(self.current.seconds, self.current.best)
@@ -243,7 +247,6 @@ class ExtrasPanel(QtWidgets.QWidget):
     def _add_plot(self, key: str) -> None:
         row = len(self._plots)
         plot = self.view.addPlot(row=row, col=0, title=key)
-        plot.showGrid(x=True, y=True, alpha=0.25)
         plot.setMenuEnabled(False)
         if self._plots:
             plot.setXLink(next(iter(self._plots.values()))[0])

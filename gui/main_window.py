@@ -34,7 +34,7 @@ MAX_DELAY = 0.5  # seconds between iterations at the slowest teaching speed
 SPEED_STEPS = 100
 BUSY_STATUSES = ("compiling kernels", "initialising walkers", "warming up")
 SETTINGS_VERSION = 1
-CHART_INTERVAL = 0.2  # seconds between chart redraws during a run
+CHART_INTERVAL = 0.2  # seconds between redraws of each chart panel during a run
 
 
 def delay_for_speed(value: int) -> float:
@@ -58,6 +58,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self._pending_snapshot = None
         self._render_scheduled = False
         self._last_chart_refresh = -1.0
+        self._chart_turn = True
         self._panels: list[QtWidgets.QWidget] = []
 
         self.form = ConfigForm()
@@ -430,10 +431,15 @@ class MainWindow(QtWidgets.QMainWindow):
         now = time.monotonic()
         # Charts redraw their axes whenever their ranges move; 5 redraws a second read the same
         # to the eye and leave the frame budget to the walkers.
-        if snap.finished or now - self._last_chart_refresh >= CHART_INTERVAL:
-            self._last_chart_refresh = now
+        # The two panels take turns, so no single frame carries both redraws.
+        if snap.finished:
             self.chart.refresh()
             self.extras.refresh()
+        elif now - self._last_chart_refresh >= CHART_INTERVAL / 2:
+            self._last_chart_refresh = now
+            panel = self.chart if self._chart_turn else self.extras
+            self._chart_turn = not self._chart_turn
+            panel.refresh()
         self._show_numbers(snap)
         self.sigRendered.emit()
 

@@ -222,11 +222,85 @@ template <typename T> __device__ __forceinline__ void pso_confine(T& x, T& v, T 
     }
 }
 
-// The dynamic shared memory of the step kernels: [keys (u64)] [g point: d] [velocities: B x d].
-struct PsoShared {
-    unsigned long long* keys;
-    unsigned char* rest;
+// Where a thread's own particle lives during a launch: x, v and p in shared memory (column
+// threadIdx.x, stride blockDim.x) when the host found room (flags bit 0: x, 1: v, 2: p, only when
+// a thread owns exactly one particle), else in the global (d, n) arrays. Shared memory holds, in
+// order: [keys] [g: d] [x: B d] [v: B d] [p: B d] (absent arrays take no room). The global P is
+// always kept current (other blocks read it: the swarm's best, SPSO's informants, the commit).
+#define PSO_X_SHARED 1
+#define PSO_V_SHARED 2
+#define PSO_P_SHARED 4
+
+template <typename T> struct PsoRows {
+    T* x;
+    T* v;
+    T* p;
+    long long xs, vs, ps;  // strides
 };
+
+template <typename T>
+__device__ __forceinline__ PsoRows<T> pso_rows(T* X, T* V, T* P, long long n, long long i, T* xs, T* vs,
+                                               T* ps, bool own_one) {
+    PsoRows<T> r;
+    const long long B = blockDim.x;
+    r.x = own_one && xs ? xs + threadIdx.x : X + i;
+    r.xs = own_one && xs ? B : n;
+    r.v = own_one && vs ? vs + threadIdx.x : V + i;
+    r.vs = own_one && vs ? B : n;
+    r.p = own_one && ps ? ps + threadIdx.x : P + i;
+    r.ps = own_one && ps ? B : n;
+    return r;
+}
+
+// Shared copies of the own particle at the start (to_shared) or end of a launch.
+template <typename T>
+__device__ void pso_stage(T* X, T* V, T* P, long long n, int d, long long i, T* xs, T* vs, T* ps,
+                          bool to_shared) {
+    const int B = blockDim.x, t = threadIdx.x;
+    for (int j = 0; j < d; ++j) {
+        const long long g = (long long)j * n + i;
+        if (to_shared) {
+            if (xs) xs[j * B + t] = X[g];
+            if (vs) vs[j * B + t] = V[g];
+            if (ps) ps[j * B + t] = P[g];
+        } else {
+            if (xs) X[g] = xs[j * B + t];
+            if (vs) V[g] = vs[j * B + t];
+        }
+    }
+}
+
+// Split the dynamic shared memory after `used` bytes: g, then the flagged arrays.
+template <typename T>
+__device__ __forceinline__ T* pso_split(unsigned char* smem, int used, int d, int flags, T** xs, T** vs, T** ps) {
+    T* g_x = (T*)(smem + used);
+    T* next = g_x + d;
+    const int Bd = blockDim.x * d;
+    *xs = (flags & PSO_X_SHARED) ? next : (T*)0;
+    next += (flags & PSO_X_SHARED) ? Bd : 0;
+    *vs = (flags & PSO_V_SHARED) ? next : (T*)0;
+    next += (flags & PSO_V_SHARED) ? Bd : 0;
+    *ps = (flags & PSO_P_SHARED) ? next : (T*)0;
+    return g_x;
+}
+
+// The particle's new value: its personal best (both copies) if it improved. Returns the best.
+template <typename T>
+__device__ __forceinline__ T pso_remember(const PsoRows<T>& r, T* P, T* f, T* Pf, long long n, int d,
+                                         long long i, T fx) {
+    f[i] = fx;
+    T pf = Pf[i];
+    if (fx < pf) {
+        pf = fx;
+        Pf[i] = fx;
+        for (int j = 0; j < d; ++j) {
+            const T x = r.x[j * r.xs];
+            P[(long long)j * n + i] = x;
+            r.p[j * r.ps] = x;  // the same place when p is not in shared memory
+        }
+    }
+    return pf;
+}
 
 // ---- classic global-best PSO ----------------------------------------------------------------------
 
@@ -236,19 +310,16 @@ __global__ void __launch_bounds__(256, 4)
 pso_classic(T* X, T* V, T* P, T* f, T* Pf, T* swarm_f, long long* swarm_i, const T* __restrict__ lower,
             const T* __restrict__ upper, long long n, int m, int d, long long first_swarm, int bps,
             unsigned long long seed, long long first_iter, int iterations, T omega, T phi_p, T phi_g,
-            T lr, int v_shared, T* gpart_f, long long* gpart_i, T* gpart_x, unsigned int* bars,
+            T lr, int flags, T* gpart_f, long long* gpart_i, T* gpart_x, unsigned int* bars,
             T* part_f, long long* part_i, unsigned int* ticket, T* best_f, T* best_x, long long* best_i) {
     extern __shared__ __align__(16) unsigned char pso_smem[];
     __shared__ MwBest<T> g;
-    T* g_x = (T*)pso_smem;
-    T* v_s = g_x + d;
+    T *xs, *vs, *ps;
+    T* g_x = pso_split<T>(pso_smem, 0, d, flags, &xs, &vs, &ps);
     const PsoPlace at = pso_place(first_swarm, bps, m);
     unsigned int* bar = bars + 2 * at.group;
-    const int B = blockDim.x;
-    const bool own_one = v_shared && at.lt < m;  // v_shared: the host checked one particle per thread
-    if (own_one) {
-        for (int j = 0; j < d; ++j) v_s[j * B + threadIdx.x] = V[(long long)j * n + at.base + at.lt];
-    }
+    const bool own_one = flags != 0 && at.lt < m;  // flags: the host checked one particle per thread
+    if (own_one) pso_stage(X, V, P, n, d, at.base + at.lt, xs, vs, ps, true);
     MwBest<T> mine = mw_no_best<T>();
     for (int p = at.lt; p < m; p += at.stride) mine = mw_better(mine, mw_make_best(Pf[at.base + p], at.base + p));
     int parity = 0;
@@ -262,46 +333,34 @@ pso_classic(T* X, T* V, T* P, T* f, T* Pf, T* swarm_f, long long* swarm_i, const
         for (int p = at.lt; p < m; p += at.stride) {
             const long long i = at.base + p;
             const MwRng rng(seed, (unsigned long long)i, MW_STREAM_STEP);
-            T* xi = X + i;
-            const T* pi = P + i;
-            T* vi = own_one ? v_s + threadIdx.x : V + i;
-            const long long vs = own_one ? B : n;
+            const PsoRows<T> r = pso_rows(X, V, P, n, i, xs, vs, ps, own_one);
             for (int j0 = 0; j0 < d; j0 += C) {
-                const MwWords r = rng(t * per_iter + (unsigned long long)(j0 / C));
+                const MwWords w = rng(t * per_iter + (unsigned long long)(j0 / C));
 #pragma unroll
                 for (int q = 0; q < C; ++q) {
                     const int j = j0 + q;
                     if (j < d) {
-                        const T rp = mw_uniform<T>(r, 2 * q), rg = mw_uniform<T>(r, 2 * q + 1);
-                        T x = xi[(long long)j * n];
-                        T v = vi[j * vs];
-                        const T pb = pi[(long long)j * n];
+                        const T rp = mw_uniform<T>(w, 2 * q), rg = mw_uniform<T>(w, 2 * q + 1);
+                        T x = r.x[j * r.xs];
+                        T v = r.v[j * r.vs];
+                        const T pb = r.p[j * r.ps];
                         v = omega * v + phi_p * rp * (pb - x) + phi_g * rg * (g_x[j] - x);
                         x = x + lr * v;
                         pso_confine(x, v, lower[j], upper[j]);
-                        xi[(long long)j * n] = x;
-                        vi[j * vs] = v;
+                        r.x[j * r.xs] = x;
+                        r.v[j * r.vs] = v;
                     }
                 }
             }
-            const StridedPoint<T> xp = {xi, n};
+            const StridedPoint<T> xp = {r.x, r.xs};
             const T fx = mw_sanitize(F::template eval<T>(xp, d));
-            f[i] = fx;
-            T pf = Pf[i];
-            if (fx < pf) {
-                pf = fx;
-                Pf[i] = fx;
-                for (int j = 0; j < d; ++j) P[(long long)j * n + i] = xi[(long long)j * n];
-            }
-            mine = mw_better(mine, mw_make_best(pf, i));
+            mine = mw_better(mine, mw_make_best(pso_remember(r, P, f, Pf, n, d, i, fx), i));
         }
         parity ^= 1;
         pso_exchange(mine, P, n, d, m, at, bps, parity, gpart_f, gpart_i, gpart_x, bar, g_x, &g);
     }
 
-    if (own_one) {
-        for (int j = 0; j < d; ++j) V[(long long)j * n + at.base + at.lt] = v_s[j * B + threadIdx.x];
-    }
+    if (own_one) pso_stage(X, V, P, n, d, at.base + at.lt, xs, vs, ps, false);
     const bool leader = at.block == 0 && threadIdx.x == 0;
     if (leader) {
         swarm_f[at.swarm] = g.f;
@@ -371,12 +430,18 @@ __device__ void pso_scatter(const PsoKeys& keys, long long i, T pf, int round, u
     }
 }
 
+// NP normals of one Philox block (Box-Muller on pairs of uniforms).
+template <typename T> __device__ __forceinline__ void pso_normals(const MwWords& w, T* z) {
+    mw_normal2(mw_uniform<T>(w, 0), mw_uniform<T>(w, 1), z[0], z[1]);
+    if (MwPerBlock<T>::value == 4) mw_normal2(mw_uniform<T>(w, 2), mw_uniform<T>(w, 3), z[2], z[3]);
+}
+
 template <typename F, typename T>
 __global__ void __launch_bounds__(256, 4)
 pso_spso(T* X, T* V, T* P, T* f, T* Pf, T* swarm_f, long long* swarm_i, long long* epochs,
          unsigned char* redrawn, unsigned long long* gkeys, const T* __restrict__ lower,
          const T* __restrict__ upper, long long n, int m, int d, long long first_swarm, int bps,
-         unsigned long long seed, long long first_iter, int iterations, int K, int v_shared,
+         unsigned long long seed, long long first_iter, int iterations, int K, int flags,
          int keys_shared, T* gpart_f, long long* gpart_i, T* gpart_x, unsigned int* bars, T* part_f,
          long long* part_i, unsigned int* ticket, T* best_f, T* best_x, long long* best_i) {
     extern __shared__ __align__(16) unsigned char pso_smem[];
@@ -386,25 +451,23 @@ pso_spso(T* X, T* V, T* P, T* f, T* Pf, T* swarm_f, long long* swarm_i, long lon
     const int B = blockDim.x;
     PsoKeys keys;
     keys.shared = keys_shared != 0;
-    T* g_x;
+    int used = 0;
     if (keys.shared) {  // one block holds the whole swarm: keys of its m particles
         keys.k0 = (unsigned long long*)pso_smem;
         keys.k1 = keys.k0 + m;
         keys.offset = at.base;
-        g_x = (T*)(keys.k0 + (twice ? 2 * m : m));
+        used = (twice ? 2 * m : m) * 8;
         for (int k = threadIdx.x; k < (twice ? 2 * m : m); k += B) keys.k0[k] = ~0ull;
     } else {
         keys.k0 = gkeys;
         keys.k1 = gkeys + n;
         keys.offset = 0;
-        g_x = (T*)pso_smem;
     }
-    T* v_s = g_x + d;
+    T *xs, *vs, *ps;
+    T* g_x = pso_split<T>(pso_smem, used, d, flags, &xs, &vs, &ps);
     unsigned int* bar = bars + 2 * at.group;
-    const bool own_one = v_shared && at.lt < m;
-    if (own_one) {
-        for (int j = 0; j < d; ++j) v_s[j * B + threadIdx.x] = V[(long long)j * n + at.base + at.lt];
-    }
+    const bool own_one = flags != 0 && at.lt < m;
+    if (own_one) pso_stage(X, V, P, n, d, at.base + at.lt, xs, vs, ps, true);
     MwBest<T> mine = mw_no_best<T>();
     for (int p = at.lt; p < m; p += at.stride) mine = mw_better(mine, mw_make_best(Pf[at.base + p], at.base + p));
     int parity = 0;
@@ -444,24 +507,22 @@ pso_spso(T* X, T* V, T* P, T* f, T* Pf, T* swarm_f, long long* swarm_i, long lon
             if (twice) keys.k1[keys.at(i)] = ~0ull;
             const T coef = c * (l == i ? k_own : k_other);
             const MwRng rng(seed, (unsigned long long)i, MW_STREAM_STEP);
-            T* xi = X + i;
-            const T* pi = P + i;
-            const T* li = P + l;
-            T* vi = own_one ? v_s + threadIdx.x : V + i;
-            const long long vs = own_one ? B : n;
-            // pass 1: |G - x| and |direction|
+            const PsoRows<T> r = pso_rows(X, V, P, n, i, xs, vs, ps, own_one);
+            const T* li = P + l;  // the informant's best: written by any block, read through L2
+            // pass 1: |G - x| and |direction|. The informant's coordinates of one Philox block are
+            // loaded together, so that their L2 round trips overlap.
             T tc2 = T(0), dir2 = T(0);
             for (int j0 = 0; j0 < d; j0 += NP) {
-                const MwWords r = rng(t * per_iter + (unsigned long long)(j0 / NP));
-                T z[4];
-                mw_normal2(mw_uniform<T>(r, 0), mw_uniform<T>(r, 1), z[0], z[1]);
-                if (NP == 4) mw_normal2(mw_uniform<T>(r, 2), mw_uniform<T>(r, 3), z[2], z[3]);
+                T pl[4], z[4];
+#pragma unroll
+                for (int q = 0; q < NP; ++q) pl[q] = j0 + q < d ? pso_ldcg(li + (long long)(j0 + q) * n) : T(0);
+                pso_normals(rng(t * per_iter + (unsigned long long)(j0 / NP)), z);
 #pragma unroll
                 for (int q = 0; q < NP; ++q) {
                     const int j = j0 + q;
                     if (j < d) {
-                        const T x = xi[(long long)j * n];
-                        const T tc = coef * (pi[(long long)j * n] + pso_ldcg(li + (long long)j * n) - T(2) * x);
+                        const T x = r.x[j * r.xs];
+                        const T tc = coef * (r.p[j * r.ps] + pl[q] - T(2) * x);
                         tc2 += tc * tc;
                         dir2 += z[q] * z[q];
                     }
@@ -471,34 +532,27 @@ pso_spso(T* X, T* V, T* P, T* f, T* Pf, T* swarm_f, long long* swarm_i, long lon
             const T scale = mw_sqrt(tc2) * mw_uniform<T>(ru, 0) / mw_fmax(mw_sqrt(dir2), tiny);
             // pass 2: the same numbers again, and the move
             for (int j0 = 0; j0 < d; j0 += NP) {
-                const MwWords r = rng(t * per_iter + (unsigned long long)(j0 / NP));
-                T z[4];
-                mw_normal2(mw_uniform<T>(r, 0), mw_uniform<T>(r, 1), z[0], z[1]);
-                if (NP == 4) mw_normal2(mw_uniform<T>(r, 2), mw_uniform<T>(r, 3), z[2], z[3]);
+                T pl[4], z[4];
+#pragma unroll
+                for (int q = 0; q < NP; ++q) pl[q] = j0 + q < d ? pso_ldcg(li + (long long)(j0 + q) * n) : T(0);
+                pso_normals(rng(t * per_iter + (unsigned long long)(j0 / NP)), z);
 #pragma unroll
                 for (int q = 0; q < NP; ++q) {
                     const int j = j0 + q;
                     if (j < d) {
-                        T x = xi[(long long)j * n];
-                        const T tc = coef * (pi[(long long)j * n] + pso_ldcg(li + (long long)j * n) - T(2) * x);
-                        T v = w * vi[j * vs] + tc + scale * z[q];
+                        T x = r.x[j * r.xs];
+                        const T tc = coef * (r.p[j * r.ps] + pl[q] - T(2) * x);
+                        T v = w * r.v[j * r.vs] + tc + scale * z[q];
                         x = x + v;
                         pso_confine(x, v, lower[j], upper[j]);
-                        xi[(long long)j * n] = x;
-                        vi[j * vs] = v;
+                        r.x[j * r.xs] = x;
+                        r.v[j * r.vs] = v;
                     }
                 }
             }
-            const StridedPoint<T> xp = {xi, n};
+            const StridedPoint<T> xp = {r.x, r.xs};
             const T fx = mw_sanitize(F::template eval<T>(xp, d));
-            f[i] = fx;
-            T pf = Pf[i];
-            if (fx < pf) {
-                pf = fx;
-                Pf[i] = fx;
-                for (int j = 0; j < d; ++j) P[(long long)j * n + i] = xi[(long long)j * n];
-            }
-            mine = mw_better(mine, mw_make_best(pf, i));
+            mine = mw_better(mine, mw_make_best(pso_remember(r, P, f, Pf, n, d, i, fx), i));
         }
         parity ^= 1;
         // every particle of the swarm has its new personal best, and has read its key, before
@@ -509,9 +563,7 @@ pso_spso(T* X, T* V, T* P, T* f, T* Pf, T* swarm_f, long long* swarm_i, long lon
         previous = g.f;
     }
 
-    if (own_one) {
-        for (int j = 0; j < d; ++j) V[(long long)j * n + at.base + at.lt] = v_s[j * B + threadIdx.x];
-    }
+    if (own_one) pso_stage(X, V, P, n, d, at.base + at.lt, xs, vs, ps, false);
     const bool leader = at.block == 0 && threadIdx.x == 0;
     if (leader) {
         swarm_f[at.swarm] = g.f;

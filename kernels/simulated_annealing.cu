@@ -13,7 +13,7 @@
 // over the chains' bests and the winner is folded into best_f/best_x (no host round trip).
 // Every proposal is one full evaluation (through PatchedPoint, never written unless accepted).
 //
-// Nelder-Mead polishing (hybrid): one thread per simplex, many iterations per launch, exactly the
+// Nelder-Mead polishing (hybrid): one warp per simplex, many iterations per launch, exactly the
 // batched reference (solvers/algorithms/nelder_mead.py); vertices stay in place and a per-simplex
 // index array keeps them sorted best-first (stable), evaluations counted in a device counter.
 //
@@ -190,15 +190,19 @@ __global__ void nm_start(const T* X, const T* f, long long n, int d, const long 
 }
 
 // `iterations` Nelder-Mead iterations of every active simplex (reference: nelder_mead.step), then
-// the best vertices are written to their chains' rows. counters[0] += evaluations,
-// counters[1] = max iterations any simplex ran while active, counters[2] += simplices still active.
+// the best vertices are written to their chains' rows. One warp per simplex: the lanes share the
+// coordinate loops (centroid, trial points, shrink, collapse test) and the shrink's d evaluations;
+// a single trial point is evaluated by every lane alike (same result, counted once), and lane 0
+// keeps the order. counters[0] += evaluations, counters[1] = max iterations any simplex ran while
+// active, counters[2] += simplices still active.
 template <typename F, typename T>
 __global__ void nm_iterate(T* X, T* f, unsigned char* accepted, long long n, int d, const long long* R,
                            int m, int iterations, T tol, const T* __restrict__ lower,
                            const T* __restrict__ upper, T* S, T* V, int* O, T* W,
                            unsigned char* active, unsigned long long* counters) {
-    const int s = blockIdx.x * blockDim.x + threadIdx.x;
-    if (s >= m) return;
+    const int lane = threadIdx.x & 31;
+    const int s = (int)((blockIdx.x * (long long)blockDim.x + threadIdx.x) >> 5);
+    if (s >= m) return;  // whole warps: s is the same for the 32 lanes
     const T RHO = T(1), CHI = T(2), GAMMA = T(0.5), SIGMA = T(0.5);
     T* simplex = S + (long long)s * (d + 1) * d;
     T* values = V + (long long)s * (d + 1);
@@ -213,14 +217,16 @@ __global__ void nm_iterate(T* X, T* f, unsigned char* accepted, long long n, int
     for (int it = 0; it < iterations && on; ++it) {
         before = values[order[0]];
         ++ran;
-        const T* worst_x = simplex + (long long)order[d] * d;
-        const T best = values[order[0]], worst = values[order[d]], second = values[order[d - 1]];
-        for (int j = 0; j < d; ++j) {
+        const int w = order[d];
+        const T* worst_x = simplex + (long long)w * d;
+        const T best = values[order[0]], worst = values[w], second = values[order[d - 1]];
+        for (int j = lane; j < d; j += 32) {
             T sum = T(0);
             for (int k = 0; k < d; ++k) sum += simplex[(long long)order[k] * d + j];
             c[j] = sum / T(d);
             xr[j] = mw_fmin(mw_fmax(c[j] + RHO * (c[j] - worst_x[j]), lower[j]), upper[j]);
         }
+        __syncwarp();
         const DensePoint<T> pr = {xr};
         const T fr = mw_sanitize(F::template eval<T>(pr, d));
         ++evals;
@@ -231,11 +237,12 @@ __global__ void nm_iterate(T* X, T* f, unsigned char* accepted, long long n, int
         bool use_2 = false;
         T f2 = mw_inf<T>();
         if (!take_r) {
-            for (int j = 0; j < d; ++j) {
+            for (int j = lane; j < d; j += 32) {
                 if (expand) x2[j] = mw_fmin(mw_fmax(c[j] + CHI * (xr[j] - c[j]), lower[j]), upper[j]);
                 else if (outside) x2[j] = c[j] + GAMMA * (xr[j] - c[j]);
                 else x2[j] = c[j] + GAMMA * (worst_x[j] - c[j]);
             }
+            __syncwarp();
             const DensePoint<T> p2 = {x2};
             f2 = mw_sanitize(F::template eval<T>(p2, d));
             ++evals;
@@ -243,41 +250,55 @@ __global__ void nm_iterate(T* X, T* f, unsigned char* accepted, long long n, int
         }
         const bool use_r = take_r || (expand && !use_2);
         const bool shrink = (outside || inside) && !use_2;
-        const int w = order[d];
         if (use_2 || use_r) {
             T* dst = simplex + (long long)w * d;
             const T* src = use_2 ? x2 : xr;
-            for (int j = 0; j < d; ++j) dst[j] = src[j];
-            values[w] = use_2 ? f2 : fr;
+            for (int j = lane; j < d; j += 32) dst[j] = src[j];
+            if (lane == 0) values[w] = use_2 ? f2 : fr;
+            __syncwarp();
             // stable re-sort: the replaced slot sits last, after every vertex of equal value
-            nm_sort(values, order, d + 1);
+            if (lane == 0) nm_sort(values, order, d + 1);
+            __syncwarp();
         } else if (shrink) {
             const T* head = simplex + (long long)order[0] * d;
-            for (int k = 1; k <= d; ++k) {
-                T* vert = simplex + (long long)order[k] * d;
-                for (int j = 0; j < d; ++j) vert[j] = head[j] + SIGMA * (vert[j] - head[j]);
-                const DensePoint<T> p = {vert};
+            for (int q = lane; q < d * d; q += 32) {
+                T* vert = simplex + (long long)order[1 + q / d] * d;
+                const int j = q % d;
+                vert[j] = head[j] + SIGMA * (vert[j] - head[j]);
+            }
+            __syncwarp();
+            for (int k = 1 + lane; k <= d; k += 32) {
+                const DensePoint<T> p = {simplex + (long long)order[k] * d};
                 values[order[k]] = mw_sanitize(F::template eval<T>(p, d));
             }
             evals += d;
-            nm_sort(values, order, d + 1);
+            __syncwarp();
+            if (lane == 0) nm_sort(values, order, d + 1);
+            __syncwarp();
         }
         // collapse test: every vertex within tol (fraction of the range) of the best vertex
         const T* head = simplex + (long long)order[0] * d;
         T size = T(0);
-        for (int k = 1; k <= d; ++k) {
-            const T* vert = simplex + (long long)order[k] * d;
-            for (int j = 0; j < d; ++j) size = mw_fmax(size, mw_fabs(vert[j] - head[j]) / (upper[j] - lower[j]));
+        for (int q = lane; q < d * d; q += 32) {
+            const T* vert = simplex + (long long)order[1 + q / d] * d;
+            const int j = q % d;
+            size = mw_fmax(size, mw_fabs(vert[j] - head[j]) / (upper[j] - lower[j]));
+        }
+#pragma unroll
+        for (int offset = 16; offset > 0; offset >>= 1) {
+            size = mw_fmax(size, __shfl_xor_sync(0xFFFFFFFFu, size, offset));
         }
         on = size >= tol;
     }
-    active[s] = on ? 1 : 0;
     const long long r = R[s];
     const T* head = simplex + (long long)order[0] * d;
-    for (int j = 0; j < d; ++j) X[(long long)j * n + r] = head[j];
-    f[r] = values[order[0]];
-    accepted[r] = values[order[0]] < before ? 1 : 0;
-    atomicAdd(counters, evals);
-    atomicMax(counters + 1, (unsigned long long)ran);
-    if (on) atomicAdd(counters + 2, 1ull);
+    for (int j = lane; j < d; j += 32) X[(long long)j * n + r] = head[j];
+    if (lane == 0) {
+        active[s] = on ? 1 : 0;
+        f[r] = values[order[0]];
+        accepted[r] = values[order[0]] < before ? 1 : 0;
+        atomicAdd(counters, evals);
+        atomicMax(counters + 1, (unsigned long long)ran);
+        if (on) atomicAdd(counters + 2, 1ull);
+    }
 }

@@ -88,7 +88,34 @@ def _h100_suite() -> list[Case]:
     ]
     table1 = [Case("pattern_search", "ackley", 20, 15360, 20, mode="end_to_end",
                    label="pattern-search paper, Table 1 setting")]
-    return table1 + rate + smaller
+    return table1 + rate + smaller + _part2_cases(d)
+
+
+# Issue 4 (part 2): PSO and DE in ONE swarm/population of each size; MDS with 131,072 starts (restart
+# on, so that starts that collapse keep working: a time-limited run's steady state).
+PART2_SIZES = ((131072, 2000, 2, 20), (16384, 5000, 10, 50), (1024, 20000, 200, 200))  # n, it, numpy, cupy
+
+
+def _part2_cases(d: int) -> list[Case]:
+    cases = []
+    for n, iterations, numpy_iterations, cupy_iterations in PART2_SIZES:
+        for variant in ("classic", "spso2011"):
+            cases.append(Case("particle_swarm", "rastrigin", d, n, iterations, {"variant": variant, "swarms": 1},
+                              numpy_iterations=numpy_iterations, cupy_iterations=cupy_iterations,
+                              label="one swarm"))
+        cases.append(Case("differential_evolution", "rastrigin", d, n, iterations, {"populations": 1},
+                          numpy_iterations=numpy_iterations, cupy_iterations=cupy_iterations,
+                          label="one population"))
+    cases.append(Case("multidirectional_search", "rastrigin", d, 131072, 40, {"restart": True},
+                      numpy_iterations=1, cupy_iterations=3, label="131,072 starts, restart on"))
+    return cases
+
+
+# Issue 4's rates for one swarm/population (rastrigin 30-D, float32, cuda, precise math), evals/s.
+PART2_TARGETS = {("particle_swarm", 131072): 10e9, ("particle_swarm", 16384): 4e9,
+                 ("particle_swarm", 1024): 95e6, ("differential_evolution", 131072): 4.4e9,
+                 ("differential_evolution", 16384): 0.5e9, ("differential_evolution", 1024): 50e6}
+MDS_TARGET_FRACTION = 0.25  # of the evaluation-only rate in the same run, 131,072 starts
 
 
 def _quick_suite() -> list[Case]:
@@ -275,8 +302,10 @@ def targets(records: list[dict]) -> list[str]:
     for r in records:
         if r.get("error") or r["engine"] != "cuda" or r["fast_math"] or r["dtype"] != "float32":
             continue
+        if r["mode"] == "rate" and r["problem"] == "rastrigin" and r["dim"] == 30:
+            lines.extend(_part2_target(r))
         if (r["mode"] == "rate" and r["problem"] == "rastrigin" and r["dim"] == 30
-                and r["walkers"] == 131072 and r["algorithm"] != "evaluation_only"):
+                and r["walkers"] == 131072 and r["algorithm"] in ("pattern_search", "simulated_annealing")):
             frac = r.get("fraction_of_eval_only")
             ok = frac is not None and frac >= 0.5
             name = r["algorithm"] + (f" ({r['variant']})" if r["variant"] else "")
@@ -293,6 +322,23 @@ def targets(records: list[dict]) -> list[str]:
                              f"Table 1 baseline {numpy_s:.2f} s (<= {1.5 * TABLE1_NUMPY_SECONDS:.2f} s); "
                              f"speedup {speed:.0f}x ({'MET' if speed >= 2000 else 'NOT MET'}: >= 2000x)")
     return lines
+
+
+def _part2_target(r: dict) -> list[str]:
+    """Issue 4's line for one record, if it decides one."""
+    name = r["algorithm"] + (f" ({r['variant']})" if r["variant"] else "")
+    want = PART2_TARGETS.get((r["algorithm"], r["walkers"]))
+    if want is not None and r.get("evals_per_second") is not None:
+        rate = r["evals_per_second"]
+        return [f"{'MET' if rate >= want else 'NOT MET'}: {name} at {r['walkers']:,} in one "
+                f"{'swarm' if r['algorithm'] == 'particle_swarm' else 'population'}: {_si(rate)}/s "
+                f"(target >= {_si(want)}/s)"]
+    if r["algorithm"] == "multidirectional_search" and r["walkers"] == 131072:
+        frac = r.get("fraction_of_eval_only")
+        ok = frac is not None and frac >= MDS_TARGET_FRACTION
+        return [f"{'MET' if ok else 'NOT MET'}: {name} with 131,072 starts at "
+                f"{'-' if frac is None else f'{frac:.0%}'} of evaluation-only (target >= 25%)"]
+    return []
 
 
 def run_bench(cases: list[Case], engines: list[str], dtypes: list[str], fast_math_modes: list[bool],
@@ -434,7 +480,7 @@ def cmd_bench(args) -> int:
     print(text)
     lines = targets(records)
     if lines:
-        print("\nTargets (issue 3):")
+        print("\nTargets (issues 3 and 4):")
         for line in lines:
             print("  " + line)
     write_json(records, lines)

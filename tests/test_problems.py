@@ -295,3 +295,14 @@ def test_michalewicz_minimum_is_coordinatewise():
     x5, x10 = get_problem("michalewicz", 5).x_min, get_problem("michalewicz", 10).x_min
     np.testing.assert_allclose(x10[:5], x5, rtol=0, atol=1e-12)
     assert x10[1] == pytest.approx(PI / 2, abs=1e-7)  # term 2 peaks at sin(2 x^2 / pi) = 1, x = pi/2
+
+
+@pytest.mark.parametrize("definition", [d for d in problem_definitions() if d.dims is None],
+                         ids=lambda d: d.name)
+def test_high_dimension_binds_and_evaluates(definition):
+    # the annealing seed goes to 512-D; f_min may be None there (Shubert overflows float64)
+    p = get_problem(definition.name, 512)
+    f = p.evaluate(np.random.default_rng(2).uniform(p.lower, p.upper, (3, 512)))
+    assert f.shape == (3,) and not np.any(np.isnan(f))
+    if p.f_min is not None and p.x_min is not None:
+        assert p.evaluate(p.x_min[None, :])[0] == pytest.approx(p.f_min, abs=1e-9 * max(1.0, abs(p.f_min)))

@@ -182,7 +182,8 @@ def test_reproduce_runs_where_qt_cannot_be_imported(tmp_path):
         "            raise ImportError('blocked: ' + name)\n"
         "sys.meta_path.insert(0, NoQt())\n"
         "import main\n"
-        f"sys.exit(main.main(['reproduce', '004', '--quick', '--engine', 'numpy', '--out', {str(tmp_path)!r}]))\n")
+        f"sys.exit(main.main(['reproduce', '004', '--quick', '--engine', 'numpy',\n"
+        f"                    '--out', {str(tmp_path)!r}]))\n")
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stdout + out.stderr
     assert (tmp_path / "differential_evolution.md").is_file()

@@ -82,6 +82,13 @@ class CudaAlgorithm(Algorithm):
         block = block or self.block
         self.kernels.get(name)((self.blocks(n, block),), (block,), args)
 
+    def sm_count(self) -> int:
+        """Multiprocessors of the current device (for choosing a kernel's thread mapping)."""
+        count = getattr(self, "_sm_count", None)
+        if count is None:
+            count = self._sm_count = int(self.xp.cuda.Device().attributes["MultiProcessorCount"])
+        return count
+
     # --- memory ---------------------------------------------------------------------------------
     def bytes_needed(self, n: int) -> int:
         """Device bytes a run of n walkers needs; subclasses count their arrays."""

@@ -34,6 +34,10 @@ class PatternSearchCuda(CudaAlgorithm):
     Params = PatternSearchParams
     reference = PatternSearch.reference
     kernel_file = "pattern_search.cu"
+    # lanes per walker: 2 (ps_iterate_pairs) while one lane per walker would leave fewer than this
+    # many threads per multiprocessor; None = choose by walker count, 1 or 2 force it (tests)
+    PAIR_BELOW_THREADS_PER_SM = 512
+    lanes: int | None = None
 
     def evals_per_iteration(self) -> float:
         return 2.0 * self.problem.dim * self.params.walkers
@@ -75,13 +79,20 @@ class PatternSearchCuda(CudaAlgorithm):
             todo = remaining
             if p.restart:  # stop at the next round boundary (see the module docstring)
                 todo = min(todo, p.round_iterations - state.iteration % p.round_iterations)
-            self.launch("ps_iterate", n, state.XT, state.f, state.step, state.improved, self.lower,
-                        self.upper, np.int64(n), np.int32(self.problem.dim), np.int32(todo),
-                        self.scalar(p.delta0), self.scalar(tol))
+            lanes = self._lanes(n)
+            self.launch("ps_iterate_pairs" if lanes == 2 else "ps_iterate", lanes * n, state.XT,
+                        state.f, state.step, state.improved, self.lower, self.upper, np.int64(n),
+                        np.int32(self.problem.dim), np.int32(todo), self.scalar(p.delta0),
+                        self.scalar(tol))
             state.evals += 2 * self.problem.dim * n * todo
             state.iteration += todo
             remaining -= todo
             self.reduce_best(self.tracker, state.f, state.XT)
+
+    def _lanes(self, n: int) -> int:
+        if self.lanes is not None:
+            return int(self.lanes)
+        return 2 if n < self.PAIR_BELOW_THREADS_PER_SM * self.sm_count() else 1
 
     def snapshot(self, state: PatternSearchCudaState, sample: np.ndarray) -> SnapshotData:
         data = super().snapshot(state, sample)

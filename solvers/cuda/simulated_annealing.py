@@ -9,7 +9,7 @@ reduction (fused into the launch) and the broadcast of the best point to every c
 round trip. ``async`` launches span any number of levels; the kernel follows the schedule itself
 and the host mirrors it (same double arithmetic) for the snapshot's temperature.
 
-The hybrid's polishing runs one thread per simplex, a chunk of Nelder-Mead iterations per launch,
+The hybrid's polishing runs one warp per simplex, a chunk of Nelder-Mead iterations per launch,
 counting evaluations in a device counter that the host reads once per chunk.
 """
 from __future__ import annotations
@@ -152,9 +152,9 @@ class SimulatedAnnealingCuda(CudaAlgorithm):
         m = int(nm.rows.shape[0])
         nm.counters.fill(0)
         state.accepted.fill(0)
-        self.launch("nm_iterate", m, state.XT, state.f, state.accepted, np.int64(n), np.int32(d),
+        self.launch("nm_iterate", 32 * m, state.XT, state.f, state.accepted, np.int64(n), np.int32(d),
                     nm.rows, np.int32(m), np.int32(budget), self.scalar(p.polish_tol), self.lower,
-                    self.upper, nm.S, nm.V, nm.O, nm.W, nm.active, nm.counters, block=64)
+                    self.upper, nm.S, nm.V, nm.O, nm.W, nm.active, nm.counters, block=128)
         self.reduce_best(self.tracker, state.f, state.XT)
         evals, ran, still_active = (int(v) for v in to_numpy(nm.counters))  # one small copy a chunk
         state.evals += evals
@@ -186,9 +186,9 @@ class SimulatedAnnealingCuda(CudaAlgorithm):
         before = state.f[rows].copy()
         state.accepted.fill(0)
         # zero iterations: writes every simplex's best vertex into its chain's row
-        self.launch("nm_iterate", m, state.XT, state.f, state.accepted, np.int64(n), np.int32(d),
+        self.launch("nm_iterate", 32 * m, state.XT, state.f, state.accepted, np.int64(n), np.int32(d),
                     rows, np.int32(m), np.int32(0), self.scalar(p.polish_tol), self.lower, self.upper,
-                    nm.S, nm.V, nm.O, nm.W, nm.active, nm.counters, block=64)
+                    nm.S, nm.V, nm.O, nm.W, nm.active, nm.counters, block=128)
         state.accepted[rows] = (state.f[rows] < before).astype(np.uint8)
         self.reduce_best(self.tracker, state.f, state.XT)
         state.polish = nm

@@ -43,6 +43,7 @@ QUICK = dict(generations=20, populations=(16, 32, 64, 128), detail=(16,), cpu_ca
 
 
 def run(ctx: Context, report: Report) -> None:
+    """Run this paper's experiments (quick or full sizes) and fill `report`."""
     size = QUICK if ctx.quick else FULL
     gens = size["generations"]
     ctx.log(f"  population sizes {size['populations']}, {len(SUITE)} functions, {DIM}-D, {gens} generations")

@@ -51,6 +51,7 @@ def iterations_for(dim: int, evals_per_start: int) -> int:
 
 
 def run(ctx: Context, report: Report) -> None:
+    """Run this paper's experiments (quick or full sizes) and fill `report`."""
     size = QUICK if ctx.quick else FULL
     portfolio = speedup_against_variables(ctx, report, size)
     accuracy(ctx, report, size, portfolio)
@@ -193,7 +194,8 @@ def schwefel(ctx: Context, report: Report, size: dict) -> None:
         cols += ["CPU rate", "Best f CPU"]
     t = Table(cols)
     for n, cpu, precise, fast in rows:
-        cells = [str(n), SCHWEFEL_PAPER.get(n, "—"), _seconds(t, cpu, precise.evals if precise.ok else None)]
+        cells = [str(n), SCHWEFEL_PAPER.get(n, "—"),
+                 _seconds(t, cpu, precise.evals if precise.ok else None)]
         if ctx.has_gpu:
             cells += [fixed(precise.seconds, 3) if precise.ok else t.missing(precise.reason),
                       fixed(fast.seconds, 3) if fast.ok else t.missing(fast.reason),

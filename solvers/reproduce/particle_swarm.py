@@ -45,6 +45,7 @@ QUICK = dict(iterations=50, runs=(1, 50), particles=(32, 64), dims=(10, 20), cpu
 
 
 def run(ctx: Context, report: Report) -> None:
+    """Run this paper's experiments (quick or full sizes) and fill `report`."""
     size = QUICK if ctx.quick else FULL
     report.text(
         f"Our settings: SPSO-2011 (`variant=spso2011`, K = 3 informants, Clerc's w and c), "
@@ -102,7 +103,8 @@ def sweep(ctx: Context, report: Report, size: dict, key: str, title: str, first:
         else:
             cells += [t.missing(cpu.reason), "n/a"]
         if ctx.has_gpu:
-            cells += ([num(gpu.best_f, 3), num(gpu.seconds * 1e3, 4)] if gpu.ok else [t.missing(gpu.reason), "n/a"])
+            cells += ([num(gpu.best_f, 3), num(gpu.seconds * 1e3, 4)] if gpu.ok
+                      else [t.missing(gpu.reason), "n/a"])
             cells.append(times(*speedup(cpu, gpu)))
         t.add(*cells)
     report.table(t)

@@ -13,7 +13,7 @@ import numpy as np
 
 from .context import Context, Measurement, compare, describe, speedup
 from .plots import Series, bar_plot, line_plot
-from .report import LOST, NA, PaperInfo, Report, Table, fixed, ms, num, rate, times
+from .report import NA, PaperInfo, Report, Table, fixed, ms, num, rate, times
 
 PAPER = PaperInfo(
     id="000", name="pattern_search",
@@ -75,6 +75,7 @@ def evals_of(walkers: int, dim: int, iterations: int) -> int:
 
 
 def run(ctx: Context, report: Report) -> None:
+    """Run this paper's experiments (quick or full sizes) and fill `report`."""
     size = QUICK if ctx.quick else FULL
     table1(ctx, report, size)
     table4(ctx, report, size)
@@ -119,7 +120,7 @@ def table1(ctx: Context, report: Report, size: dict) -> None:
             if not gpu.ok or gpu.seconds > size["extend_cap_s"] / 2:
                 break
             walkers *= 2
-    last_cpu = next((c for _, c, _ in reversed(rows) if c.ok), None)
+    last_cpu_walkers, last_cpu = next(((w, c) for w, c, _ in reversed(rows) if c.ok), (0, None))
 
     report.section(f"Table 1: time against walkers (Ackley, {dim}-D, {iters} iterations)",
                    "Paper: Table 1, times in ms, mean of 10 runs. The speedup rises with the number of "
@@ -135,15 +136,16 @@ def table1(ctx: Context, report: Report, size: dict) -> None:
         cpu_ms = _cpu_ms(t, cpu, evals_of(walkers, dim, iters))
         if ctx.has_gpu:
             ratio, marked = speedup(cpu, gpu)
-            cells += [ms(gpu.seconds) if gpu.ok else t.missing(gpu.reason), cpu_ms, times(ratio, marked), rate(gpu.rate)]
+            cells += [ms(gpu.seconds) if gpu.ok else t.missing(gpu.reason), cpu_ms, times(ratio, marked),
+                      rate(gpu.rate)]
         else:
             cells += [cpu_ms, rate(cpu.rate)]
         t.add(*cells)
     for walkers, gpu in extended:
         est = gpu.rate / last_cpu.rate if (gpu.ok and last_cpu is not None) else math.nan
         est_text = f"≈ {times(est)} ‡" if math.isfinite(est) else NA
-        t.add(f"{walkers:,}", "—", "—", "—", ms(gpu.seconds) if gpu.ok else t.missing(gpu.reason), "not run",
-              est_text, rate(gpu.rate))
+        t.add(f"{walkers:,}", "—", "—", "—", ms(gpu.seconds) if gpu.ok else t.missing(gpu.reason),
+              "not run", est_text, rate(gpu.rate))
     report.table(t)
     notes = [ctx.gpu_note(ALGORITHM)]
     if extended:
@@ -155,7 +157,7 @@ def table1(ctx: Context, report: Report, size: dict) -> None:
                else stop.reason)
         notes.append(f"Rows past {max(size['walkers']):,} walkers are GPU-only: the CPU would take "
                      f"minutes. ‡ estimates the speedup from the CPU rate measured at "
-                     f"{rows[-1][0]:,} walkers (the CPU rate per walker is flat, as the paper notes). "
+                     f"{last_cpu_walkers:,} walkers (the CPU rate per walker is flat, as the paper notes). "
                      f"The largest count run was {max(last_ok) if last_ok else 0:,} walkers: {why}.")
     report.notes(notes)
 

@@ -26,14 +26,14 @@ class Series:
     style: dict = field(default_factory=dict)
 
 
-def _figure():
+def _figure(width: float = SIZE[0]):
     try:
         from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: PLC0415
         from matplotlib.figure import Figure  # noqa: PLC0415
     except ImportError as exc:
         raise ConfigError(f"report plots need matplotlib ({exc}); install it with "
                           "'pip install -r requirements.txt'") from None
-    fig = Figure(figsize=SIZE, dpi=DPI)
+    fig = Figure(figsize=(width, SIZE[1]), dpi=DPI)
     FigureCanvasAgg(fig)
     return fig
 
@@ -83,7 +83,7 @@ def bar_plot(path: Path, title: str, ylabel: str, categories: Sequence[str], ser
     drawn = [s for s in series if _finite(s.y)]
     if not drawn or not categories:
         return None
-    fig = _figure()
+    fig = _figure(max(SIZE[0], 0.28 * len(categories)))  # room for every category's label
     ax = fig.add_subplot(1, 1, 1)
     width = 0.8 / len(drawn)
     for k, s in enumerate(drawn):
@@ -101,6 +101,7 @@ def bar_plot(path: Path, title: str, ylabel: str, categories: Sequence[str], ser
         ax.set_yscale("log")
     ax.set_title(title, fontsize=10)
     ax.set_ylabel(ylabel)
+    ax.set_axisbelow(True)
     ax.grid(True, axis="y", which="both", alpha=0.3)
     ax.legend(fontsize=8)
     return _save(fig, path)

@@ -231,7 +231,8 @@ class Report:
         t.add("Engines used", "", engines_text)
         t.add("Mode", "", mode)
         t.add("Code", "", f"Multiwalk git {git_revision()}")
-        warm = f", {ctx.warm_seconds:.0f} s of it compiling and warming up GPU code" if ctx.warm_seconds >= 1 else ""
+        warm = (f", {ctx.warm_seconds:.0f} s of it compiling and warming up GPU code"
+                if ctx.warm_seconds >= 1 else "")
         t.add("Date", "", f"{self.started:%Y-%m-%d %H:%M} UTC; the measurements took {elapsed:.0f} s{warm}")
         lines = [f"# Reproduction: {p.title}",
                  "",
