@@ -21,6 +21,12 @@ PREVIOUS_HUES = [(110, 170, 255), (140, 220, 140), (230, 120, 200), (120, 220, 2
                  (200, 150, 255)]
 
 
+def quiet_axes(plot: pg.PlotItem) -> None:
+    """Ticks outside the plot, so redrawing a curve does not repaint the axes' text as well."""
+    for name in ("left", "bottom"):
+        plot.getAxis(name).setStyle(tickLength=5)
+
+
 def params_label(config: RunConfig) -> str:
     """A short label naming a run by what was chosen: engine, seed and non-default parameters."""
     values = dataclasses.asdict(config.params)
@@ -53,10 +59,12 @@ class ConvergenceChart(QtWidgets.QWidget):
         # no grid lines: they double the cost of repainting a chart (measured, see gui.md)
         for plot in self.plots:
             plot.setMenuEnabled(False)
+            quiet_axes(plot)
         self.min_lines = []
         for plot in self.plots:
-            line = pg.InfiniteLine(angle=0, pen=pg.mkPen(255, 255, 255, 160, style=QtCore.Qt.PenStyle.DashLine),
-                                   label="known minimum", labelOpts={"position": 0.85, "color": (220, 220, 220)})
+            dashed = pg.mkPen(255, 255, 255, 160, style=QtCore.Qt.PenStyle.DashLine)
+            line = pg.InfiniteLine(angle=0, pen=dashed, label="known minimum",
+                                   labelOpts={"position": 0.85, "color": (220, 220, 220)})
             line.setVisible(False)
             plot.addItem(line, ignoreBounds=True)
             self.min_lines.append(line)
@@ -248,6 +256,7 @@ class ExtrasPanel(QtWidgets.QWidget):
         row = len(self._plots)
         plot = self.view.addPlot(row=row, col=0, title=key)
         plot.setMenuEnabled(False)
+        quiet_axes(plot)
         if self._plots:
             plot.setXLink(next(iter(self._plots.values()))[0])
         plot.setLabel("bottom", "iteration")

@@ -81,7 +81,7 @@ class ConfigForm(QtWidgets.QWidget):
         fn_box = QtWidgets.QGroupBox("Function")
         fn_layout = QtWidgets.QFormLayout(fn_box)
         self.problem_combo = QtWidgets.QComboBox()
-        self.problem_combo.setModel(_grouped_problem_model())
+        self.problem_combo.setModel(_grouped_problem_model(self.problem_combo))
         self.problem_info = _info_label()
         self.dim_spin = QtWidgets.QSpinBox()
         self.dim_spin.setKeyboardTracking(False)
@@ -376,9 +376,9 @@ def _info_label(text: str = "") -> QtWidgets.QLabel:
     return label
 
 
-def _grouped_problem_model() -> QtGui.QStandardItemModel:
+def _grouped_problem_model(parent: QtCore.QObject) -> QtGui.QStandardItemModel:
     """Functions under non-selectable group headers, in registry order within each group."""
-    model = QtGui.QStandardItemModel()
+    model = QtGui.QStandardItemModel(parent)  # owned by the combo, so it dies after it
     groups: dict[str, list] = {}
     for definition in problem_definitions():
         groups.setdefault(definition.group, []).append(definition)
@@ -399,7 +399,7 @@ def _grouped_problem_model() -> QtGui.QStandardItemModel:
 
 def _fill_engines(combo: QtWidgets.QComboBox) -> None:
     """Every engine; the ones that cannot run here are disabled, the reason in their tooltip."""
-    model = QtGui.QStandardItemModel()
+    model = QtGui.QStandardItemModel(combo)
     for engine in ENGINES:
         available, reason = engine_status(engine)
         item = QtGui.QStandardItem(engine)

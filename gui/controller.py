@@ -8,11 +8,27 @@ really finished, so a listener may start the next run from it.
 """
 from __future__ import annotations
 
+import atexit
+
 from PyQt6 import QtCore
 
 from solvers import ConfigError, RunConfig
 
 from .worker import SolverWorker
+
+# Every (thread, worker) pair that has not been joined yet. Holding them here keeps a QThread from
+# being destroyed while it runs (a fatal Qt error) even if its controller is dropped mid-run; at
+# exit whatever is left is stopped and joined.
+_LIVE: dict[int, tuple[QtCore.QThread, SolverWorker]] = {}
+
+
+@atexit.register
+def _join_all() -> None:
+    for thread, worker in list(_LIVE.values()):
+        worker.stop()
+        thread.quit()
+        thread.wait()
+    _LIVE.clear()
 
 
 class RunController(QtCore.QObject):
@@ -80,6 +96,7 @@ class RunController(QtCore.QObject):
         thread.started.connect(worker.run)
         thread.finished.connect(relay.on_thread_finished)
         self._worker, self._thread, self._relay = worker, thread, relay
+        _LIVE[id(thread)] = (thread, worker)
         thread.start()
         self.sigRunningChanged.emit(True)
         self.sigStarted.emit(config)
@@ -165,6 +182,7 @@ class RunController(QtCore.QObject):
     def _cleanup(self) -> None:
         thread, worker, relay = self._thread, self._worker, self._relay
         self._thread = self._worker = self._relay = None
+        _LIVE.pop(id(thread), None)
         if relay is not None:
             relay.active = False  # signals of this run still queued (after shutdown) are dropped
             relay.deleteLater()

@@ -3,8 +3,8 @@
 A 2-D function is drawn once per problem. An N-D function is drawn as the 2-D slice through the
 current best point along two axes the user picks; walkers are projected onto those axes and the
 slice is recomputed when the best point moves (at most every SLICE_INTERVAL seconds). Grids are
-computed on a helper thread (SliceWorker) so a 30-D slice never stalls the window. Walkers are drawn
-by PointCloudItem (fast for tens of thousands). What makes each algorithm itself is drawn from the
+computed on the view's own one-thread pool so a 30-D slice never stalls the window. Walkers are
+drawn by PointCloudItem (fast for tens of thousands). What makes each algorithm itself is drawn from the
 snapshot's overlays (keys documented in solvers/snapshot.py).
 """
 from __future__ import annotations
@@ -34,28 +34,24 @@ COLORMAP = "viridis"
 WALKER_COLOUR = [(240, 240, 240, 230)]
 
 
-class SliceWorker(QtCore.QObject):
-    """Evaluates landscape grids on its own thread; results carry the request's token."""
+class _SliceEmitter(QtCore.QObject):
+    """Carries one grid computation's result from the pool thread to the view (queued)."""
 
     sigDone = QtCore.pyqtSignal(int, object, object)  # token, LandscapeGrid, contour segments
     sigFailed = QtCore.pyqtSignal(int, str)
 
-    @QtCore.pyqtSlot(int, object, object, object)
-    def compute(self, token: int, problem: Problem, axes, point) -> None:
-        try:
-            grid = evaluate_slice(problem, axes, point, RESOLUTION)
-            segments = contour_segments(grid.display, contour_levels(grid.display), grid.xs, grid.ys)
-        except Exception as exc:  # noqa: BLE001 - a broken function must not kill the view
-            self.sigFailed.emit(token, f"{type(exc).__name__}: {exc}")
-            return
-        self.sigDone.emit(token, grid, segments)
+
+def compute_slice(problem: Problem, axes, point) -> tuple[LandscapeGrid, np.ndarray]:
+    """The grid through `point` along `axes` and its contour segments (run off the GUI thread)."""
+    grid = evaluate_slice(problem, axes, point, RESOLUTION)
+    segments = contour_segments(grid.display, contour_levels(grid.display), grid.xs, grid.ys)
+    return grid, segments
 
 
 class LandscapeView(QtWidgets.QWidget):
     """Heatmap, contours, known minimiser, walkers, best point, trails and overlays."""
 
     sigLandscapeReady = QtCore.pyqtSignal()  # a grid was drawn
-    _sigRequest = QtCore.pyqtSignal(int, object, object, object)
 
     def __init__(self, parent: QtWidgets.QWidget | None = None):
         super().__init__(parent)
@@ -143,14 +139,12 @@ class LandscapeView(QtWidgets.QWidget):
         layout.addWidget(self.plot, 1)
 
         # --- the grid thread ---------------------------------------------------------------------
-        self._thread = QtCore.QThread()
-        self._thread.setObjectName("landscape-slices")
-        self._slicer = SliceWorker()
-        self._slicer.moveToThread(self._thread)
-        self._sigRequest.connect(self._slicer.compute)
-        self._slicer.sigDone.connect(self._on_slicer_done)
-        self._slicer.sigFailed.connect(self._on_slicer_failed)
-        self._thread.start()
+        # A pool of one thread owned by this view: its destructor waits for a computation in
+        # flight, so dropping the view can never destroy a running thread.
+        self._pool = QtCore.QThreadPool(self)
+        self._pool.setMaxThreadCount(1)
+        self._pool.setExpiryTimeout(1000)
+        self._emitters: dict[int, _SliceEmitter] = {}
 
         self.axis_x.currentIndexChanged.connect(self._on_axis_changed)
         self.axis_y.currentIndexChanged.connect(self._on_axis_changed)
@@ -220,10 +214,8 @@ class LandscapeView(QtWidgets.QWidget):
         return self.walkers.points()
 
     def shutdown(self) -> None:
-        """Stop and join the grid thread (the window calls this when it closes)."""
-        if self._thread.isRunning():
-            self._thread.quit()
-            self._thread.wait()
+        """Wait for a grid computation in flight (the window calls this when it closes)."""
+        self._pool.waitForDone()
 
     def closeEvent(self, event) -> None:  # noqa: N802 - Qt override
         self.shutdown()
@@ -264,10 +256,25 @@ class LandscapeView(QtWidgets.QWidget):
     def _send(self, request) -> None:
         self._token += 1
         self._in_flight = True
-        self._sigRequest.emit(self._token, *request)
+        token, (problem, axes, point) = self._token, request
+        emitter = _SliceEmitter()
+        emitter.sigDone.connect(self._on_slicer_done)
+        emitter.sigFailed.connect(self._on_slicer_failed)
+        self._emitters[token] = emitter  # alive until its result has been delivered
+
+        def job() -> None:
+            try:
+                grid, segments = compute_slice(problem, axes, point)
+            except Exception as exc:  # noqa: BLE001 - a broken function must not kill the view
+                emitter.sigFailed.emit(token, f"{type(exc).__name__}: {exc}")
+                return
+            emitter.sigDone.emit(token, grid, segments)
+
+        self._pool.start(job)
 
     @QtCore.pyqtSlot(int, object, object)
     def _on_slicer_done(self, token: int, grid: LandscapeGrid, segments: np.ndarray) -> None:
+        self._emitters.pop(token, None)
         self._in_flight = False
         if self._queued is not None:
             request, self._queued = self._queued, None
@@ -293,6 +300,7 @@ class LandscapeView(QtWidgets.QWidget):
 
     @QtCore.pyqtSlot(int, str)
     def _on_slicer_failed(self, token: int, message: str) -> None:
+        self._emitters.pop(token, None)
         self._in_flight = False
         if self._queued is not None:
             request, self._queued = self._queued, None

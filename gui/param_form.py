@@ -31,9 +31,9 @@ def _decimals_in(value: float) -> int:
 
 
 def _decimals_for(spec: ParamSpec) -> int:
-    """Enough decimals that the default, the lower limit and the step are shown unrounded (a
+    """Enough decimals that the default, the limits and the step are shown unrounded (a
     spin box rounds its value to its decimals, which would silently change a default)."""
-    values = [v for v in (spec.default, spec.lo, spec.step) if v]
+    values = [v for v in (spec.default, spec.lo, spec.hi, spec.step) if v]
     return min(max([2] + [_decimals_in(v) for v in values]), 15)
 
 

@@ -142,8 +142,6 @@ class SweepPanel(QtWidgets.QWidget):
         worker.sigErrored.connect(self._on_worker_errored)
         worker.sigFinished.connect(self._on_worker_finished)
         worker.sigFinished.connect(thread.quit)
-        # Qt's documented pattern: the worker is deleted by its own thread as that thread ends
-        thread.finished.connect(worker.deleteLater)
         thread.finished.connect(self._on_thread_finished)
         self._thread, self._worker = thread, worker
         self.status_label.setText("starting")
@@ -344,7 +342,13 @@ class SweepPanel(QtWidgets.QWidget):
             except OSError as exc:
                 QtWidgets.QMessageBox.warning(self, "Export sweep", f"cannot write {path}: {exc}")
 
+    def _current_sender(self) -> bool:
+        """False for signals of a worker already joined by shutdown() (still queued after it)."""
+        return self._worker is not None and self.sender() is self._worker
+
     def _on_worker_record(self, record: SweepRecord) -> None:
+        if not self._current_sender():
+            return
         self._records.append(record)
         self._append_row(record)
         self._redraw(record.engine)
@@ -352,10 +356,14 @@ class SweepPanel(QtWidgets.QWidget):
         self.export_button.setEnabled(True)
 
     def _on_worker_errored(self, message: str) -> None:
+        if not self._current_sender():
+            return
         self.status_label.setText(f"sweep failed: {message}")
         QtWidgets.QMessageBox.warning(self, "Speedup sweep", message)
 
     def _on_worker_finished(self, cancelled: bool) -> None:
+        if not self._current_sender():
+            return
         if cancelled:
             self.status_label.setText(f"stopped after {sum(r.ok for r in self._records)} points")
         elif not self.status_label.text().startswith("sweep failed"):
@@ -367,6 +375,11 @@ class SweepPanel(QtWidgets.QWidget):
         thread = self._thread
         if thread is None:
             return  # already handled (shutdown() joins, then the queued finished signal arrives)
+        # `finished` is emitted while the thread is still winding down: wait (the GIL is released
+        # meanwhile) so that neither object is destroyed under a live thread. The worker is then
+        # deleted here, on the GUI thread; not by deleteLater on its own thread, which would need
+        # the GIL at its exit while a destructor here could be waiting for that exit (deadlock).
+        thread.wait()
         self._thread = self._worker = None
         thread.deleteLater()
         self._set_running(False)

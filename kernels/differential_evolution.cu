@@ -36,6 +36,7 @@
 // MW_KERNELS: de_init<F,T> de_generations<F,T>
 
 #define DE_STREAM_BOUNCE 16u
+#define DE_BATCH 4  // individuals whose rows are read together
 
 __device__ __forceinline__ float de_ldcg(const float* p) {
     float v;
@@ -175,6 +176,7 @@ de_generations(T* X0, T* X1, T* f, T* trials, unsigned char* accepted, const T* 
                 const int j_lo = c * 32, j_hi = min(d, j_lo + 32);
                 unsigned int mask = 0u;  // genes j_lo .. j_hi - 1 of this lane's individual taken from the mutant
                 if (valid) {
+#pragma unroll 2
                     for (int jb = j_lo; jb < j_hi; jb += P) {  // 32 is a multiple of P: blocks align
                         const MwWords r = rng(t * per_gen + 1 + (unsigned long long)(jb / P));
 #pragma unroll
@@ -185,29 +187,48 @@ de_generations(T* X0, T* X1, T* f, T* trials, unsigned char* accepted, const T* 
                     }
                 }
                 const int j = j_lo + lane;
-                for (int k = 0; k < count; ++k) {
-                    const unsigned int mk = __shfl_sync(0xFFFFFFFFu, mask, k);
-                    const long long a1 = base + __shfl_sync(0xFFFFFFFFu, r1, k);
-                    const long long a2 = base + __shfl_sync(0xFFFFFFFFu, r2, k);
-                    const long long a3 = base + __shfl_sync(0xFFFFFFFFu, r3, k);
-                    const long long ik = base + tile * 32 + k;
-                    if (j < j_hi) {
-                        T u;
-                        if ((mk >> lane) & 1u) {
-                            const T a = de_ldcg(cur + a1 * d + j);
-                            const T v = a + Fw * (de_ldcg(cur + a2 * d + j) - de_ldcg(cur + a3 * d + j));
-                            const T lo = lower[j], hi = upper[j];
-                            u = v;
-                            if (v < lo || v > hi) {
-                                const T bound = v < lo ? lo : hi;
-                                const MwRng bounce(seed, (unsigned long long)ik, DE_STREAM_BOUNCE);
-                                const MwWords rb = bounce(t * cross_blocks + (unsigned long long)(j / P));
-                                u = bound + mw_uniform<T>(rb, j % P) * (a - bound);
+                const bool jv = j < j_hi;
+                // DE_BATCH individuals at a time: all their row reads are issued before the first
+                // is used, so the L2 round trips overlap (a population of 1,024 has a warp per tile
+                // and nothing else to hide them behind)
+                for (int k0 = 0; k0 < count; k0 += DE_BATCH) {
+                    T aa[DE_BATCH], ba[DE_BATCH], ca[DE_BATCH];  // aa: x_r1's gene, or x's if not taken
+                    unsigned int takes = 0u;
+#pragma unroll
+                    for (int u = 0; u < DE_BATCH; ++u) {
+                        const int k = k0 + u;
+                        const unsigned int mk = __shfl_sync(0xFFFFFFFFu, mask, k & 31);
+                        const long long a1 = base + __shfl_sync(0xFFFFFFFFu, r1, k & 31);
+                        const long long a2 = base + __shfl_sync(0xFFFFFFFFu, r2, k & 31);
+                        const long long a3 = base + __shfl_sync(0xFFFFFFFFu, r3, k & 31);
+                        const long long ik = base + tile * 32 + k;
+                        const bool live = k < count && jv;
+                        const bool tk = live && ((mk >> lane) & 1u);
+                        takes |= (tk ? 1u : 0u) << u;
+                        aa[u] = live ? de_ldcg(cur + (tk ? a1 : ik) * d + j) : T(0);
+                        ba[u] = tk ? de_ldcg(cur + a2 * d + j) : T(0);
+                        ca[u] = tk ? de_ldcg(cur + a3 * d + j) : T(0);
+                    }
+#pragma unroll
+                    for (int u = 0; u < DE_BATCH; ++u) {
+                        const int k = k0 + u;
+                        if (k < count && jv) {
+                            T value = aa[u];
+                            if ((takes >> u) & 1u) {
+                                const T a = aa[u];
+                                const T v = a + Fw * (ba[u] - ca[u]);
+                                const T lo = lower[j], hi = upper[j];
+                                value = v;
+                                if (v < lo || v > hi) {
+                                    const T bound = v < lo ? lo : hi;
+                                    const MwRng bounce(seed, (unsigned long long)(base + tile * 32 + k),
+                                                       DE_STREAM_BOUNCE);
+                                    const MwWords rb = bounce(t * cross_blocks + (unsigned long long)(j / P));
+                                    value = bound + mw_uniform<T>(rb, j % P) * (a - bound);
+                                }
                             }
-                        } else {
-                            u = de_ldcg(cur + ik * d + j);
+                            scratch[k * stride + j] = value;
                         }
-                        scratch[k * stride + j] = u;
                     }
                 }
             }
@@ -220,13 +241,27 @@ de_generations(T* X0, T* X1, T* f, T* trials, unsigned char* accepted, const T* 
                 take = fu <= fi;
             }
             const unsigned int taken = __ballot_sync(0xFFFFFFFFu, take);
-            for (int k = 0; k < count; ++k) {
-                const long long ik = base + tile * 32 + k;
-                const bool tk = (taken >> k) & 1u;
-                for (int jj = lane; jj < d; jj += 32) {
-                    const T u = scratch[k * stride + jj];
-                    nxt[ik * d + jj] = tk ? u : de_ldcg(cur + ik * d + jj);
-                    if (last) trials[ik * d + jj] = u;
+            for (int c = 0; c < chunks; ++c) {
+                const int j = c * 32 + lane;
+                const bool jv = j < d;
+                for (int k0 = 0; k0 < count; k0 += DE_BATCH) {
+                    T kept[DE_BATCH];  // rejected trials: the target's genes, read in one batch
+#pragma unroll
+                    for (int u = 0; u < DE_BATCH; ++u) {
+                        const int k = k0 + u;
+                        const bool reread = k < count && jv && !((taken >> (k & 31)) & 1u);
+                        kept[u] = reread ? de_ldcg(cur + (base + tile * 32 + k) * d + j) : T(0);
+                    }
+#pragma unroll
+                    for (int u = 0; u < DE_BATCH; ++u) {
+                        const int k = k0 + u;
+                        if (k < count && jv) {
+                            const long long ik = base + tile * 32 + k;
+                            const T trial = scratch[k * stride + j];
+                            nxt[ik * d + j] = ((taken >> k) & 1u) ? trial : kept[u];
+                            if (last) trials[ik * d + j] = trial;
+                        }
+                    }
                 }
             }
             if (valid) {

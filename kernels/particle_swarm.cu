@@ -25,9 +25,12 @@
 // Data written by another block of the same launch is read with ld.global.cg (L2), never from a
 // possibly stale L1 line.
 //
-// Layout: X, V, P are (d, n) coordinate-major (coalesced); when a thread owns exactly one particle,
-// its velocity lives in shared memory for the whole launch (V is private to the particle, read and
-// written every iteration: 2 x 4d bytes of DRAM/L2 traffic saved per particle and iteration).
+// Layout: X, V, P are (d, n) coordinate-major (coalesced). When a thread owns exactly one particle,
+// its x, v and p stay in shared memory for the whole launch as far as they fit with every block of
+// the swarm resident (the host picks: all three for a swarm spread thin, 16,384 or 1,024 over the
+// multiprocessors, where an iteration is latency-bound; v alone at 131,072, where 993 particles share
+// a multiprocessor): v and x are private to the particle and read and written every iteration.
+// The global P is always kept current, as other blocks read it.
 //
 // Informants (SPSO): each particle scatters a packed key (ordered value, index) with atomicMin to
 // itself and its K targets; the smallest key is the best informant, ties to the smaller index, as in
@@ -142,12 +145,14 @@ __device__ void pso_exchange(MwBest<T> mine, const T* P, long long n, int d, int
     }
     pso_group_sync(bar, bps);
     const long long first = (long long)parity * gridDim.x + (blockIdx.x - at.block);
-    MwBest<T> v = mw_no_best<T>();
-    for (int k = threadIdx.x; k < bps; k += blockDim.x) {
-        v = mw_better(v, mw_make_best(pso_ldcg(gpart_f + first + k), pso_ldcg(gpart_i + first + k)));
+    if (threadIdx.x < 32) {  // one warp reduces the swarm's partials: no block-wide reduction
+        MwBest<T> v = mw_no_best<T>();
+        for (int k = threadIdx.x; k < bps; k += 32) {
+            v = mw_better(v, mw_make_best(pso_ldcg(gpart_f + first + k), pso_ldcg(gpart_i + first + k)));
+        }
+        v = mw_warp_argmin(v);
+        if (threadIdx.x == 0) *g = v;
     }
-    v = mw_block_argmin(v);
-    if (threadIdx.x == 0) *g = v;
     __syncthreads();
     const MwBest<T> w = *g;
     if (w.i >= at.base && w.i < at.base + m) {
@@ -235,20 +240,20 @@ template <typename T> struct PsoRows {
     T* x;
     T* v;
     T* p;
-    long long xs, vs, ps;  // strides
+    int xs, vs, ps;  // strides (blockDim.x or n; n < 2^31 by the Params' limits)
 };
 
 template <typename T>
 __device__ __forceinline__ PsoRows<T> pso_rows(T* X, T* V, T* P, long long n, long long i, T* xs, T* vs,
                                                T* ps, bool own_one) {
     PsoRows<T> r;
-    const long long B = blockDim.x;
+    const int B = blockDim.x;
     r.x = own_one && xs ? xs + threadIdx.x : X + i;
-    r.xs = own_one && xs ? B : n;
+    r.xs = own_one && xs ? B : (int)n;
     r.v = own_one && vs ? vs + threadIdx.x : V + i;
-    r.vs = own_one && vs ? B : n;
+    r.vs = own_one && vs ? B : (int)n;
     r.p = own_one && ps ? ps + threadIdx.x : P + i;
-    r.ps = own_one && ps ? B : n;
+    r.ps = own_one && ps ? B : (int)n;
     return r;
 }
 
@@ -294,9 +299,9 @@ __device__ __forceinline__ T pso_remember(const PsoRows<T>& r, T* P, T* f, T* Pf
         pf = fx;
         Pf[i] = fx;
         for (int j = 0; j < d; ++j) {
-            const T x = r.x[j * r.xs];
+            const T x = r.x[(long long)j * r.xs];
             P[(long long)j * n + i] = x;
-            r.p[j * r.ps] = x;  // the same place when p is not in shared memory
+            r.p[(long long)j * r.ps] = x;  // the same place when p is not in shared memory
         }
     }
     return pf;
@@ -334,21 +339,22 @@ pso_classic(T* X, T* V, T* P, T* f, T* Pf, T* swarm_f, long long* swarm_i, const
             const long long i = at.base + p;
             const MwRng rng(seed, (unsigned long long)i, MW_STREAM_STEP);
             const PsoRows<T> r = pso_rows(X, V, P, n, i, xs, vs, ps, own_one);
-            for (int j0 = 0; j0 < d; j0 += C) {
+#pragma unroll 2
+            for (int j0 = 0; j0 < d; j0 += C) {  // unrolled: two Philox chains in flight
                 const MwWords w = rng(t * per_iter + (unsigned long long)(j0 / C));
 #pragma unroll
                 for (int q = 0; q < C; ++q) {
                     const int j = j0 + q;
                     if (j < d) {
                         const T rp = mw_uniform<T>(w, 2 * q), rg = mw_uniform<T>(w, 2 * q + 1);
-                        T x = r.x[j * r.xs];
-                        T v = r.v[j * r.vs];
-                        const T pb = r.p[j * r.ps];
+                        T x = r.x[(long long)j * r.xs];
+                        T v = r.v[(long long)j * r.vs];
+                        const T pb = r.p[(long long)j * r.ps];
                         v = omega * v + phi_p * rp * (pb - x) + phi_g * rg * (g_x[j] - x);
                         x = x + lr * v;
                         pso_confine(x, v, lower[j], upper[j]);
-                        r.x[j * r.xs] = x;
-                        r.v[j * r.vs] = v;
+                        r.x[(long long)j * r.xs] = x;
+                        r.v[(long long)j * r.vs] = v;
                     }
                 }
             }
@@ -512,6 +518,7 @@ pso_spso(T* X, T* V, T* P, T* f, T* Pf, T* swarm_f, long long* swarm_i, long lon
             // pass 1: |G - x| and |direction|. The informant's coordinates of one Philox block are
             // loaded together, so that their L2 round trips overlap.
             T tc2 = T(0), dir2 = T(0);
+#pragma unroll 2
             for (int j0 = 0; j0 < d; j0 += NP) {
                 T pl[4], z[4];
 #pragma unroll
@@ -521,8 +528,8 @@ pso_spso(T* X, T* V, T* P, T* f, T* Pf, T* swarm_f, long long* swarm_i, long lon
                 for (int q = 0; q < NP; ++q) {
                     const int j = j0 + q;
                     if (j < d) {
-                        const T x = r.x[j * r.xs];
-                        const T tc = coef * (r.p[j * r.ps] + pl[q] - T(2) * x);
+                        const T x = r.x[(long long)j * r.xs];
+                        const T tc = coef * (r.p[(long long)j * r.ps] + pl[q] - T(2) * x);
                         tc2 += tc * tc;
                         dir2 += z[q] * z[q];
                     }
@@ -531,6 +538,7 @@ pso_spso(T* X, T* V, T* P, T* f, T* Pf, T* swarm_f, long long* swarm_i, long lon
             const MwWords ru = rng(t * per_iter + normal_blocks);
             const T scale = mw_sqrt(tc2) * mw_uniform<T>(ru, 0) / mw_fmax(mw_sqrt(dir2), tiny);
             // pass 2: the same numbers again, and the move
+#pragma unroll 2
             for (int j0 = 0; j0 < d; j0 += NP) {
                 T pl[4], z[4];
 #pragma unroll
@@ -540,13 +548,13 @@ pso_spso(T* X, T* V, T* P, T* f, T* Pf, T* swarm_f, long long* swarm_i, long lon
                 for (int q = 0; q < NP; ++q) {
                     const int j = j0 + q;
                     if (j < d) {
-                        T x = r.x[j * r.xs];
-                        const T tc = coef * (r.p[j * r.ps] + pl[q] - T(2) * x);
-                        T v = w * r.v[j * r.vs] + tc + scale * z[q];
+                        T x = r.x[(long long)j * r.xs];
+                        const T tc = coef * (r.p[(long long)j * r.ps] + pl[q] - T(2) * x);
+                        T v = w * r.v[(long long)j * r.vs] + tc + scale * z[q];
                         x = x + v;
                         pso_confine(x, v, lower[j], upper[j]);
-                        r.x[j * r.xs] = x;
-                        r.v[j * r.vs] = v;
+                        r.x[(long long)j * r.xs] = x;
+                        r.v[(long long)j * r.vs] = v;
                     }
                 }
             }

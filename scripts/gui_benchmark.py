@@ -155,6 +155,13 @@ def machine() -> str:
     return f"{cpu}, {os.cpu_count()} cores, {platform.system()} {platform.release()}"
 
 
+def _load() -> str:
+    try:
+        return "{:.2f}, {:.2f}, {:.2f}".format(*os.getloadavg())
+    except OSError:
+        return "n/a"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=8.0, help="length of each live run")
@@ -163,9 +170,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", default=str(ROOT / "docs" / "benchmarks" / "gui.md"))
     args = parser.parse_args(argv)
 
-    app = QtWidgets.QApplication.instance() or QtWidgets.QApplication([sys.argv[0]])
+    _app = QtWidgets.QApplication.instance() or QtWidgets.QApplication([sys.argv[0]])
     from gui.main_window import MainWindow  # noqa: PLC0415
 
+    load_before = _load()
     capacity = drawing_capacity(args.walkers, args.frames)
     print(f"drawing capacity: {capacity['fps']:.1f} fps ({capacity['ms_per_frame']:.1f} ms/frame)")
     runs = []
@@ -190,7 +198,8 @@ def main(argv: list[str] | None = None) -> int:
         f"- Machine: {machine()}; GPU: {gpu_text if gpu_ok else 'none (' + gpu_text + ')'}",
         f"- Versions: Python {platform.python_version()}, PyQt6 {QtCore.PYQT_VERSION_STR} "
         f"(Qt {QtCore.QT_VERSION_STR}), pyqtgraph {pg.__version__}, NumPy {np.__version__}",
-        f"- Qt platform: {os.environ.get('QT_QPA_PLATFORM', 'default')}; date {time.strftime('%Y-%m-%d')}",
+        f"- Qt platform: {os.environ.get('QT_QPA_PLATFORM', 'default')}; date {time.strftime('%Y-%m-%d')}; "
+        f"load average before/after: {load_before} / {_load()} (the machine is shared)",
         f"- Command: `{command.strip()}`",
         "",
         "Targets (issue 5): at least 30 frames per second while drawing 10,000 walkers and a "

@@ -43,6 +43,16 @@ def wait_for(signal, timeout_ms: int) -> None:
     signal.disconnect(loop.quit)
 
 
+def compact(path: Path) -> None:
+    """Rewrite a PNG with a dithered 256-colour palette: a quarter of the size, same look."""
+    from PIL import Image  # noqa: PLC0415
+
+    with Image.open(path) as image:
+        rgb = image.convert("RGB")
+    rgb.quantize(colors=256, method=Image.Quantize.FASTOCTREE,
+                 dither=Image.Dither.FLOYDSTEINBERG).save(path, optimize=True)
+
+
 def set_up(window, algorithm: str, problem: str, dim: int, iterations: int) -> None:
     form = window.form
     form.algorithm_combo.setCurrentIndex(form.algorithm_combo.findData(algorithm))
@@ -68,6 +78,7 @@ def shoot(window, algorithm: str, problem: str, dim: int, iterations: int, path:
         wait_for(window.landscape.sigLandscapeReady, 5_000)
     if not window.grab().save(str(path)):
         raise SystemExit(f"could not write {path}")
+    compact(path)
     result = window.results[-1] if window.results else None
     print(f"{path}: {algorithm} on {problem} {dim}-D, "
           f"best {result.best_f:.4g}" if result else f"{path}: no result ({window.controller.last_error})")

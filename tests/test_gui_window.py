@@ -26,15 +26,26 @@ RUN_TIMEOUT_MS = 20_000
 
 
 # --- helpers ----------------------------------------------------------------------------------
-def make_window(qtbot, tmp_path, name: str = "settings.ini"):
-    """A shown MainWindow with throw-away settings; closed (threads joined) at teardown."""
+@pytest.fixture
+def make_window(qtbot, tmp_path):
+    """Factory of shown MainWindows with throw-away settings, all closed (threads joined) at
+    teardown; the strong references keep a window from being garbage-collected unclosed."""
     from gui.main_window import MainWindow
 
-    settings = QtCore.QSettings(str(tmp_path / name), QtCore.QSettings.Format.IniFormat)
-    window = MainWindow(settings)
-    qtbot.addWidget(window)
-    window.show()
-    return window
+    made = []
+
+    def factory(name: str = "settings.ini"):
+        settings = QtCore.QSettings(str(tmp_path / name), QtCore.QSettings.Format.IniFormat)
+        window = MainWindow(settings)
+        qtbot.addWidget(window)
+        window.show()
+        made.append(window)
+        return window
+
+    yield factory
+    for window in made:
+        window.close()
+        assert window.controller.thread is None
 
 
 def configure(window, algorithm: str, problem: str = "sphere", dim: int = 2, budget: str = "30",
@@ -61,10 +72,9 @@ def run_to_end(qtbot, window):
 
 
 def assert_closed_cleanly(window) -> None:
-    thread = window.landscape._thread
     window.close()
     assert window.controller.thread is None and not window.controller.is_running
-    assert thread.isFinished()
+    assert window.landscape._pool.activeThreadCount() == 0
 
 
 def curve_length(curve) -> int:
@@ -74,8 +84,8 @@ def curve_length(curve) -> int:
 
 # --- every algorithm ---------------------------------------------------------------------------
 @pytest.mark.parametrize("algorithm", solvers.list_algorithms())
-def test_every_algorithm_runs_draws_and_improves(qtbot, tmp_path, algorithm):
-    window = make_window(qtbot, tmp_path)
+def test_every_algorithm_runs_draws_and_improves(qtbot, make_window, algorithm):
+    window = make_window()
     configure(window, algorithm, problem="rastrigin", budget="30")
     snapshots = []
     window.controller.sigSnapshot.connect(snapshots.append)
@@ -108,8 +118,8 @@ def test_every_algorithm_runs_draws_and_improves(qtbot, tmp_path, algorithm):
     assert_closed_cleanly(window)
 
 
-def test_landscape_shows_function_before_any_run(qtbot, tmp_path):
-    window = make_window(qtbot, tmp_path)
+def test_landscape_shows_function_before_any_run(qtbot, make_window):
+    window = make_window()
     configure(window, solvers.list_algorithms()[0], problem="sphere")
     qtbot.waitUntil(lambda: window.landscape.grid is not None
                     and window.landscape.problem.name == "sphere", timeout=5000)
@@ -124,8 +134,8 @@ def test_landscape_shows_function_before_any_run(qtbot, tmp_path):
 
 
 # --- run controls ------------------------------------------------------------------------------
-def test_pause_step_resume_stop_reset(qtbot, tmp_path):
-    window = make_window(qtbot, tmp_path)
+def test_pause_step_resume_stop_reset(qtbot, make_window):
+    window = make_window()
     configure(window, "pattern_search", budget="100000000")
     snapshots = []
     window.controller.sigSnapshot.connect(snapshots.append)
@@ -163,8 +173,8 @@ def test_pause_step_resume_stop_reset(qtbot, tmp_path):
     assert_closed_cleanly(window)
 
 
-def test_step_from_idle_runs_exactly_one_iteration(qtbot, tmp_path):
-    window = make_window(qtbot, tmp_path)
+def test_step_from_idle_runs_exactly_one_iteration(qtbot, make_window):
+    window = make_window()
     configure(window, "pattern_search", budget="1000")
     iterations = []
     window.controller.sigSnapshot.connect(lambda s: iterations.append(s.iteration))
@@ -177,8 +187,8 @@ def test_step_from_idle_runs_exactly_one_iteration(qtbot, tmp_path):
     assert_closed_cleanly(window)
 
 
-def test_shortcuts_are_the_documented_keys(qtbot, tmp_path):
-    window = make_window(qtbot, tmp_path)
+def test_shortcuts_are_the_documented_keys(qtbot, make_window):
+    window = make_window()
     keys = {window.pause_action: "Space", window.step_action: "S", window.stop_action: "Esc",
             window.reset_action: "R"}
     for action, key in keys.items():
@@ -186,8 +196,9 @@ def test_shortcuts_are_the_documented_keys(qtbot, tmp_path):
     assert window.start_action.shortcuts()
 
 
-def test_fifty_rapid_start_stop_cycles_leave_no_thread(qtbot, tmp_path):
-    window = make_window(qtbot, tmp_path)
+def test_fifty_rapid_start_stop_cycles_leave_no_thread(qtbot, make_window):
+    window = make_window()
+    window.hide()  # the threads are the point here, not 50 x the painting
     configure(window, "pattern_search", budget="100000000")
     threads = []
     for _ in range(50):
@@ -202,8 +213,8 @@ def test_fifty_rapid_start_stop_cycles_leave_no_thread(qtbot, tmp_path):
     assert_closed_cleanly(window)
 
 
-def test_closing_during_a_run_stops_and_joins_the_worker(qtbot, tmp_path):
-    window = make_window(qtbot, tmp_path)
+def test_closing_during_a_run_stops_and_joins_the_worker(qtbot, make_window):
+    window = make_window()
     configure(window, "pattern_search", budget="100000000")
     with qtbot.waitSignal(window.controller.sigSnapshot, timeout=5000):
         assert window.start()
@@ -213,10 +224,10 @@ def test_closing_during_a_run_stops_and_joins_the_worker(qtbot, tmp_path):
     assert thread.isFinished() and window.controller.thread is None
 
 
-def test_speed_slider_sets_the_teaching_delay(qtbot, tmp_path):
+def test_speed_slider_sets_the_teaching_delay(qtbot, make_window):
     from gui.main_window import MAX_DELAY
 
-    window = make_window(qtbot, tmp_path)
+    window = make_window()
     configure(window, "pattern_search", budget="100000000")
     window.speed_slider.setValue(0)
     assert window.controller._delay == pytest.approx(MAX_DELAY)
@@ -235,8 +246,8 @@ def test_speed_slider_sets_the_teaching_delay(qtbot, tmp_path):
         window.stop()
 
 
-def test_live_parameter_applies_mid_run_and_others_wait_for_reset(qtbot, tmp_path):
-    window = make_window(qtbot, tmp_path)
+def test_live_parameter_applies_mid_run_and_others_wait_for_reset(qtbot, make_window):
+    window = make_window()
     configure(window, "pattern_search", budget="100000000")
     specs = window.form.params_form.specs()
     live = next(s for s in specs if s.live and s.kind is int)
@@ -265,8 +276,8 @@ def test_live_parameter_applies_mid_run_and_others_wait_for_reset(qtbot, tmp_pat
 # --- refused input and errors ------------------------------------------------------------------
 @pytest.mark.parametrize("text, expected", [("abc", "must be a number"), ("-5", "must be > 0"),
                                             ("2.5", "must be an integer"), ("", "enter a budget")])
-def test_invalid_budget_is_refused_beside_the_field(qtbot, tmp_path, text, expected):
-    window = make_window(qtbot, tmp_path)
+def test_invalid_budget_is_refused_beside_the_field(qtbot, make_window, text, expected):
+    window = make_window()
     configure(window, "pattern_search", budget=text, kind="iterations")
     assert not window.start()
     assert not window.controller.is_running
@@ -279,14 +290,14 @@ def test_invalid_budget_is_refused_beside_the_field(qtbot, tmp_path, text, expec
     assert window.form.errors() == {}
 
 
-def test_cross_field_rule_is_shown_beside_the_parameter_it_names(qtbot, tmp_path, monkeypatch):
+def test_cross_field_rule_is_shown_beside_the_parameter_it_names(qtbot, make_window, monkeypatch):
     cls = solvers.get_algorithm("pattern_search")
     name = solvers.params.specs(cls.Params)[-1].name
 
     def check(self):
         raise ConfigError(f"parameter '{name}' must be smaller than something else")
 
-    window = make_window(qtbot, tmp_path)
+    window = make_window()
     configure(window, "pattern_search")
     monkeypatch.setattr(cls.Params, "check", check, raising=False)
     assert not window.start()
@@ -294,8 +305,8 @@ def test_cross_field_rule_is_shown_beside_the_parameter_it_names(qtbot, tmp_path
     assert window.form.params_form.row(name).message.isVisibleTo(window.form)
 
 
-def test_unavailable_engines_are_disabled_with_the_reason(qtbot, tmp_path):
-    window = make_window(qtbot, tmp_path)
+def test_unavailable_engines_are_disabled_with_the_reason(qtbot, make_window):
+    window = make_window()
     model = window.form.engine_combo.model()
     for row in range(model.rowCount()):
         item = model.item(row)
@@ -312,9 +323,9 @@ def _register_nan_problem(monkeypatch):
     monkeypatch.setitem(problem_base._REGISTRY, definition.name, definition)
 
 
-def test_nan_objective_shows_a_message_and_the_window_stays_usable(qtbot, tmp_path, monkeypatch):
+def test_nan_objective_shows_a_message_and_the_window_stays_usable(qtbot, make_window, monkeypatch):
     _register_nan_problem(monkeypatch)
-    window = make_window(qtbot, tmp_path)
+    window = make_window()
     configure(window, "pattern_search", problem="test_nan_everywhere", budget="50")
     with qtbot.waitSignal(window.controller.sigErrored, timeout=RUN_TIMEOUT_MS) as error:
         assert window.start()
@@ -329,13 +340,13 @@ def test_nan_objective_shows_a_message_and_the_window_stays_usable(qtbot, tmp_pa
     assert_closed_cleanly(window)
 
 
-def test_exception_in_the_solver_shows_a_message(qtbot, tmp_path, monkeypatch):
+def test_exception_in_the_solver_shows_a_message(qtbot, make_window, monkeypatch):
     cls = solvers.get_algorithm("pattern_search")
 
     def broken_step(self, state, iterations):
         raise RuntimeError("kernel exploded")
 
-    window = make_window(qtbot, tmp_path)
+    window = make_window()
     configure(window, "pattern_search", budget="50")
     monkeypatch.setattr(cls, "step", broken_step)
     with qtbot.waitSignal(window.controller.sigErrored, timeout=RUN_TIMEOUT_MS) as error:
@@ -349,8 +360,8 @@ def test_exception_in_the_solver_shows_a_message(qtbot, tmp_path, monkeypatch):
 
 
 # --- N-D -----------------------------------------------------------------------------------------
-def test_30d_run_draws_the_slice_through_the_best_point(qtbot, tmp_path):
-    window = make_window(qtbot, tmp_path)
+def test_30d_run_draws_the_slice_through_the_best_point(qtbot, make_window):
+    window = make_window()
     configure(window, "pattern_search", problem="rastrigin", dim=30, budget="4")
     assert window.landscape.axis_x.isVisibleTo(window.landscape)
     result = run_to_end(qtbot, window)
@@ -377,8 +388,8 @@ def test_30d_run_draws_the_slice_through_the_best_point(qtbot, tmp_path):
 
 
 # --- settings ----------------------------------------------------------------------------------
-def test_configuration_and_layout_are_remembered(qtbot, tmp_path):
-    first = make_window(qtbot, tmp_path)
+def test_configuration_and_layout_are_remembered(qtbot, make_window):
+    first = make_window()
     algorithm = solvers.list_algorithms()[-1]
     configure(first, algorithm, problem="rastrigin", dim=7, budget="1234", kind="evaluations")
     first.form.seed_spin.setValue(42)
@@ -387,7 +398,7 @@ def test_configuration_and_layout_are_remembered(qtbot, tmp_path):
     state = first.form.state()
     first.close()
 
-    second = make_window(qtbot, tmp_path)
+    second = make_window()
     assert second.form.state() == state
     assert (second.form.algorithm(), second.form.problem(), second.form.dim()) == (algorithm, "rastrigin", 7)
     assert second.form.budget_edit.text() == "1234" and second.form.seed_spin.value() == 42
@@ -395,23 +406,23 @@ def test_configuration_and_layout_are_remembered(qtbot, tmp_path):
     assert second.chart_dock.isHidden()
 
 
-def test_broken_settings_are_ignored(qtbot, tmp_path):
+def test_broken_settings_are_ignored(qtbot, make_window, tmp_path):
     settings = QtCore.QSettings(str(tmp_path / "settings.ini"), QtCore.QSettings.Format.IniFormat)
     settings.setValue("version", 1)
     settings.setValue("form/state", '{"algorithm": "no_such", "dim": "x", "params": 3, "seed": -4}')
     settings.setValue("window/state", QtCore.QByteArray(b"garbage"))
     settings.sync()
-    window = make_window(qtbot, tmp_path)
+    window = make_window()
     assert window.form.algorithm() == solvers.list_algorithms()[0]
     assert window.form.build_config() is not None
 
 
-def test_presets_menu_loads_a_preset(qtbot, tmp_path):
+def test_presets_menu_loads_a_preset(qtbot, make_window):
     config_io = pytest.importorskip("solvers.config_io")
     presets = config_io.list_presets()
     if not presets:
         pytest.skip("no presets in assets/presets yet")
-    window = make_window(qtbot, tmp_path)
+    window = make_window()
     assert len(window.presets_menu.actions()) == len(presets)
     _name, path, _description = presets[0]
     assert window.load_preset(path)

@@ -19,7 +19,7 @@ from ..algorithms.particle_swarm import ParticleSwarm
 from .base import REDUCE_BLOCKS, CudaAlgorithm, CudaState, allocation_guard
 from .resident import allow_shared, group_shape, resident_blocks, spread
 
-V_SHARED_MAX = 40 * 1024  # bytes of velocities per block kept in shared memory (leaves room for 4 blocks/SM)
+SHARED_MAX = 48 * 1024  # dynamic shared memory per block for particles' own state (no opt-in needed)
 MAX_BLOCK = 256  # __launch_bounds__ of the step kernels
 
 
@@ -51,9 +51,16 @@ class _Links:
 @dataclass(frozen=True)
 class _Launch:
     shape: Any  # resident.GroupShape
-    v_shared: bool
+    flags: int  # which of a thread's x, v, p live in shared memory for a launch (kernel's PSO_*_SHARED)
     keys_shared: bool
     shared_bytes: int
+
+
+X_SHARED, V_SHARED, P_SHARED = 1, 2, 4
+# Tried in this order, the most traffic saved first, as long as every block of a swarm stays
+# resident: x is read and written by the move and read again by the objective, v read and written,
+# p only read. At 131,072 particles only one of them fits (x).
+SHARED_CHOICES = (X_SHARED | V_SHARED | P_SHARED, X_SHARED | V_SHARED, X_SHARED, V_SHARED, 0)
 
 
 class ParticleSwarmCuda(CudaAlgorithm, ParticleSwarm):
@@ -74,32 +81,35 @@ class ParticleSwarmCuda(CudaAlgorithm, ParticleSwarm):
         return "pso_classic" if self.params.variant == "classic" else "pso_spso"
 
     def _launch_shape(self) -> _Launch:
+        """Block shape, and which own-particle arrays stay in shared memory for a whole launch."""
         p, d, item = self.params, self.problem.dim, self.dtype.itemsize
         m, swarms = int(p.walkers), int(p.swarms)
         kernel = self.kernels.get(self._kernel_name())
         block, per_group = spread(m, swarms, min(int(self.block), MAX_BLOCK))
-        spso = p.variant == "spso2011"
+        keys_shared = p.variant == "spso2011" and per_group == 1
 
-        def shared(v_shared: bool, keys_shared: bool) -> int:
+        def shared(flags: int) -> int:
             keys = m * 8 * (2 if item == 8 else 1) if keys_shared else 0
-            return keys + d * item + (block * d * item if v_shared else 0)
+            return keys + d * item + bin(flags).count("1") * block * d * item
 
-        keys_shared = spso and per_group == 1
-        v_shared = block * d * item <= V_SHARED_MAX
-        nbytes = shared(v_shared, keys_shared)
-        resident = 0
-        if per_group > 1:
-            allow_shared(kernel, nbytes)
-            resident = resident_blocks(kernel, block, nbytes)
-            if per_group > resident and v_shared:  # threads will own several particles
-                v_shared = False
-                nbytes = shared(False, keys_shared)
-                resident = resident_blocks(kernel, block, nbytes)
+        flags, resident = 0, 0
+        for choice in SHARED_CHOICES:
+            if shared(choice) > SHARED_MAX and choice:
+                continue
+            if per_group == 1:
+                flags = choice
+                break
+            allow_shared(kernel, shared(choice))
+            resident = resident_blocks(kernel, block, shared(choice))
+            if per_group <= resident or not choice:
+                flags = choice
+                break
         shape = group_shape(m, swarms, block, per_group, resident)
-        v_shared = v_shared and shape.per_group * shape.block >= m
-        nbytes = shared(v_shared, keys_shared)
+        if shape.per_group * shape.block < m:  # threads own several particles: state stays global
+            flags = 0
+        nbytes = shared(flags)
         allow_shared(kernel, nbytes)
-        return _Launch(shape, v_shared, keys_shared, nbytes)
+        return _Launch(shape, flags, keys_shared, nbytes)
 
     # --- init and step ---------------------------------------------------------------------------
     def init(self, rng) -> ParticleSwarmCudaState:
@@ -154,11 +164,11 @@ class ParticleSwarmCuda(CudaAlgorithm, ParticleSwarm):
                 args = (state.XT, state.VT, state.PT, state.f, state.Pf, state.swarm_best_f,
                         state.swarm_best_i, self.lower, self.upper, *common, *where,
                         self.scalar(p.omega), self.scalar(p.phi_p), self.scalar(p.phi_g),
-                        self.scalar(p.lr), np.int32(launch.v_shared), *reduce)
+                        self.scalar(p.lr), np.int32(launch.flags), *reduce)
             else:
                 args = (state.XT, state.VT, state.PT, state.f, state.Pf, state.swarm_best_f,
                         state.swarm_best_i, state.epochs, state.redrawn, state.keys, self.lower,
-                        self.upper, *common, *where, np.int32(p.informants), np.int32(launch.v_shared),
+                        self.upper, *common, *where, np.int32(p.informants), np.int32(launch.flags),
                         np.int32(launch.keys_shared), *reduce)
             kernel((count * shape.per_group,), (shape.block,), args, shared_mem=launch.shared_bytes)
         state.evals += n * iterations

@@ -64,7 +64,7 @@ def spread(threads: int, groups: int, block_cap: int, min_block: int = 64) -> tu
     per_group = -(-threads // block)
     sms = multiprocessors()
     while block > min_block and groups * per_group * 2 <= sms:
-        block //= 2
+        block = max(WARP, block // 2 // WARP * WARP)  # whole warps: the reductions need them
         per_group = -(-threads // block)
     return block, per_group
 

@@ -1,0 +1,381 @@
+"""Live engine comparison: the same RunConfig at once on every chosen engine, charted side by side.
+
+How to wire it (main window; MainWindow.add_panel already does the first three):
+    self.compare_panel = ComparePanel()                  # a tab of its own
+    self.compare_panel.set_config(config)                # the form's configuration (engine ignored)
+    closeEvent: self.compare_panel.shutdown()            # stops and joins every engine's thread
+    self.compare_panel.sigSnapshot.connect(...)          # optional: (engine, Snapshot) to draw one run
+    self.compare_panel.sigRunningChanged.connect(...)    # optional: e.g. keep the GPU for one thing
+Each engine runs on its own gui.controller.RunController (one SolverWorker on one QThread), so
+starting, stopping and joining follow the main run's rules exactly. Charts: evaluations per second
+per engine over time, each GPU engine's speedup over numpy (ratio of evaluations per second so far),
+and best value against seconds per engine. Engines that cannot run (no device, no CuPy, no fused
+kernel for this algorithm) are shown disabled with the reason in their tooltip.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pyqtgraph as pg
+from PyQt6 import QtCore, QtWidgets
+
+from solvers.config import RunConfig
+from solvers.engines import ENGINES, algorithm_class, engine_status
+from solvers.errors import ConfigError, EngineUnavailable
+from solvers.problems import list_problems
+
+from .controller import RunController
+from .sweep import ENGINE_COLORS, engine_pen
+
+MAX_POINTS = 20_000  # per engine and series; beyond it every other point is dropped
+# The charts need only scalars, so the compared runs copy a single walker per snapshot: less
+# device-to-host traffic and less GIL time taken from the other engines' threads.
+COMPARE_SAMPLE_SIZE = 1
+
+
+def engine_availability(engine: str, algorithm: str) -> tuple[bool, str]:
+    """(available, reason or device) for running `algorithm` on `engine` here."""
+    ok, reason = engine_status(engine)
+    if not ok:
+        return False, reason
+    try:
+        algorithm_class(algorithm, engine)  # the cuda engine needs a fused kernel for it
+    except (EngineUnavailable, ConfigError) as exc:
+        return False, str(exc)
+    return True, reason
+
+
+class _Series:
+    """Growing chart data of one engine, bounded by dropping every other point when full."""
+
+    def __init__(self):
+        self.seconds: list[float] = []
+        self.evals: list[int] = []
+        self.best: list[float] = []
+        self.rate: list[float] = []  # evaluations per second over the last snapshot interval
+        self.rate_t: list[float] = []
+
+    def add(self, seconds: float, evals: int, best: float) -> None:
+        if self.seconds and seconds > self.seconds[-1] and evals >= self.evals[-1]:
+            self.rate.append((evals - self.evals[-1]) / (seconds - self.seconds[-1]))
+            self.rate_t.append(seconds)
+        self.seconds.append(seconds)
+        self.evals.append(evals)
+        self.best.append(best)
+        for name in ("seconds", "evals", "best", "rate", "rate_t"):
+            values = getattr(self, name)
+            if len(values) > MAX_POINTS:
+                keep = values[::2]
+                if (len(values) - 1) % 2:
+                    keep.append(values[-1])  # the latest point always stays
+                setattr(self, name, keep)
+
+    def evals_per_second(self) -> float | None:
+        """Average so far (evaluations / seconds), the fair long-run rate."""
+        if not self.seconds or self.seconds[-1] <= 0:
+            return None
+        return self.evals[-1] / self.seconds[-1]
+
+
+class _EngineRow:
+    """The widgets of one engine in the panel's table."""
+
+    def __init__(self, engine: str, grid: QtWidgets.QGridLayout, row: int):
+        self.check = QtWidgets.QCheckBox(engine)
+        r, g, b = ENGINE_COLORS.get(engine, (200, 200, 200))
+        self.check.setStyleSheet(f"QCheckBox {{ color: rgb({r},{g},{b}); font-weight: bold; }}")
+        self.busy = QtWidgets.QProgressBar()
+        self.busy.setRange(0, 0)  # indeterminate: compiling, initialising
+        self.busy.setMaximumWidth(60)
+        self.busy.setTextVisible(False)
+        self.busy.hide()
+        self.status = QtWidgets.QLabel("idle")
+        self.rate = QtWidgets.QLabel("")
+        self.best = QtWidgets.QLabel("")
+        self.speedup = QtWidgets.QLabel("")
+        for col, w in enumerate((self.check, self.busy, self.status, self.rate, self.best,
+                                 self.speedup)):
+            grid.addWidget(w, row, col)
+
+    def clear(self) -> None:
+        for label in (self.rate, self.best, self.speedup):
+            label.setText("")
+
+
+class ComparePanel(QtWidgets.QWidget):
+    """Runs one configuration on several engines at once and charts their race."""
+
+    sigRunningChanged = QtCore.pyqtSignal(bool)
+    sigSnapshot = QtCore.pyqtSignal(str, object)  # engine, Snapshot
+    sigFinished = QtCore.pyqtSignal()  # every engine's thread has been joined
+
+    def __init__(self, parent: QtWidgets.QWidget | None = None):
+        super().__init__(parent)
+        self._config = _default_config()
+        self._controllers: dict[str, RunController] = {}
+        self._series: dict[str, _Series] = {}
+        self._curves: dict[tuple[pg.PlotWidget, str], pg.PlotDataItem] = {}
+        self._results: dict[str, object] = {}
+        self._errors: dict[str, str] = {}
+        self._usable: set[str] = set()  # engines that can run the current algorithm here
+        self._build_ui()
+        self.set_config(self._config)
+
+    # --- public ----------------------------------------------------------------------------------
+    def set_config(self, config: RunConfig) -> None:
+        """The configuration to compare (its engine is replaced by each engine in turn)."""
+        self._config = config
+        c = config
+        self.config_label.setText(f"<b>{c.algorithm}</b> on <b>{c.problem}</b>, {c.dim}-D, "
+                                  f"{c.dtype}, seed {c.seed}, budget {_budget_text(c)}")
+        if not self.is_running:
+            self._refresh_engines()
+
+    @property
+    def is_running(self) -> bool:
+        return any(c.is_running for c in self._controllers.values())
+
+    @property
+    def results(self) -> dict:
+        """engine -> RunResult of the last comparison (None for an engine that failed)."""
+        return dict(self._results)
+
+    @property
+    def errors(self) -> dict:
+        return dict(self._errors)
+
+    def selected_engines(self) -> list[str]:
+        return [e for e, row in self._rows.items() if e in self._usable and row.check.isChecked()]
+
+    def start(self) -> bool:
+        """Start every chosen engine; False (reason in the status line) if refused."""
+        if self.is_running:
+            return False
+        self._refresh_engines()
+        engines = self.selected_engines()
+        if not engines:
+            self.status_label.setText("choose at least one available engine")
+            return False
+        self._clear()
+        for engine in engines:
+            controller = RunController(self)
+            controller.sigStatus.connect(lambda text, e=engine: self._on_controller_status(e, text))
+            controller.sigSnapshot.connect(lambda snap, e=engine: self._on_controller_snapshot(e, snap))
+            controller.sigErrored.connect(lambda msg, e=engine: self._on_controller_errored(e, msg))
+            controller.sigFinished.connect(lambda res, e=engine: self._on_controller_finished(e, res))
+            self._controllers[engine] = controller
+        config = self._config
+        for engine, controller in self._controllers.items():
+            row = self._rows[engine]
+            row.status.setText("starting")
+            row.busy.show()
+            controller.start(config.replace(engine=engine, sample_size=COMPARE_SAMPLE_SIZE))
+        self.status_label.setText(f"comparing {', '.join(engines)}")
+        self._set_running(True)
+        return True
+
+    def stop(self) -> None:
+        """Ask every engine to stop at its next chunk; the panel is idle once all have joined."""
+        for controller in self._controllers.values():
+            controller.stop()
+
+    def shutdown(self) -> None:
+        """Stop and join every engine's thread now (window close); safe to call twice."""
+        for controller in list(self._controllers.values()):
+            controller.shutdown()  # emits sigFinished synchronously once joined
+
+    def closeEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        self.shutdown()
+        super().closeEvent(event)
+
+    # --- building ---------------------------------------------------------------------------------
+    def _build_ui(self) -> None:
+        self.config_label = QtWidgets.QLabel()
+        self.config_label.setWordWrap(True)
+        grid = QtWidgets.QGridLayout()
+        for col, title in enumerate(("engine", "", "status", "evaluations / s", "best", "speedup")):
+            label = QtWidgets.QLabel(f"<i>{title}</i>")
+            grid.addWidget(label, 0, col)
+        self._rows = {engine: _EngineRow(engine, grid, i + 1) for i, engine in enumerate(ENGINES)}
+        grid.setColumnStretch(2, 1)
+        self.start_button = QtWidgets.QPushButton("Compare")
+        self.start_button.setToolTip("Run the form's configuration on every checked engine at once")
+        self.start_button.clicked.connect(self._on_start_clicked)
+        self.stop_button = QtWidgets.QPushButton("Stop")
+        self.stop_button.setEnabled(False)
+        self.stop_button.clicked.connect(self._on_stop_clicked)
+        self.status_label = QtWidgets.QLabel("idle")
+        buttons = QtWidgets.QHBoxLayout()
+        buttons.addWidget(self.start_button)
+        buttons.addWidget(self.stop_button)
+        buttons.addWidget(self.status_label, 1)
+
+        self.rate_plot = pg.PlotWidget(title="Evaluations per second")
+        self.speedup_plot = pg.PlotWidget(title="Speedup over numpy (evaluations per second so far)")
+        self.best_plot = pg.PlotWidget(title="Best value")
+        for plot, ylabel, logy in ((self.rate_plot, "evaluations / s", True),
+                                   (self.speedup_plot, "speedup (x)", False),
+                                   (self.best_plot, "best f", True)):
+            plot.setLogMode(x=False, y=logy)
+            plot.showGrid(x=True, y=True, alpha=0.3)
+            plot.setLabel("bottom", "seconds since start")
+            plot.setLabel("left", ylabel)
+            plot.addLegend(offset=(5, 5))
+        self.speedup_plot.addItem(pg.InfiniteLine(pos=1.0, angle=0, pen=pg.mkPen(
+            (150, 150, 150), style=QtCore.Qt.PenStyle.DashLine)))
+        self.best_plot.setXLink(self.rate_plot)
+        self.speedup_plot.setXLink(self.rate_plot)
+        charts = QtWidgets.QSplitter(QtCore.Qt.Orientation.Vertical)
+        top = QtWidgets.QSplitter(QtCore.Qt.Orientation.Horizontal)
+        top.addWidget(self.rate_plot)
+        top.addWidget(self.speedup_plot)
+        charts.addWidget(top)
+        charts.addWidget(self.best_plot)
+
+        layout = QtWidgets.QVBoxLayout(self)
+        layout.addWidget(self.config_label)
+        layout.addLayout(grid)
+        layout.addLayout(buttons)
+        layout.addWidget(charts, 1)
+
+    def _refresh_engines(self) -> None:
+        """Enable the engines that can run this algorithm here; a newly usable one starts checked,
+        otherwise the user's choice is kept."""
+        running = self.is_running
+        for engine, row in self._rows.items():
+            ok, reason = engine_availability(engine, self._config.algorithm)
+            if ok and engine not in self._usable:
+                row.check.setChecked(True)
+            elif not ok:
+                row.check.setChecked(False)
+            if ok != (engine in self._usable) or not running:
+                row.status.setText("idle" if ok else "unavailable")
+            if ok:
+                self._usable.add(engine)
+            else:
+                self._usable.discard(engine)
+            row.check.setEnabled(ok and not running)
+            row.check.setToolTip(reason if ok else f"unavailable: {reason}")
+            row.status.setToolTip("" if ok else reason)
+
+    def _clear(self) -> None:
+        for (plot, _engine), curve in self._curves.items():
+            plot.removeItem(curve)  # also takes it out of the legend
+        self._curves.clear()
+        self._series.clear()
+        self._results.clear()
+        self._errors.clear()
+        for row in self._rows.values():
+            row.clear()
+
+    def _set_running(self, running: bool) -> None:
+        self.start_button.setEnabled(not running)
+        self.stop_button.setEnabled(running)
+        for engine, row in self._rows.items():
+            row.check.setEnabled(not running and engine in self._usable)
+        self.sigRunningChanged.emit(running)
+
+    def _curve(self, plot: pg.PlotWidget, engine: str) -> pg.PlotDataItem:
+        key = (plot, engine)
+        if key not in self._curves:
+            self._curves[key] = plot.plot([], [], pen=engine_pen(engine), name=engine)
+        return self._curves[key]
+
+    # --- slots (GUI thread; the controllers relay their workers' queued signals) ----------------
+    def _on_start_clicked(self) -> None:
+        self.start()
+
+    def _on_stop_clicked(self) -> None:
+        self.stop()
+        self.status_label.setText("stopping")
+
+    def _on_controller_status(self, engine: str, text: str) -> None:
+        row = self._rows[engine]
+        row.status.setText(text)
+        row.busy.setVisible(text in ("starting", "compiling kernels", "initialising walkers"))
+
+    def _on_controller_snapshot(self, engine: str, snap) -> None:
+        series = self._series.setdefault(engine, _Series())
+        series.add(float(snap.seconds), int(snap.evals), float(snap.best_f))
+        row = self._rows[engine]
+        row.busy.hide()
+        rate = series.evals_per_second()
+        row.rate.setText("" if rate is None else f"{rate:,.0f}")
+        row.best.setText(f"{snap.best_f:.6g}")
+        if series.rate:
+            self._curve(self.rate_plot, engine).setData(
+                np.asarray(series.rate_t), np.maximum(np.asarray(series.rate), 1e-300))
+        finite = np.isfinite(series.best)
+        if finite.any():
+            best = np.asarray(series.best)[finite]
+            # log axis: a best of exactly 0 (a minimum reached) is drawn at the smallest double
+            self._curve(self.best_plot, engine).setData(
+                np.asarray(series.seconds)[finite], np.maximum(best, 1e-300))
+        self._update_speedups()
+        self.sigSnapshot.emit(engine, snap)
+
+    def _update_speedups(self) -> None:
+        base = self._series.get("numpy")
+        if base is None or len(base.seconds) < 2:
+            return
+        t0 = np.asarray(base.seconds)
+        rate0 = np.asarray(base.evals, float) / np.where(t0 > 0, t0, np.nan)
+        now_rate0 = base.evals_per_second()
+        for engine, series in self._series.items():
+            if engine == "numpy" or len(series.seconds) < 2:
+                continue
+            t = np.asarray(series.seconds)
+            rate = np.asarray(series.evals, float) / np.where(t > 0, t, np.nan)
+            # numpy's rate so far, at the same moments (held at its last value once it has ended)
+            ref = np.interp(t, t0[1:], rate0[1:])
+            ratio = rate / ref
+            keep = np.isfinite(ratio) & (ratio > 0)
+            if keep.any():
+                self._curve(self.speedup_plot, engine).setData(t[keep], ratio[keep])
+            current = series.evals_per_second()
+            if current and now_rate0:
+                self._rows[engine].speedup.setText(f"{current / now_rate0:.3g}x")
+        self._rows["numpy"].speedup.setText("1x")
+
+    def _on_controller_errored(self, engine: str, message: str) -> None:
+        self._errors[engine] = message
+        row = self._rows[engine]
+        row.busy.hide()
+        row.status.setText(f"error: {message}")
+        row.status.setToolTip(message)
+
+    def _on_controller_finished(self, engine: str, result) -> None:
+        self._results[engine] = result
+        controller = self._controllers.pop(engine, None)
+        if controller is not None:
+            controller.deleteLater()
+        row = self._rows[engine]
+        row.busy.hide()
+        if result is not None:
+            row.status.setText(f"done ({result.stop_reason}) in {result.seconds:.3g} s")
+        if not self._controllers:
+            done = [e for e, r in self._results.items() if r is not None]
+            self.status_label.setText(f"finished: {', '.join(done) or 'none'}"
+                                      + (f"; failed: {', '.join(self._errors)}" if self._errors else ""))
+            self._set_running(False)
+            self.sigFinished.emit()
+
+
+def _budget_text(config: RunConfig) -> str:
+    b = config.budget
+    parts = []
+    if b.max_evals is not None:
+        parts.append(f"{b.max_evals:,} evaluations")
+    if b.max_iters is not None:
+        parts.append(f"{b.max_iters:,} iterations")
+    if b.max_seconds is not None:
+        parts.append(f"{b.max_seconds:g} s")
+    return " or ".join(parts)
+
+
+def _default_config() -> RunConfig:
+    """A 2-D classroom setting until the main window calls set_config."""
+    problems = list_problems()
+    problem = "rastrigin" if "rastrigin" in problems else problems[0]
+    return RunConfig.build("pattern_search", problem, 2, params={"walkers": 4096}, max_seconds=10.0)

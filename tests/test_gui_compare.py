@@ -1,0 +1,155 @@
+"""Compare mode (gui/compare.py): the same run on every available engine, charted, stopped cleanly."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytest.importorskip("PyQt6")
+pytest.importorskip("pyqtgraph")
+
+import gui.compare as compare_mod  # noqa: E402
+import solvers.runner as runner_mod  # noqa: E402
+from gui.compare import ComparePanel  # noqa: E402
+from solvers.config import RunConfig  # noqa: E402
+from solvers.engines import algorithm_class as real_algorithm_class  # noqa: E402
+from solvers.errors import EngineUnavailable  # noqa: E402
+
+pytestmark = pytest.mark.gui
+
+
+def short_config(**budget):
+    budget = budget or {"max_iters": 40}
+    return RunConfig.build("pattern_search", "rastrigin", 2, params={"walkers": 256}, seed=1,
+                           **budget)
+
+
+def make_panel(qtbot, config):
+    panel = ComparePanel()
+    qtbot.addWidget(panel)
+    panel.set_config(config)
+    return panel
+
+
+def assert_idle(panel):
+    assert not panel.is_running
+    assert panel._controllers == {}
+    assert panel.start_button.isEnabled() and not panel.stop_button.isEnabled()
+
+
+@pytest.fixture
+def fake_cupy(monkeypatch):
+    """Every engine 'available'; 'cupy' runs the numpy code, 'cuda' fails when its run starts."""
+    monkeypatch.setattr(compare_mod, "engine_status", lambda e: (True, "fake device"))
+    monkeypatch.setattr(compare_mod, "algorithm_class", lambda name, e: None)
+    monkeypatch.setattr(runner_mod, "array_module", lambda e: np)
+
+    def algorithm_class(name, engine):
+        if engine == "cuda":
+            raise EngineUnavailable(f"no fused CUDA kernel for '{name}' (test)")
+        return real_algorithm_class(name, "numpy")
+
+    monkeypatch.setattr(runner_mod, "algorithm_class", algorithm_class)
+
+
+def test_runs_on_numpy_and_charts_it(qtbot):
+    panel = make_panel(qtbot, short_config())
+    assert "numpy" in panel.selected_engines()
+    with qtbot.waitSignal(panel.sigFinished, timeout=30000):
+        assert panel.start()
+        assert panel.is_running and not panel.start_button.isEnabled()
+        assert panel.start() is False  # no second comparison over a running one
+    assert_idle(panel)
+    result = panel.results["numpy"]
+    assert result.stop_reason == "max_iters" and result.iterations == 40
+    assert result.best_f < result.history[0, 2]  # the best value fell
+    best = panel._curves[(panel.best_plot, "numpy")]
+    assert len(best.xData) >= 2
+    assert best.yData[-1] == pytest.approx(max(result.best_f, 1e-300))
+    rate = panel._curves[(panel.rate_plot, "numpy")]
+    assert len(rate.xData) >= 1 and np.all(rate.yData > 0)
+    assert panel._rows["numpy"].status.text().startswith("done (max_iters)")
+    assert "finished: numpy" in panel.status_label.text()
+
+
+def test_stop_ends_every_engine_and_joins(qtbot):
+    panel = make_panel(qtbot, short_config(max_seconds=120.0))
+    with qtbot.waitSignal(panel.sigFinished, timeout=30000):
+        panel.start()
+        qtbot.waitUntil(lambda: "numpy" in panel._series, timeout=20000)
+        panel.stop_button.click()
+    assert_idle(panel)
+    assert panel.results["numpy"].stop_reason == "stopped"
+
+
+def test_close_while_running_stops_and_waits(qtbot):
+    panel = make_panel(qtbot, short_config(max_seconds=120.0))
+    panel.show()
+    finished = []
+    panel.sigFinished.connect(lambda: finished.append(True))
+    panel.start()
+    qtbot.waitUntil(lambda: "numpy" in panel._series, timeout=20000)
+    panel.close()  # closeEvent -> shutdown(): joined before close returns
+    assert finished == [True]
+    assert_idle(panel)
+    panel.shutdown()  # harmless when idle
+
+
+def test_unavailable_engines_are_disabled_with_the_reason(qtbot, monkeypatch):
+    monkeypatch.setattr(compare_mod, "engine_status",
+                        lambda e: (True, "CPU") if e == "numpy" else (False, "no CUDA device found"))
+    panel = make_panel(qtbot, short_config())
+    for engine in ("cupy", "cuda"):
+        row = panel._rows[engine]
+        assert not row.check.isEnabled() and not row.check.isChecked()
+        assert "no CUDA device found" in row.check.toolTip()
+        assert row.status.text() == "unavailable"
+    assert panel.selected_engines() == ["numpy"]
+
+
+def test_cuda_without_a_kernel_for_the_algorithm_is_disabled(qtbot, monkeypatch):
+    monkeypatch.setattr(compare_mod, "engine_status", lambda e: (True, "fake device"))
+
+    def algorithm_class(name, engine):
+        if engine == "cuda":
+            raise EngineUnavailable(f"no fused CUDA kernel for '{name}' yet")
+        return None
+
+    monkeypatch.setattr(compare_mod, "algorithm_class", algorithm_class)
+    panel = make_panel(qtbot, short_config())
+    assert panel.selected_engines() == ["numpy", "cupy"]
+    assert "no fused CUDA kernel for 'pattern_search'" in panel._rows["cuda"].check.toolTip()
+
+
+def test_nothing_selected_is_refused(qtbot):
+    panel = make_panel(qtbot, short_config())
+    for row in panel._rows.values():
+        row.check.setChecked(False)
+    assert panel.start() is False
+    assert "at least one" in panel.status_label.text()
+    assert_idle(panel)
+
+
+def test_two_engines_race_with_speedup_and_a_failing_one_is_reported(qtbot, fake_cupy):
+    panel = make_panel(qtbot, short_config(max_iters=60))
+    assert panel.selected_engines() == ["numpy", "cupy", "cuda"]
+    snaps = []
+    panel.sigSnapshot.connect(lambda engine, snap: snaps.append((engine, snap.engine)))
+    with qtbot.waitSignal(panel.sigFinished, timeout=30000):
+        panel.start()
+    assert_idle(panel)
+    assert set(panel.results) == {"numpy", "cupy", "cuda"}
+    assert panel.results["cuda"] is None
+    assert "no fused CUDA kernel" in panel.errors["cuda"]
+    assert panel._rows["cuda"].status.text().startswith("error:")
+    # the same seed and work on both working engines: the same answer
+    assert panel.results["cupy"].best_f == panel.results["numpy"].best_f
+    assert {e for e, _ in snaps} == {"numpy", "cupy"}
+    assert all(e == s for e, s in snaps)  # each snapshot is labelled with its own engine
+    speedup = panel._curves[(panel.speedup_plot, "cupy")]
+    assert len(speedup.xData) >= 1 and np.all(speedup.yData > 0)
+    assert (panel.speedup_plot, "numpy") not in panel._curves
+    assert panel._rows["cupy"].speedup.text().endswith("x")
+    # a second comparison starts from empty charts
+    with qtbot.waitSignal(panel.sigFinished, timeout=30000):
+        panel.start()
+    assert len(panel.results) == 3
