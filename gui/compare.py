@@ -14,8 +14,6 @@ kernel for this algorithm) are shown disabled with the reason in their tooltip.
 """
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import pyqtgraph as pg
 from PyQt6 import QtCore, QtWidgets

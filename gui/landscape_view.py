@@ -31,6 +31,7 @@ OVERLAY_LINKS = 400  # informant links drawn at most
 CLASS_COLOURS = 8  # colour classes for annealing chains
 TEMPERATURE_DECADES = 5.0
 COLORMAP = "viridis"
+MAX_CONTOUR_POINTS = 24_000  # segment end points drawn per slice at most
 WALKER_COLOUR = [(240, 240, 240, 230)]
 
 
@@ -44,7 +45,13 @@ class _SliceEmitter(QtCore.QObject):
 def compute_slice(problem: Problem, axes, point) -> tuple[LandscapeGrid, np.ndarray]:
     """The grid through `point` along `axes` and its contour segments (run off the GUI thread)."""
     grid = evaluate_slice(problem, axes, point, RESOLUTION)
-    segments = contour_segments(grid.display, contour_levels(grid.display), grid.xs, grid.ys)
+    levels = contour_levels(grid.display)
+    segments = contour_segments(grid.display, levels, grid.xs, grid.ys)
+    if len(segments) > MAX_CONTOUR_POINTS:
+        # Very multimodal functions (Rastrigin: 80,000 points for 12 levels) would cost tens of
+        # milliseconds to rasterise on each new slice; fewer levels say the same there.
+        keep = levels[::int(np.ceil(len(segments) / MAX_CONTOUR_POINTS))]
+        segments = contour_segments(grid.display, keep, grid.xs, grid.ys)
     return grid, segments
 
 

@@ -49,23 +49,24 @@ __device__ __forceinline__ double de_ldcg(const double* p) {
     return v;
 }
 
-// Barrier among the `count` blocks of one population (bar[0] arrivals, bar[1] generation).
-__device__ void de_group_sync(unsigned int* bar, int count) {
+// Barrier among the `count` blocks of one group. *bar counts arrivals and only grows (the host zeroes
+// it before each launch): the k-th barrier of a launch is passed once it reaches k * count. One
+// fence, one fire-and-forget add and acquire-loads: about two L2 round trips, half those of a
+// counter that the last block must reset. The blocks must be resident together (file comment).
+__device__ __forceinline__ unsigned long long de_acquire(const unsigned long long* p) {
+    unsigned long long v;
+    asm volatile("ld.acquire.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+    return v;
+}
+__device__ void de_group_sync(unsigned long long* bar, int count, unsigned long long& passed) {
     __syncthreads();
     if (count <= 1) return;
+    passed += (unsigned long long)count;
     if (threadIdx.x == 0) {
-        volatile unsigned int* generation = bar + 1;
-        const unsigned int seen = *generation;
         __threadfence();  // the block's writes are visible before it is counted
-        if (atomicAdd(bar, 1u) == (unsigned int)count - 1u) {
-            atomicExch(bar, 0u);
-            __threadfence();
-            atomicAdd(bar + 1, 1u);
-        } else {
-            while (*generation == seen) {
-            }
+        atomicAdd(bar, 1ull);
+        while (de_acquire(bar) < passed) {
         }
-        __threadfence();
     }
     __syncthreads();
 }
@@ -135,14 +136,15 @@ __global__ void __launch_bounds__(256, 4)
 de_generations(T* X0, T* X1, T* f, T* trials, unsigned char* accepted, const T* __restrict__ lower,
                const T* __restrict__ upper, long long n, int m, int d, long long first_pop, int bpp,
                unsigned long long seed, long long first_gen, int generations, T Fw, T Cr,
-               int scratch_shared, T* scratch_g, int stride, unsigned int* bars, T* part_f,
+               int scratch_shared, T* scratch_g, int stride, unsigned long long* bars, T* part_f,
                long long* part_i, unsigned int* ticket, T* best_f, T* best_x, long long* best_i) {
     extern __shared__ __align__(16) unsigned char de_smem[];
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, W = blockDim.x >> 5;
     const long long group = blockIdx.x / bpp;
     const int block = (int)(blockIdx.x - group * bpp);
     const long long base = (first_pop + group) * (long long)m;
-    unsigned int* bar = bars + 2 * group;
+    unsigned long long* bar = bars + group;
+    unsigned long long passed = 0;  // this block's count of barrier arrivals expected so far
     const int tiles = (m + 31) >> 5;
     const int wg = block * W + warp, wstride = bpp * W;
     T* scratch = scratch_shared ? (T*)de_smem + warp * 32 * stride
@@ -273,7 +275,7 @@ de_generations(T* X0, T* X1, T* f, T* trials, unsigned char* accepted, const T* 
             }
             __syncwarp();  // the scratch rows are rewritten by the next tile
         }
-        de_group_sync(bar, bpp);
+        de_group_sync(bar, bpp, passed);
         T* s = cur;
         cur = nxt;
         nxt = s;

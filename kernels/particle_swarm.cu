@@ -73,24 +73,30 @@ __device__ __forceinline__ unsigned long long pso_ldcg(const unsigned long long*
     return v;
 }
 
-// Barrier among the `count` blocks of one swarm (bar[0] arrivals, bar[1] generation; both start at
-// 0 and arrivals return to 0). The blocks must be resident together (see the file comment).
-__device__ void pso_group_sync(unsigned int* bar, int count) {
+// Barrier among the `count` blocks of one group. *bar counts arrivals and only grows (the host zeroes
+// it before each launch): the k-th barrier of a launch is passed once it reaches k * count. One
+// fence, one fire-and-forget add and acquire-loads: about two L2 round trips, half those of a
+// counter that the last block must reset. The blocks must be resident together (file comment).
+__device__ __forceinline__ unsigned long long pso_acquire(const unsigned long long* p) {
+    unsigned long long v;
+    asm volatile("ld.acquire.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+    return v;
+}
+struct PsoSync {
+    unsigned long long* bar;    // the group's arrival counter
+    unsigned long long passed;  // arrivals this block has waited for so far in this launch
+    int count;                  // blocks in the group
+};
+
+__device__ void pso_group_sync(PsoSync& s) {
     __syncthreads();
-    if (count <= 1) return;
+    if (s.count <= 1) return;
+    s.passed += (unsigned long long)s.count;
     if (threadIdx.x == 0) {
-        volatile unsigned int* generation = bar + 1;
-        const unsigned int seen = *generation;
         __threadfence();  // the block's writes are visible before it is counted
-        if (atomicAdd(bar, 1u) == (unsigned int)count - 1u) {
-            atomicExch(bar, 0u);
-            __threadfence();
-            atomicAdd(bar + 1, 1u);
-        } else {
-            while (*generation == seen) {
-            }
+        atomicAdd(s.bar, 1ull);
+        while (pso_acquire(s.bar) < s.passed) {
         }
-        __threadfence();
     }
     __syncthreads();
 }
@@ -117,33 +123,39 @@ __device__ __forceinline__ PsoPlace pso_place(long long first_swarm, int bps, in
 }
 
 // The swarm's best particle (smallest personal best, ties to the smaller index) from every
-// thread's own best `mine`; result in *g (shared) and its point in g_x (shared, d values), valid
-// in every thread of every block of the swarm on return. `parity` selects the partial buffers.
+// thread's own best `mine`; result in *g (shared) and, when g_x is given, its point in g_x
+// (shared, d values), valid in every thread of every block of the swarm on return. `parity`
+// selects the partial buffers. ps: the block's personal bests in shared memory (or null), where
+// the block's best point is read without a round trip to L2.
 template <typename T>
-__device__ void pso_exchange(MwBest<T> mine, const T* P, long long n, int d, int m, const PsoPlace& at,
-                             int bps, int parity, T* gpart_f, long long* gpart_i, T* gpart_x,
-                             unsigned int* bar, T* g_x, MwBest<T>* g) {
+__device__ void pso_exchange(MwBest<T> mine, const T* P, const T* ps, long long n, int d, int m,
+                             const PsoPlace& at, int parity, T* gpart_f, long long* gpart_i, T* gpart_x,
+                             PsoSync& sync, T* g_x, MwBest<T>* g) {
+    const int bps = sync.count;
     const MwBest<T> b = mw_block_argmin(mine);
     if (threadIdx.x == 0) *g = b;
     __syncthreads();
     const MwBest<T> blk = *g;
-    const bool has = blk.i >= at.base && blk.i < at.base + m;
+    const bool has = g_x && blk.i >= at.base && blk.i < at.base + m;
+    // the block's best point: column (particle - first particle of the block) of the shared copy
+    const T* src = ps ? ps + (blk.i - at.base - (long long)at.block * blockDim.x) : P + blk.i;
+    const long long stride = ps ? (long long)blockDim.x : n;
     if (bps == 1) {
         if (has) {
-            for (int j = threadIdx.x; j < d; j += blockDim.x) g_x[j] = P[(long long)j * n + blk.i];
+            for (int j = threadIdx.x; j < d; j += blockDim.x) g_x[j] = src[j * stride];
         }
         __syncthreads();
         return;
     }
     const long long slot = (long long)parity * gridDim.x + blockIdx.x;
     if (has) {
-        for (int j = threadIdx.x; j < d; j += blockDim.x) gpart_x[slot * d + j] = P[(long long)j * n + blk.i];
+        for (int j = threadIdx.x; j < d; j += blockDim.x) gpart_x[slot * d + j] = src[j * stride];
     }
     if (threadIdx.x == 0) {
         gpart_f[slot] = blk.f;
         gpart_i[slot] = blk.i;
     }
-    pso_group_sync(bar, bps);
+    pso_group_sync(sync);
     const long long first = (long long)parity * gridDim.x + (blockIdx.x - at.block);
     if (threadIdx.x < 32) {  // one warp reduces the swarm's partials: no block-wide reduction
         MwBest<T> v = mw_no_best<T>();
@@ -155,7 +167,7 @@ __device__ void pso_exchange(MwBest<T> mine, const T* P, long long n, int d, int
     }
     __syncthreads();
     const MwBest<T> w = *g;
-    if (w.i >= at.base && w.i < at.base + m) {
+    if (g_x && w.i >= at.base && w.i < at.base + m) {
         const long long local = w.i - at.base;
         const long long owner = first + (local % at.stride) / blockDim.x;
         for (int j = threadIdx.x; j < d; j += blockDim.x) g_x[j] = pso_ldcg(gpart_x + owner * d + j);
@@ -289,12 +301,11 @@ __device__ __forceinline__ T* pso_split(unsigned char* smem, int used, int d, in
     return g_x;
 }
 
-// The particle's new value: its personal best (both copies) if it improved. Returns the best.
+// The particle's new value: its personal best (both copies) if it improved on `pf`. Returns the best.
 template <typename T>
 __device__ __forceinline__ T pso_remember(const PsoRows<T>& r, T* P, T* f, T* Pf, long long n, int d,
-                                         long long i, T fx) {
+                                         long long i, T fx, T pf) {
     f[i] = fx;
-    T pf = Pf[i];
     if (fx < pf) {
         pf = fx;
         Pf[i] = fx;
@@ -315,20 +326,21 @@ __global__ void __launch_bounds__(256, 4)
 pso_classic(T* X, T* V, T* P, T* f, T* Pf, T* swarm_f, long long* swarm_i, const T* __restrict__ lower,
             const T* __restrict__ upper, long long n, int m, int d, long long first_swarm, int bps,
             unsigned long long seed, long long first_iter, int iterations, T omega, T phi_p, T phi_g,
-            T lr, int flags, T* gpart_f, long long* gpart_i, T* gpart_x, unsigned int* bars,
+            T lr, int flags, T* gpart_f, long long* gpart_i, T* gpart_x, unsigned long long* bars,
             T* part_f, long long* part_i, unsigned int* ticket, T* best_f, T* best_x, long long* best_i) {
     extern __shared__ __align__(16) unsigned char pso_smem[];
     __shared__ MwBest<T> g;
     T *xs, *vs, *ps;
     T* g_x = pso_split<T>(pso_smem, 0, d, flags, &xs, &vs, &ps);
     const PsoPlace at = pso_place(first_swarm, bps, m);
-    unsigned int* bar = bars + 2 * at.group;
+    PsoSync sync = {bars + at.group, 0ull, bps};
     const bool own_one = flags != 0 && at.lt < m;  // flags: the host checked one particle per thread
     if (own_one) pso_stage(X, V, P, n, d, at.base + at.lt, xs, vs, ps, true);
     MwBest<T> mine = mw_no_best<T>();
     for (int p = at.lt; p < m; p += at.stride) mine = mw_better(mine, mw_make_best(Pf[at.base + p], at.base + p));
+    T pf_own = own_one ? Pf[at.base + at.lt] : T(0);  // the own particle's best value, in a register
     int parity = 0;
-    pso_exchange(mine, P, n, d, m, at, bps, parity, gpart_f, gpart_i, gpart_x, bar, g_x, &g);
+    pso_exchange(mine, P, ps, n, d, m, at, parity, gpart_f, gpart_i, gpart_x, sync, g_x, &g);
 
     const int C = MwPerBlock<T>::value / 2;  // coordinates per Philox block (r_p and r_g each)
     const unsigned long long per_iter = (unsigned long long)((d + C - 1) / C);
@@ -360,10 +372,12 @@ pso_classic(T* X, T* V, T* P, T* f, T* Pf, T* swarm_f, long long* swarm_i, const
             }
             const StridedPoint<T> xp = {r.x, r.xs};
             const T fx = mw_sanitize(F::template eval<T>(xp, d));
-            mine = mw_better(mine, mw_make_best(pso_remember(r, P, f, Pf, n, d, i, fx), i));
+            const T pf = pso_remember(r, P, f, Pf, n, d, i, fx, own_one ? pf_own : Pf[i]);
+            if (own_one) pf_own = pf;
+            mine = mw_better(mine, mw_make_best(pf, i));
         }
         parity ^= 1;
-        pso_exchange(mine, P, n, d, m, at, bps, parity, gpart_f, gpart_i, gpart_x, bar, g_x, &g);
+        pso_exchange(mine, P, ps, n, d, m, at, parity, gpart_f, gpart_i, gpart_x, sync, g_x, &g);
     }
 
     if (own_one) pso_stage(X, V, P, n, d, at.base + at.lt, xs, vs, ps, false);
@@ -445,10 +459,10 @@ template <typename T> __device__ __forceinline__ void pso_normals(const MwWords&
 template <typename F, typename T>
 __global__ void __launch_bounds__(256, 4)
 pso_spso(T* X, T* V, T* P, T* f, T* Pf, T* swarm_f, long long* swarm_i, long long* epochs,
-         unsigned char* redrawn, unsigned long long* gkeys, const T* __restrict__ lower,
+         unsigned char* redrawn, unsigned long long* gkeys, unsigned char* pending, const T* __restrict__ lower,
          const T* __restrict__ upper, long long n, int m, int d, long long first_swarm, int bps,
          unsigned long long seed, long long first_iter, int iterations, int K, int flags,
-         int keys_shared, T* gpart_f, long long* gpart_i, T* gpart_x, unsigned int* bars, T* part_f,
+         int keys_shared, T* gpart_f, long long* gpart_i, T* gpart_x, unsigned long long* bars, T* part_f,
          long long* part_i, unsigned int* ticket, T* best_f, T* best_x, long long* best_i) {
     extern __shared__ __align__(16) unsigned char pso_smem[];
     __shared__ MwBest<T> g;
@@ -470,14 +484,15 @@ pso_spso(T* X, T* V, T* P, T* f, T* Pf, T* swarm_f, long long* swarm_i, long lon
         keys.offset = 0;
     }
     T *xs, *vs, *ps;
-    T* g_x = pso_split<T>(pso_smem, used, d, flags, &xs, &vs, &ps);
-    unsigned int* bar = bars + 2 * at.group;
+    pso_split<T>(pso_smem, used, d, flags, &xs, &vs, &ps);  // SPSO needs no swarm-best point
+    PsoSync sync = {bars + at.group, 0ull, bps};
     const bool own_one = flags != 0 && at.lt < m;
     if (own_one) pso_stage(X, V, P, n, d, at.base + at.lt, xs, vs, ps, true);
     MwBest<T> mine = mw_no_best<T>();
     for (int p = at.lt; p < m; p += at.stride) mine = mw_better(mine, mw_make_best(Pf[at.base + p], at.base + p));
+    T pf_own = own_one ? Pf[at.base + at.lt] : T(0);  // the own particle's best value, in a register
     int parity = 0;
-    pso_exchange(mine, P, n, d, m, at, bps, parity, gpart_f, gpart_i, gpart_x, bar, g_x, &g);
+    pso_exchange(mine, P, ps, n, d, m, at, parity, gpart_f, gpart_i, gpart_x, sync, (T*)0, &g);
     T previous = g.f;
     long long epoch = epochs[at.swarm];
     bool redrew = redrawn[at.swarm] != 0;
@@ -494,14 +509,14 @@ pso_spso(T* X, T* V, T* P, T* f, T* Pf, T* swarm_f, long long* swarm_i, long lon
         const unsigned long long t = (unsigned long long)(first_iter + it);
         // informants of this iteration: links and personal bests as the last iteration left them
         for (int p = at.lt; p < m; p += at.stride) {
-            pso_scatter(keys, at.base + p, Pf[at.base + p], 0, seed, epoch, K, at.base, m);
+            pso_scatter(keys, at.base + p, own_one ? pf_own : Pf[at.base + p], 0, seed, epoch, K, at.base, m);
         }
-        pso_group_sync(bar, bps);
+        pso_group_sync(sync);
         if (twice) {
             for (int p = at.lt; p < m; p += at.stride) {
-                pso_scatter(keys, at.base + p, Pf[at.base + p], 1, seed, epoch, K, at.base, m);
+                pso_scatter(keys, at.base + p, own_one ? pf_own : Pf[at.base + p], 1, seed, epoch, K, at.base, m);
             }
-            pso_group_sync(bar, bps);
+            pso_group_sync(sync);
         }
         mine = mw_no_best<T>();
         for (int p = at.lt; p < m; p += at.stride) {
@@ -560,12 +575,33 @@ pso_spso(T* X, T* V, T* P, T* f, T* Pf, T* swarm_f, long long* swarm_i, long lon
             }
             const StridedPoint<T> xp = {r.x, r.xs};
             const T fx = mw_sanitize(F::template eval<T>(xp, d));
-            mine = mw_better(mine, mw_make_best(pso_remember(r, P, f, Pf, n, d, i, fx), i));
+            f[i] = fx;
+            T pf = own_one ? pf_own : Pf[i];
+            if (fx < pf) {  // the point goes to P after the barrier: others are gathering P now
+                pf = fx;
+                Pf[i] = fx;
+                pending[i] = 1;
+            }
+            if (own_one) pf_own = pf;
+            mine = mw_better(mine, mw_make_best(pf, i));
         }
         parity ^= 1;
-        // every particle of the swarm has its new personal best, and has read its key, before
-        // the exchange barrier; the next scatter comes after it
-        pso_exchange(mine, P, n, d, m, at, bps, parity, gpart_f, gpart_i, gpart_x, bar, g_x, &g);
+        // every particle has moved (reading last iteration's P) and read its key before the
+        // exchange barrier; then the new personal bests are written, before the next scatter's
+        // barrier and so before anyone gathers them
+        pso_exchange(mine, P, ps, n, d, m, at, parity, gpart_f, gpart_i, gpart_x, sync, (T*)0, &g);
+        for (int p = at.lt; p < m; p += at.stride) {
+            const long long i = at.base + p;
+            if (pending[i]) {
+                pending[i] = 0;
+                const PsoRows<T> r = pso_rows(X, V, P, n, i, xs, vs, ps, own_one);
+                for (int j = 0; j < d; ++j) {
+                    const T x = r.x[(long long)j * r.xs];
+                    P[(long long)j * n + i] = x;
+                    r.p[(long long)j * r.ps] = x;
+                }
+            }
+        }
         redrew = !(g.f < previous);
         if (redrew) epoch = (long long)t;
         previous = g.f;

@@ -7,13 +7,13 @@
 // Exactly 2 d full evaluations per walker per iteration; trials are evaluated through PatchedPoint
 // (the walker's column with one coordinate replaced), never written. X is (d, n).
 //
-// Two kernels run the same iteration: ps_iterate (a thread per walker) and ps_iterate_pairs (two
-// lanes per walker, one evaluating the plus trial and one the minus trial, then both take the same
-// decision). The pair form doubles the threads in flight where walkers are too few to fill the GPU
+// Two kernels run the same iteration: ps_iterate (a thread per walker) and ps_iterate_group (2, 4
+// or 8 lanes per walker evaluating the plus/minus trials of 1, 2 or 4 consecutive coordinates at
+// once, see below). Groups multiply the threads in flight where walkers are too few to fill the GPU
 // (the seed's Table 1: 15,360 walkers = 116 threads per H100 SM, latency-bound); results are
 // bit-identical, so the host picks by walker count.
 //
-// MW_KERNELS: ps_init<F,T> ps_iterate<F,T> ps_iterate_pairs<F,T>
+// MW_KERNELS: ps_init<F,T> ps_iterate<F,T> ps_iterate_group<F,T>
 
 // Draw walker i's point uniformly in the box (stream `stream`, draw index `draw` onwards),
 // evaluate it, reset its step: the initial points and the restarts of the seed's Table 5 mode.
@@ -73,50 +73,72 @@ __global__ void ps_iterate(T* X, T* f, T* step, unsigned char* improved_last,
     improved_last[i] = improved ? 1 : 0;
 }
 
-// Two lanes per walker (adjacent lanes t = 2 i and 2 i + 1): lane 0 evaluates x + delta e_j, lane 1
-// x - delta e_j; the values are exchanged by a shuffle and both lanes apply the decision (both write
-// the moved coordinate, the same value, so each lane reads its own write next). Launch 2 n threads.
+// A group of g = 2 k lanes per walker (g = 2, 4 or 8; groups aligned inside warps): lanes 2c and
+// 2c + 1 evaluate the plus and minus trials of coordinate j + c, all at the walker's current point.
+// The decisions are then taken in order c = 0, 1, ... exactly as ps_iterate takes them; the first
+// move ends the round (the later trials assumed an unchanged point and are discarded), so every
+// decision uses the same evaluated points as ps_iterate and the results are bit-identical. Each
+// coordinate decided costs the 2 counted evaluations; discarded speculative trials are not counted
+// as evaluations (they are not part of the algorithm; their time is in every timing). Every lane of
+// a group makes the same decisions and writes the same values. Launch g n threads.
 template <typename F, typename T>
-__global__ void ps_iterate_pairs(T* X, T* f, T* step, unsigned char* improved_last,
+__global__ void ps_iterate_group(T* X, T* f, T* step, unsigned char* improved_last,
                                  const T* __restrict__ lower, const T* __restrict__ upper, long long n,
-                                 int d, int iterations, T delta0, T tol) {
+                                 int d, int iterations, T delta0, T tol, int g) {
     const long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-    const long long i = t >> 1;
-    const bool minus_lane = (t & 1) != 0;
-    const bool active = i < n;  // inactive lanes still loop: the shuffles need every lane
-    T* xi = X + (active ? i : 0);
-    T fi = active ? f[i] : T(0);
-    T s = active ? step[i] : T(0);
+    const long long i = t / g;
+    if (i >= n) return;  // whole groups: g divides the block size
+    const int q = (int)(t % g);
+    const int c = q >> 1;
+    const bool minus_lane = (q & 1) != 0;
+    const int k = g >> 1;
+    const unsigned int base = (threadIdx.x & 31) & ~(unsigned int)(g - 1);
+    const unsigned int mask = (g == 32 ? 0xFFFFFFFFu : ((1u << g) - 1u)) << base;
+    T* xi = X + i;
+    T fi = f[i];
+    T s = step[i];
     bool improved = false;
     for (int it = 0; it < iterations; ++it) {
         improved = false;
-        for (int j = 0; j < d; ++j) {
-            const T lo = lower[j], hi = upper[j];
-            const T delta = s * (hi - lo);
-            const T xj = active ? xi[(long long)j * n] : lo;
-            const T plus = mw_fmin(xj + delta, hi);
-            const T minus = mw_fmax(xj - delta, lo);
+        int j = 0;
+        while (j < d) {  // the same trip count in every lane of the group
+            const int jj = j + c;
             T mine = T(0);
-            if (active) {
-                const PatchedPoint<T> xt = {xi, n, j, minus_lane ? minus : plus};
+            if (jj < d) {
+                const T lo = lower[jj], hi = upper[jj];
+                const T delta = s * (hi - lo);
+                const T xj = xi[(long long)jj * n];
+                const T trial = minus_lane ? mw_fmax(xj - delta, lo) : mw_fmin(xj + delta, hi);
+                const PatchedPoint<T> xt = {xi, n, jj, trial};
                 mine = mw_sanitize(F::template eval<T>(xt, d));
             }
-            const T other = __shfl_xor_sync(0xFFFFFFFFu, mine, 1);
-            const T fp = minus_lane ? other : mine;
-            const T fm = minus_lane ? mine : other;
-            const bool take_plus = fp <= fi && fp <= fm;
-            const bool take_minus = !take_plus && fm <= fi;
-            if (active && (take_plus || take_minus)) {
-                const T fn = take_plus ? fp : fm;
-                xi[(long long)j * n] = take_plus ? plus : minus;
-                improved = improved || fn < fi;
-                fi = fn;
+            int advanced = 0;
+            bool stop = false;
+            for (int cc = 0; cc < k; ++cc) {
+                const T fp = __shfl_sync(mask, mine, 2 * cc, g);
+                const T fm = __shfl_sync(mask, mine, 2 * cc + 1, g);
+                const int jc = j + cc;
+                if (stop || jc >= d) continue;  // every lane still takes part in the shuffles
+                advanced = cc + 1;
+                const bool take_plus = fp <= fi && fp <= fm;
+                const bool take_minus = !take_plus && fm <= fi;
+                if (take_plus || take_minus) {
+                    const T lo = lower[jc], hi = upper[jc];
+                    const T delta = s * (hi - lo);
+                    const T xj = xi[(long long)jc * n];
+                    const T fn = take_plus ? fp : fm;
+                    xi[(long long)jc * n] = take_plus ? mw_fmin(xj + delta, hi) : mw_fmax(xj - delta, lo);
+                    improved = improved || fn < fi;
+                    fi = fn;
+                    stop = true;  // the point moved: later trials of this round are stale
+                }
             }
+            j += advanced;
         }
         s = improved ? s : s * T(0.5);
         if (s < tol) s = delta0;
     }
-    if (active && !minus_lane) {
+    if (q == 0) {
         f[i] = fi;
         step[i] = s;
         improved_last[i] = improved ? 1 : 0;

@@ -4,7 +4,8 @@
 #
 #   scripts/device_check.sh [OUTDIR] [all|tests|bench|quick] [extra pytest arguments...]
 #
-# OUTDIR defaults to $OUT (the device tool's folder) or ./device_out. "quick" runs the GPU tests
+# OUTDIR defaults to $OUT (the device tool's folder) or ./device_out. TESTS=... narrows the test
+# files (default tests/test_gpu_*.py). "quick" runs the GPU tests
 # without the slow ones and the quick bench suite. Files written (at most 8, flat, so the device
 # tool brings them all back): env.txt, pytest.log, pytest-junit.xml, bench.log, bench.json, bench.md.
 # Needs python3 with numpy, pytest and CuPy; never imports the GUI (no PyQt6 there).
@@ -53,7 +54,7 @@ if [[ "$MODE" == all || "$MODE" == tests || "$MODE" == quick ]]; then
   echo "== pytest -m '$marker' (log: $OUTDIR/pytest.log)"
   per_test=()
   "$PY" -c "import pytest_timeout" 2>/dev/null && per_test=(--timeout=150)  # a hung kernel fails one test
-  timeout "${PYTEST_SECONDS:-330}" "$PY" -m pytest -m "$marker" tests/test_gpu_*.py -v -rfEs -p no:cacheprovider \
+  timeout "${PYTEST_SECONDS:-330}" "$PY" -m pytest -m "$marker" ${TESTS:-tests/test_gpu_*.py} -v -rfEs -p no:cacheprovider \
       --junitxml="$OUTDIR/pytest-junit.xml" "${per_test[@]}" "$@" 2>&1 | tee "$OUTDIR/pytest.log" | grep -E "PASSED|FAILED|ERROR|SKIPPED|passed|failed" | tail -n 80
   rc=${PIPESTATUS[0]}
   echo "pytest exit code $rc"

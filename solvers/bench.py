@@ -46,6 +46,7 @@ class Case:
     numpy_iterations: int | None = None
     cupy_iterations: int | None = None
     label: str = ""
+    options: dict = field(default_factory=dict)  # attributes set on the cuda solver (tuning knobs)
 
     @property
     def variant(self) -> str:
@@ -88,6 +89,10 @@ def _h100_suite() -> list[Case]:
     ]
     table1 = [Case("pattern_search", "ackley", 20, 15360, 20, mode="end_to_end",
                    label="pattern-search paper, Table 1 setting")]
+    # the same setting with each thread mapping forced (lanes per walker), cuda only
+    table1 += [Case("pattern_search", "ackley", 20, 15360, 20, mode="end_to_end",
+                    label=f"Table 1, {lanes} lane(s) per walker", options={"lanes": lanes})
+               for lanes in (1, 2, 4, 8)]
     return table1 + rate + smaller + _part2_cases(d)
 
 
@@ -162,18 +167,31 @@ def measure(case: Case, engine: str, dtype: str, fast_math: bool, seed: int, rep
 
     def build():
         if engine == "cuda":
-            return cls(problem, params, xp=xp, dtype=dtype, fast_math=fast_math)
+            algo = cls(problem, params, xp=xp, dtype=dtype, fast_math=fast_math)
+            for name, value in case.options.items():
+                setattr(algo, name, value)
+            return algo
         return cls(problem, params, xp=xp, dtype=dtype)
 
     samples: list[tuple[float, int, float]] = []  # seconds, evaluations, best f
     if case.mode == "end_to_end":
+        step_gpu: list[float] = []
+
         def once():
             t0 = time.perf_counter()
             algo = build()
             state = algo.init(ArrayRNG(xp, seed))
+            if engine != "numpy":  # device time of the iterations alone, for the breakdown
+                start, end = xp.cuda.Event(), xp.cuda.Event()
+                start.record()
             algo.step(state, iterations)
+            if engine != "numpy":
+                end.record()
             best = float(to_numpy(state.best_f))  # the host has the answer: the end of "end to end"
-            return time.perf_counter() - t0, int(state.evals), best
+            seconds = time.perf_counter() - t0
+            if engine != "numpy":
+                step_gpu.append(xp.cuda.get_elapsed_time(start, end) / 1e3)
+            return seconds, int(state.evals), best
 
         if engine != "numpy":
             once()  # compile, load and warm the allocator
@@ -197,7 +215,12 @@ def measure(case: Case, engine: str, dtype: str, fast_math: bool, seed: int, rep
     rates = [e / s if s > 0 else 0.0 for s, e, _ in samples]
     k = rates.index(statistics.median_low(rates))
     seconds, evals, best = samples[k]
-    return {
+    extra = {}
+    if case.mode == "end_to_end" and engine != "numpy":
+        extra["step_device_seconds"] = step_gpu[1:][k] if len(step_gpu) > len(samples) else step_gpu[k]
+    if case.options:
+        extra["options"] = dict(case.options)
+    return {**extra,
         "algorithm": case.algorithm, "variant": case.variant, "problem": case.problem,
         "dim": case.dim, "walkers": case.walkers, "engine": engine, "dtype": dtype,
         "fast_math": bool(fast_math and engine == "cuda"), "mode": case.mode,
@@ -313,8 +336,13 @@ def targets(records: list[dict]) -> list[str]:
                          f"{'-' if frac is None else f'{frac:.0%}'} of evaluation-only (target >= 50%)")
         if r["mode"] == "end_to_end" and r["problem"] == "ackley" and r["walkers"] == 15360:
             ms = r["seconds"] * 1e3
+            if r.get("options"):
+                lines.append(f"(info) Table 1 setting with {r['options']}: {ms:.3f} ms end to end, "
+                             f"{r.get('step_device_seconds', 0) * 1e3:.3f} ms of iterations on the device")
+                continue
             lines.append(f"{'MET' if ms <= 1.5 else 'NOT MET'}: Table 1 setting on cuda in {ms:.3f} ms "
-                         f"(target <= 1.5 ms)")
+                         f"(target <= 1.5 ms; iterations alone {r.get('step_device_seconds', 0) * 1e3:.3f} "
+                         f"ms on the device)")
             speed = r.get("speedup_vs_numpy")
             if speed is not None:
                 numpy_s = r["seconds"] * speed
@@ -352,8 +380,8 @@ def run_bench(cases: list[Case], engines: list[str], dtypes: list[str], fast_mat
         for dtype in dtypes:
             for fast in fast_math_modes:
                 for engine in engines:
-                    if fast and engine != "cuda":
-                        continue  # fast math is a cuda-kernel switch only
+                    if (fast or case.options) and engine != "cuda":
+                        continue  # fast math and the tuning options are cuda-kernel switches only
                     ok, why = engine_status(engine)
                     rec = None
                     if not ok:

@@ -126,6 +126,22 @@ def test_same_seed_repeats_whatever_the_launch_shape(cupy, case_id, algorithm, p
     assert not np.array_equal(a[0], d[0]), "another seed gave the same walkers"
 
 
+@pytest.mark.parametrize("lanes", [2, 4, 8])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_pattern_search_lane_groups_match_one_lane_per_walker(cupy, dtype, lanes):
+    """Speculative lane groups take exactly the decisions of one thread per walker."""
+    results = []
+    for lanes in (1, lanes):
+        algo = build(cupy, "pattern_search", {}, walkers=333, dim=7, dtype=dtype)
+        algo.lanes = lanes
+        state = algo.init(ArrayRNG(cupy, 8))
+        algo.step(state, 17)
+        results.append(everything(algo, state))
+    one, two = results
+    assert np.array_equal(one[0], two[0]) and np.array_equal(one[1], two[1])
+    assert one[2] == two[2] and np.array_equal(one[3], two[3]) and one[4:] == two[4:]
+
+
 @pytest.mark.parametrize("algorithm,params", [("pattern_search", {}),
                                               ("simulated_annealing", {"variant": "sync"})])
 def test_high_dimension_runs(cupy, algorithm, params):
@@ -159,15 +175,15 @@ def test_two_to_the_twenty_walkers_at_d30(cupy, algorithm, params, iterations):
 @pytest.mark.parametrize("algorithm", ["pattern_search", "simulated_annealing", "evaluation_only"])
 def test_out_of_memory_request_fails_cleanly(cupy, algorithm):
     pool = cupy.get_default_memory_pool()
-    used_before = pool.used_bytes()
     walkers = 2**24 if algorithm != "evaluation_only" else 2**26
     dim = 1500
     algo = build(cupy, algorithm, {}, dim=dim, walkers=walkers, dtype="float64")
+    used_before = pool.used_bytes()
     with pytest.raises(DeviceMemoryError) as info:
         algo.init(ArrayRNG(cupy, 0)) if algorithm != "evaluation_only" else _exhaust(cupy, algo)
     text = str(info.value)
     assert "GiB" in text and "free" in text
-    assert pool.used_bytes() == used_before  # nothing was allocated
+    assert pool.used_bytes() <= used_before  # nothing was allocated
     # and the device still works
     algo, state = run(cupy, algorithm, {}, [2])
     assert np.isfinite(float(state.best_f))

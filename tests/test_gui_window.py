@@ -387,6 +387,24 @@ def test_30d_run_draws_the_slice_through_the_best_point(qtbot, make_window):
     assert_closed_cleanly(window)
 
 
+# --- panels built elsewhere ----------------------------------------------------------------------
+@pytest.mark.parametrize("module, attribute", [("gui.compare", "compare_panel"),
+                                               ("gui.sweep", "sweep_panel")])
+def test_panels_are_wired_in_and_stopped_on_close(qtbot, make_window, module, attribute):
+    pytest.importorskip(module)
+    window = make_window()
+    panel = getattr(window, attribute)
+    assert window.panels.indexOf(panel) > 0
+    configure(window, "pattern_search", problem="rastrigin", dim=3, budget="100000000")
+    window.panels.setCurrentWidget(panel)  # the panel receives the form's configuration
+    pushed = panel._config
+    assert (pushed.algorithm, pushed.problem, pushed.dim) == ("pattern_search", "rastrigin", 3)
+    if attribute == "compare_panel":
+        assert panel.start() and panel.is_running
+        window.close()  # must stop and join the panel's workers too
+        assert not panel.is_running
+
+
 # --- settings ----------------------------------------------------------------------------------
 def test_configuration_and_layout_are_remembered(qtbot, make_window):
     first = make_window()

@@ -80,7 +80,7 @@ def test_every_registry_functor_exists():
 
 
 def _header_table(name: str) -> np.ndarray:
-    match = re.search(rf"__device__ const double {name}\[[^=]*=\s*\{{(.*?)\}};", HEADER, re.S)
+    match = re.search(rf"__device__ const double {name}\[[^=]*=\s*\{{(.*?)\}};", HEADER, re.DOTALL)
     assert match, f"table {name} not found in problems.cuh"
     return np.array([float(v) for v in re.findall(r"-?\d+\.\d+(?:[eE][-+]?\d+)?", match.group(1))])
 

@@ -14,7 +14,12 @@ import numpy as np
 import pytest
 
 from solvers.errors import ConfigError
-from solvers.problems import get_definition, get_problem, list_problems, problem_definitions
+from solvers.problems import (
+    get_definition,
+    get_problem,
+    list_problems,
+    problem_definitions,
+)
 
 NAMES = list_problems()
 PI = math.pi

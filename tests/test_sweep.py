@@ -159,3 +159,12 @@ def test_csv_round_trips(tmp_path):
     assert [int(r["walkers"]) for r in rows] == [16, 32, 64]
     assert [int(r["evals"]) for r in rows] == [r.evals for r in records]
     assert float(rows[0]["seconds"]) == pytest.approx(records[0].seconds, rel=1e-5)
+
+
+def test_point_start_callback_announces_each_point_before_its_record():
+    events = []
+    for record in run_sweep(tiny(), on_point_start=lambda n, e: events.append(("start", n, e))):
+        events.append(("record", record.walkers, record.engine))
+    assert events == [("start", 16, "numpy"), ("record", 16, "numpy"),
+                      ("start", 32, "numpy"), ("record", 32, "numpy"),
+                      ("start", 64, "numpy"), ("record", 64, "numpy")]

@@ -74,7 +74,7 @@ class DifferentialEvolutionCuda(CudaAlgorithm, DifferentialEvolution):
                 seed=self.seed_from(rng), X_next=xp.empty((n, d), dtype=self.dtype),
                 accepted=xp.zeros(n, dtype=np.uint8))
             self.tracker = self.new_best(parts=max(REDUCE_BLOCKS, grid, self.blocks(n)))
-            self._bars = xp.zeros(2 * shape.groups_per_launch, dtype=np.uint32)
+            self._bars = xp.zeros(shape.groups_per_launch, dtype=np.uint64)  # barrier arrival counters
             rows = 1 if launch.shared_bytes else grid * shape.block * launch.stride
             self._scratch = xp.empty(rows, dtype=self.dtype)
         self.link_best(state, self.tracker)
@@ -90,6 +90,8 @@ class DifferentialEvolutionCuda(CudaAlgorithm, DifferentialEvolution):
         shape = launch.shape
         kernel = self.kernels.get("de_generations")
         for first, count in shape.launches(int(p.populations)):
+            if shape.per_group > 1:
+                self._bars.fill(0)  # the barrier counters only grow within a launch
             kernel((count * shape.per_group,), (shape.block,), (
                 state.X, state.X_next, state.f, state.trials, state.accepted, self.lower, self.upper,
                 np.int64(n), np.int32(p.walkers), np.int32(d), np.int64(first), np.int32(shape.per_group),

@@ -35,6 +35,7 @@ class ParticleSwarmCudaState(CudaState):
     epochs: Any = None  # spso: (swarms,) iteration after which the links were last drawn (-1: init)
     redrawn: Any = None  # spso: (swarms,) uint8, links redrawn after the last iteration
     keys: Any = None  # spso: informant keys in global memory (all ~0 between iterations)
+    pending: Any = None  # spso: (n,) uint8, personal best to write after the iteration's barrier
     links: Any = None  # spso: _Links, for the reference's snapshot
 
 
@@ -72,7 +73,7 @@ class ParticleSwarmCuda(CudaAlgorithm, ParticleSwarm):
         d, item = self.problem.dim, self.dtype.itemsize
         per_particle = (3 * d + 2) * item  # X, V, P (d, n), f, Pf
         if self.params.variant == "spso2011":
-            per_particle += 16  # informant keys
+            per_particle += 17  # informant keys, pending flag
         # exchange partials (2 x blocks x d at most one per 32 particles) and per-swarm arrays
         return n * per_particle + (n // 32 + 1) * 2 * (d + 2) * item + self.params.swarms * 32
 
@@ -131,9 +132,10 @@ class ParticleSwarmCuda(CudaAlgorithm, ParticleSwarm):
                 state.redrawn = xp.ones(swarms, dtype=np.uint8)
                 words = n * (2 if self.dtype.itemsize == 8 else 1)
                 state.keys = xp.full(words if not self._launch.keys_shared else 1, ~np.uint64(0), dtype=np.uint64)
+                state.pending = xp.zeros(n, dtype=np.uint8)
                 state.links = _Links(self, state)
             self.tracker = self.new_best(parts=max(REDUCE_BLOCKS, grid))
-            self._bars = xp.zeros(2 * shape.groups_per_launch, dtype=np.uint32)
+            self._bars = xp.zeros(shape.groups_per_launch, dtype=np.uint64)  # barrier arrival counters
             parts = 2 * grid if shape.per_group > 1 else 1
             self._gpart_f = xp.empty(parts, dtype=self.dtype)
             self._gpart_i = xp.empty(parts, dtype=np.int64)
@@ -167,9 +169,11 @@ class ParticleSwarmCuda(CudaAlgorithm, ParticleSwarm):
                         self.scalar(p.lr), np.int32(launch.flags), *reduce)
             else:
                 args = (state.XT, state.VT, state.PT, state.f, state.Pf, state.swarm_best_f,
-                        state.swarm_best_i, state.epochs, state.redrawn, state.keys, self.lower,
+                        state.swarm_best_i, state.epochs, state.redrawn, state.keys, state.pending, self.lower,
                         self.upper, *common, *where, np.int32(p.informants), np.int32(launch.flags),
                         np.int32(launch.keys_shared), *reduce)
+            if shape.per_group > 1:
+                self._bars.fill(0)  # the barrier counters only grow within a launch
             kernel((count * shape.per_group,), (shape.block,), args, shared_mem=launch.shared_bytes)
         state.evals += n * iterations
         state.iteration += iterations

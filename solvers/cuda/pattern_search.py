@@ -34,9 +34,12 @@ class PatternSearchCuda(CudaAlgorithm):
     Params = PatternSearchParams
     reference = PatternSearch.reference
     kernel_file = "pattern_search.cu"
-    # lanes per walker: 2 (ps_iterate_pairs) while one lane per walker would leave fewer than this
-    # many threads per multiprocessor; None = choose by walker count, 1 or 2 force it (tests)
-    PAIR_BELOW_THREADS_PER_SM = 512
+    # Lanes per walker: 1 (ps_iterate) or 2, 4, 8 (ps_iterate_group: the plus/minus trials of 1, 2
+    # or 4 coordinates at once). Groups are used while one lane per walker would leave fewer than
+    # GROUP_BELOW_THREADS_PER_SM threads per multiprocessor, with the most lanes that keep the
+    # threads within GROUP_MAX_THREADS_PER_SM. None = choose by walker count; 1/2/4/8 force it.
+    GROUP_BELOW_THREADS_PER_SM = 512
+    GROUP_MAX_THREADS_PER_SM = 1024
     lanes: int | None = None
 
     def evals_per_iteration(self) -> float:
@@ -80,10 +83,13 @@ class PatternSearchCuda(CudaAlgorithm):
             if p.restart:  # stop at the next round boundary (see the module docstring)
                 todo = min(todo, p.round_iterations - state.iteration % p.round_iterations)
             lanes = self._lanes(n)
-            self.launch("ps_iterate_pairs" if lanes == 2 else "ps_iterate", lanes * n, state.XT,
-                        state.f, state.step, state.improved, self.lower, self.upper, np.int64(n),
-                        np.int32(self.problem.dim), np.int32(todo), self.scalar(p.delta0),
-                        self.scalar(tol))
+            args = (state.XT, state.f, state.step, state.improved, self.lower, self.upper,
+                    np.int64(n), np.int32(self.problem.dim), np.int32(todo), self.scalar(p.delta0),
+                    self.scalar(tol))
+            if lanes == 1:
+                self.launch("ps_iterate", n, *args)
+            else:
+                self.launch("ps_iterate_group", lanes * n, *args, np.int32(lanes))
             state.evals += 2 * self.problem.dim * n * todo
             state.iteration += todo
             remaining -= todo
@@ -91,8 +97,16 @@ class PatternSearchCuda(CudaAlgorithm):
 
     def _lanes(self, n: int) -> int:
         if self.lanes is not None:
+            if self.lanes not in (1, 2, 4, 8):
+                raise ValueError(f"lanes must be 1, 2, 4 or 8, got {self.lanes}")
             return int(self.lanes)
-        return 2 if n < self.PAIR_BELOW_THREADS_PER_SM * self.sm_count() else 1
+        sms = self.sm_count()
+        if n >= self.GROUP_BELOW_THREADS_PER_SM * sms:
+            return 1
+        lanes = 2
+        while lanes < 8 and 2 * lanes * n <= self.GROUP_MAX_THREADS_PER_SM * sms:
+            lanes *= 2
+        return lanes
 
     def snapshot(self, state: PatternSearchCudaState, sample: np.ndarray) -> SnapshotData:
         data = super().snapshot(state, sample)

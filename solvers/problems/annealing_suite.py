@@ -248,9 +248,8 @@ def michalewicz_minima(d: int) -> tuple[np.ndarray, np.ndarray]:
     i = np.repeat(counts, counts).astype(np.float64)
     k = np.arange(i.size) - np.repeat(np.cumsum(counts) - counts, counts)
     values = _michalewicz_term(i, math.pi * np.sqrt((k + 0.5) / i))
-    order = np.lexsort((values, i))  # grouped by i, best peaks first
-    rank = np.arange(i.size) - np.repeat(np.cumsum(counts) - counts, counts)
-    pick = order[rank < 3]
+    order = np.lexsort((values, i))  # grouped by i (same group slots as k), best peaks first
+    pick = order[k < 3]  # k doubles as the rank within each group
     ip, kp = i[pick], k[pick]
     lo = math.pi * np.sqrt(kp / ip)
     hi = math.pi * np.sqrt(np.minimum(kp + 1.0, ip) / ip)
@@ -274,6 +273,7 @@ def _michalewicz_f_min(d):
 # -186.7309 (Levy & Montalvo 1985; AKZ).
 SHUBERT_G_MIN, SHUBERT_X_GMIN = -12.870885497725686, -1.4251284283271999
 SHUBERT_G_MAX, SHUBERT_X_GMAX = 14.508007927195033, -0.800321100469009
+
 
 def _shubert_f_min(d):
     try:
