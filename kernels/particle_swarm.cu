@@ -21,16 +21,19 @@
 // than the device holds at once (occupancy query) and batches swarms over launches. A swarm larger
 // than that gives each thread several particles (`for p = lt; p < m; p += stride`).
 // The swarm's best is exchanged through per-block partials (value, index, point), double-buffered
-// by iteration parity so that a fast block never overwrites what a slow one is still reading.
+// by iteration parity so that a fast block never overwrites what a slow one is still reading
+// (SPSO needs only the value and index: it moves towards informants, not the swarm's best).
 // Data written by another block of the same launch is read with ld.global.cg (L2), never from a
 // possibly stale L1 line.
 //
 // Layout: X, V, P are (d, n) coordinate-major (coalesced). When a thread owns exactly one particle,
 // its x, v and p stay in shared memory for the whole launch as far as they fit with every block of
 // the swarm resident (the host picks: all three for a swarm spread thin, 16,384 or 1,024 over the
-// multiprocessors, where an iteration is latency-bound; v alone at 131,072, where 993 particles share
-// a multiprocessor): v and x are private to the particle and read and written every iteration.
-// The global P is always kept current, as other blocks read it.
+// multiprocessors, where an iteration is latency-bound; x alone at 131,072, where 993 particles
+// share a multiprocessor): x and v are private to the particle and read and written every
+// iteration, x read again by the objective. The global P is kept current for other blocks (in SPSO
+// a new personal best is written after the iteration's exchange barrier: other particles gather
+// personal bests during the move, and the reference's update is synchronous).
 //
 // Informants (SPSO): each particle scatters a packed key (ordered value, index) with atomicMin to
 // itself and its K targets; the smallest key is the best informant, ties to the smaller index, as in

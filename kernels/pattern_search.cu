@@ -15,6 +15,22 @@
 //
 // MW_KERNELS: ps_init<F,T> ps_iterate<F,T> ps_iterate_group<F,T>
 
+// The trial coordinates x_j +/- step * range_j, clipped to the box, rounded operation by operation
+// (_rn intrinsics are never contracted into an FMA): every kernel below computes them bit-identically,
+// whatever the compiler does with the surrounding code, and as NumPy does (no FMA).
+__device__ __forceinline__ float ps_mul(float a, float b) { return __fmul_rn(a, b); }
+__device__ __forceinline__ double ps_mul(double a, double b) { return __dmul_rn(a, b); }
+__device__ __forceinline__ float ps_add(float a, float b) { return __fadd_rn(a, b); }
+__device__ __forceinline__ double ps_add(double a, double b) { return __dadd_rn(a, b); }
+__device__ __forceinline__ float ps_sub(float a, float b) { return __fsub_rn(a, b); }
+__device__ __forceinline__ double ps_sub(double a, double b) { return __dsub_rn(a, b); }
+template <typename T> __device__ __forceinline__ T ps_plus(T xj, T s, T lo, T hi) {
+    return mw_fmin(ps_add(xj, ps_mul(s, ps_sub(hi, lo))), hi);
+}
+template <typename T> __device__ __forceinline__ T ps_minus(T xj, T s, T lo, T hi) {
+    return mw_fmax(ps_sub(xj, ps_mul(s, ps_sub(hi, lo))), lo);
+}
+
 // Draw walker i's point uniformly in the box (stream `stream`, draw index `draw` onwards),
 // evaluate it, reset its step: the initial points and the restarts of the seed's Table 5 mode.
 template <typename F, typename T>
@@ -48,10 +64,9 @@ __global__ void ps_iterate(T* X, T* f, T* step, unsigned char* improved_last,
         improved = false;
         for (int j = 0; j < d; ++j) {
             const T lo = lower[j], hi = upper[j];
-            const T delta = s * (hi - lo);
             const T xj = xi[(long long)j * n];
-            const T plus = mw_fmin(xj + delta, hi);
-            const T minus = mw_fmax(xj - delta, lo);
+            const T plus = ps_plus(xj, s, lo, hi);
+            const T minus = ps_minus(xj, s, lo, hi);
             const PatchedPoint<T> xp = {xi, n, j, plus};
             const T fp = mw_sanitize(F::template eval<T>(xp, d));
             const PatchedPoint<T> xm = {xi, n, j, minus};
@@ -106,9 +121,8 @@ __global__ void ps_iterate_group(T* X, T* f, T* step, unsigned char* improved_la
             T mine = T(0);
             if (jj < d) {
                 const T lo = lower[jj], hi = upper[jj];
-                const T delta = s * (hi - lo);
                 const T xj = xi[(long long)jj * n];
-                const T trial = minus_lane ? mw_fmax(xj - delta, lo) : mw_fmin(xj + delta, hi);
+                const T trial = minus_lane ? ps_minus(xj, s, lo, hi) : ps_plus(xj, s, lo, hi);
                 const PatchedPoint<T> xt = {xi, n, jj, trial};
                 mine = mw_sanitize(F::template eval<T>(xt, d));
             }
@@ -124,10 +138,9 @@ __global__ void ps_iterate_group(T* X, T* f, T* step, unsigned char* improved_la
                 const bool take_minus = !take_plus && fm <= fi;
                 if (take_plus || take_minus) {
                     const T lo = lower[jc], hi = upper[jc];
-                    const T delta = s * (hi - lo);
                     const T xj = xi[(long long)jc * n];
                     const T fn = take_plus ? fp : fm;
-                    xi[(long long)jc * n] = take_plus ? mw_fmin(xj + delta, hi) : mw_fmax(xj - delta, lo);
+                    xi[(long long)jc * n] = take_plus ? ps_plus(xj, s, lo, hi) : ps_minus(xj, s, lo, hi);
                     improved = improved || fn < fi;
                     fi = fn;
                     stop = true;  // the point moved: later trials of this round are stale

@@ -36,10 +36,11 @@ class PatternSearchCuda(CudaAlgorithm):
     kernel_file = "pattern_search.cu"
     # Lanes per walker: 1 (ps_iterate) or 2, 4, 8 (ps_iterate_group: the plus/minus trials of 1, 2
     # or 4 coordinates at once). Groups are used while one lane per walker would leave fewer than
-    # GROUP_BELOW_THREADS_PER_SM threads per multiprocessor, with the most lanes that keep the
-    # threads within GROUP_MAX_THREADS_PER_SM. None = choose by walker count; 1/2/4/8 force it.
-    GROUP_BELOW_THREADS_PER_SM = 512
-    GROUP_MAX_THREADS_PER_SM = 1024
+    # GROUP_THREADS_PER_SM threads per multiprocessor, with the most lanes that stay within it.
+    # Measured on the H100 (Table 1 setting, 15,360 walkers, docs/benchmarks/notes-gpu.md): 1 lane
+    # 1.91 ms of iterations, 2 lanes 1.16, 4 lanes 1.18, 8 lanes 1.77 (speculation then costs more
+    # than the latency it hides). None = choose by walker count; 1/2/4/8 force it.
+    GROUP_THREADS_PER_SM = 512
     lanes: int | None = None
 
     def evals_per_iteration(self) -> float:
@@ -100,11 +101,11 @@ class PatternSearchCuda(CudaAlgorithm):
             if self.lanes not in (1, 2, 4, 8):
                 raise ValueError(f"lanes must be 1, 2, 4 or 8, got {self.lanes}")
             return int(self.lanes)
-        sms = self.sm_count()
-        if n >= self.GROUP_BELOW_THREADS_PER_SM * sms:
+        budget = self.GROUP_THREADS_PER_SM * self.sm_count()
+        if n >= budget:
             return 1
         lanes = 2
-        while lanes < 8 and 2 * lanes * n <= self.GROUP_MAX_THREADS_PER_SM * sms:
+        while lanes < 8 and 2 * lanes * n <= budget:
             lanes *= 2
         return lanes
 
