@@ -311,8 +311,9 @@ def table(records: list[dict]) -> str:
             continue
         speed = r.get("speedup_vs_numpy")
         frac = r.get("fraction_of_eval_only")
+        variant = (r["variant"] or "-") + "".join(f" [{k}={v}]" for k, v in (r.get("options") or {}).items())
         rows.append(
-            f"| {r['algorithm']} | {r['variant'] or '-'} | {r['problem']} | {r['dim']} | {r['walkers']} "
+            f"| {r['algorithm']} | {variant} | {r['problem']} | {r['dim']} | {r['walkers']} "
             f"| {r['dtype']} | {'fast' if r['fast_math'] else 'precise'} | {r['engine']} | {r['mode']} "
             f"| {r['iterations']} | {r['evaluations']:,} | {r['seconds']:.4g} | {_si(r['evals_per_second'])} "
             f"| {'-' if speed is None else f'{speed:.4g}x'} | {'-' if frac is None else f'{frac:.0%}'} |")

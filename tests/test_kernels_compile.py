@@ -1,9 +1,13 @@
 """Every kernel instantiation compiles with the machine's nvcc (CI has nvcc, no GPU).
 
-For each kernel file and each fast-math setting, the loader's exact source (headers + file) is
-compiled once with ``nvcc -arch=sm_90 --ptx``, with every name expression over every functor x
-{float, double} instantiated by taking its address at namespace scope. Files compile in parallel
-subprocesses. Also checks Philox4x32-10 against the Random123 known-answer vectors on the host.
+For each kernel file, dtype and fast-math setting, the loader's exact source (headers + file) is
+compiled with ``nvcc -arch=sm_90 --ptx``, every name expression over every functor instantiated by
+taking its address at namespace scope; units compile in parallel subprocesses. Fast math changes
+only the float overloads of common.cuh (checked below), so double code is the same text with either
+setting and is compiled once. The sweep runs the front end and NVVM at -O0 (errors in templates,
+types and code generation show there; optimising ~2000 instantiations would take minutes); one
+functor per file is also compiled fully optimised down to machine code (ptxas), as the driver
+would. Also checks Philox4x32-10 against the Random123 known-answer vectors.
 """
 from __future__ import annotations
 
@@ -22,25 +26,44 @@ from solvers.problems.base import problem_definitions
 NVCC = shutil.which("nvcc") or ("/usr/local/bin/nvcc" if os.path.exists("/usr/local/bin/nvcc") else None)
 needs_nvcc = pytest.mark.skipif(NVCC is None, reason="nvcc not found on PATH (CUDA toolkit absent)")
 FILES = loader.kernel_files()
-CASES = [(name, fast) for name in FILES for fast in (False, True)]
+CASES = [(name, ctype, fast) for name in FILES for ctype in ("float", "double")
+         for fast in ((False, True) if ctype == "float" else (False,))]
+OPTIMISED = [(name, "both", False) for name in FILES]  # Rastrigin only, -O3 and ptxas
+OPTIMISED_FUNCTOR = "Rastrigin"
 
 
-def instantiation_unit(kernel_file: str) -> str:
+def unit_expressions(kernel_file: str, ctype: str) -> list[str]:
+    """The file's instantiations for one C type (kernels templated on T only included)."""
+    if ctype == "both":
+        return [e for e in loader.all_name_expressions(kernel_file)
+                if f"<{OPTIMISED_FUNCTOR}," in e or "," not in e]
+    other = "double" if ctype == "float" else "float"
+    return [e for e in loader.all_name_expressions(kernel_file)
+            if f"{ctype}>" in e and f"{other}>" not in e]
+
+
+def instantiation_unit(kernel_file: str, ctype: str) -> str:
     """The loader's source plus a namespace-scope table forcing every instantiation."""
-    exprs = loader.all_name_expressions(kernel_file)
-    table = ",\n    ".join(f"(void*)&{e}" for e in exprs)
+    table = ",\n    ".join(f"(void*)&{e}" for e in unit_expressions(kernel_file, ctype))
     return loader.source(kernel_file) + f"\nvoid* mw_instantiations[] = {{\n    {table}\n}};\n"
 
 
 def _compile(case):
-    kernel_file, fast = case
+    kernel_file, ctype, fast = case
     with tempfile.TemporaryDirectory() as tmp:
         src = Path(tmp) / kernel_file
-        src.write_text(instantiation_unit(kernel_file), encoding="utf-8")
-        cmd = [NVCC, "-arch=sm_90", "--ptx", *loader.options(fast), "-o", str(src.with_suffix(".ptx")),
-               str(src)]
-        proc = subprocess.run(cmd, capture_output=True, text=True)
-        ptx = src.with_suffix(".ptx").read_text() if proc.returncode == 0 else ""
+        src.write_text(instantiation_unit(kernel_file, ctype), encoding="utf-8")
+        out = src.with_suffix(".ptx")
+        if ctype == "both":  # optimised, through ptxas: count the entries in the PTX kept beside
+            cmd = [NVCC, "-arch=sm_90", "-cubin", "--keep", "--keep-dir", tmp, *loader.options(fast),
+                   "-o", str(src.with_suffix(".cubin")), str(src)]
+        else:
+            cmd = [NVCC, "-arch=sm_90", "--ptx", "-Xcicc", "-O0", *loader.options(fast), "-o", str(out),
+                   str(src)]
+        proc = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp)
+        ptx = ""
+        if proc.returncode == 0:
+            ptx = "".join(p.read_text() for p in Path(tmp).glob("*.ptx"))
     return proc, ptx
 
 
@@ -49,8 +72,9 @@ def compiled():
     """All (file, fast-math) units compiled once, in parallel."""
     if NVCC is None:
         pytest.skip("nvcc not found on PATH (CUDA toolkit absent)")
+    cases = CASES + OPTIMISED
     with ThreadPoolExecutor(max_workers=max(2, os.cpu_count() or 2)) as pool:
-        return dict(zip(CASES, pool.map(_compile, CASES)))
+        return dict(zip(cases, pool.map(_compile, cases)))
 
 
 def test_every_registered_cuda_functor_is_listed_in_problems_cuh():
@@ -58,6 +82,23 @@ def test_every_registered_cuda_functor_is_listed_in_problems_cuh():
     wanted = {d.cuda_functor for d in problem_definitions() if d.cuda_functor}
     assert wanted, "no problem names a cuda_functor"
     assert wanted <= listed, f"functors missing from MW_FOR_EACH_FUNCTOR: {sorted(wanted - listed)}"
+
+
+def test_fast_math_switch_touches_float_code_only():
+    """The compile units skip double with fast math on: only common.cuh may read MW_FAST_MATH."""
+    for path in loader.KERNEL_DIR.iterdir():
+        if path.suffix in (".cu", ".cuh") and path.name != "common.cuh":
+            assert "MW_FAST_MATH" not in path.read_text(encoding="utf-8"), path.name
+    common = (loader.KERNEL_DIR / "common.cuh").read_text(encoding="utf-8")
+    for line in common.splitlines():
+        if "MW_FAST_MATH ?" in line:
+            assert line.lstrip().startswith("__device__ __forceinline__ float "), line
+
+
+def test_units_cover_every_instantiation():
+    for name in FILES:
+        covered = set(unit_expressions(name, "float")) | set(unit_expressions(name, "double"))
+        assert covered == set(loader.all_name_expressions(name))
 
 
 def test_every_kernel_file_declares_kernels():
@@ -73,12 +114,15 @@ def test_every_kernel_file_declares_kernels():
 
 @needs_nvcc
 @pytest.mark.slow
-@pytest.mark.parametrize("kernel_file,fast", CASES, ids=[f"{n}-fast{int(f)}" for n, f in CASES])
-def test_kernel_file_compiles_for_every_functor_and_dtype(compiled, kernel_file, fast):
-    proc, ptx = compiled[(kernel_file, fast)]
-    assert proc.returncode == 0, f"nvcc failed for {kernel_file} (fast math {fast}):\n{proc.stderr[-6000:]}"
+@pytest.mark.parametrize("kernel_file,ctype,fast", CASES + OPTIMISED,
+                         ids=[f"{n}-{t}-fast{int(f)}" if t != "both" else f"{n}-optimised"
+                              for n, t, f in CASES + OPTIMISED])
+def test_kernel_file_compiles_for_every_functor_and_dtype(compiled, kernel_file, ctype, fast):
+    proc, ptx = compiled[(kernel_file, ctype, fast)]
+    assert proc.returncode == 0, (f"nvcc failed for {kernel_file} ({ctype}, fast math {fast}):\n"
+                                  f"{proc.stderr[-6000:]}")
     # every instantiation was emitted (the address table forced it): one .entry per expression
-    assert ptx.count(".entry") >= len(loader.all_name_expressions(kernel_file))
+    assert ptx.count(".entry") >= len(unit_expressions(kernel_file, ctype))
 
 
 PHILOX_KAT = """

@@ -84,10 +84,7 @@ class CudaAlgorithm(Algorithm):
 
     def sm_count(self) -> int:
         """Multiprocessors of the current device (for choosing a kernel's thread mapping)."""
-        count = getattr(self, "_sm_count", None)
-        if count is None:
-            count = self._sm_count = int(self.xp.cuda.Device().attributes["MultiProcessorCount"])
-        return count
+        return multiprocessor_count(self.xp)
 
     # --- memory ---------------------------------------------------------------------------------
     def bytes_needed(self, n: int) -> int:
@@ -125,6 +122,19 @@ class CudaAlgorithm(Algorithm):
         positions = to_numpy(self.xp.ascontiguousarray(state.XT[:, idx].T))
         fitness = to_numpy(state.f[idx])
         return SnapshotData(positions=np.ascontiguousarray(positions), fitness=fitness)
+
+
+_SM_COUNTS: dict[int, int] = {}
+
+
+def multiprocessor_count(xp) -> int:
+    """SM count of the current device, read once per device (one attribute query, not the whole
+    attribute table: solvers are built per run, and the Table 1 timing includes building one)."""
+    device = int(xp.cuda.runtime.getDevice())
+    count = _SM_COUNTS.get(device)
+    if count is None:
+        count = _SM_COUNTS[device] = int(xp.cuda.Device(device).attributes["MultiProcessorCount"])
+    return count
 
 
 def device_free_bytes(xp) -> int:

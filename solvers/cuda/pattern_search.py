@@ -36,11 +36,14 @@ class PatternSearchCuda(CudaAlgorithm):
     kernel_file = "pattern_search.cu"
     # Lanes per walker: 1 (ps_iterate) or 2, 4, 8 (ps_iterate_group: the plus/minus trials of 1, 2
     # or 4 coordinates at once). Groups are used while one lane per walker would leave fewer than
-    # GROUP_THREADS_PER_SM threads per multiprocessor, with the most lanes that stay within it.
-    # Measured on the H100 (Table 1 setting, 15,360 walkers, docs/benchmarks/notes-gpu.md): 1 lane
-    # 1.91 ms of iterations, 2 lanes 1.16, 4 lanes 1.18, 8 lanes 1.77 (speculation then costs more
-    # than the latency it hides). None = choose by walker count; 1/2/4/8 force it.
-    GROUP_THREADS_PER_SM = 512
+    # GROUP_BELOW_THREADS_PER_SM threads per multiprocessor, with the most lanes that keep the
+    # threads within GROUP_LANES_THREADS_PER_SM. Measured on the H100, Table 1 setting (15,360
+    # walkers), device time of the 20 iterations in two runs (docs/benchmarks/notes-gpu.md):
+    # 1 lane 1.91/1.91 ms, 2 lanes 1.16/1.15, 4 lanes 1.18/1.17, 8 lanes 1.77/1.74 (the discarded
+    # speculative trials then cost more than the latency they hide): 15,360 walkers get 2 lanes.
+    # None = choose by walker count; 1/2/4/8 force it.
+    GROUP_BELOW_THREADS_PER_SM = 512
+    GROUP_LANES_THREADS_PER_SM = 256
     lanes: int | None = None
 
     def evals_per_iteration(self) -> float:
@@ -101,11 +104,11 @@ class PatternSearchCuda(CudaAlgorithm):
             if self.lanes not in (1, 2, 4, 8):
                 raise ValueError(f"lanes must be 1, 2, 4 or 8, got {self.lanes}")
             return int(self.lanes)
-        budget = self.GROUP_THREADS_PER_SM * self.sm_count()
-        if n >= budget:
+        sms = self.sm_count()
+        if n >= self.GROUP_BELOW_THREADS_PER_SM * sms:
             return 1
         lanes = 2
-        while lanes < 8 and 2 * lanes * n <= budget:
+        while lanes < 8 and 2 * lanes * n <= self.GROUP_LANES_THREADS_PER_SM * sms:
             lanes *= 2
         return lanes
 
