@@ -29,6 +29,19 @@ CUDA_CASES = [
     ("sa_sync", "simulated_annealing", "rastrigin", 4, {**SA, "variant": "sync"}, 620, 1e-3),
     ("sa_hybrid", "simulated_annealing", "rastrigin", 4, {**SA, "variant": "hybrid"}, 700, 1e-6),
     ("sa_sync_sphere", "simulated_annealing", "sphere", 5, {**SA, "variant": "sync"}, 620, 1e-3),
+    # multi-directional search, particle swarm and differential evolution (issue 4). Numpy medians
+    # seen when written: 0.995, 5.0e-4, 8.5e-4, 0.014, 0.94, 4.9e-6, 1.02, 1.1e-3; a broken optimiser
+    # leaves several units on rastrigin 4-D and >> 1 on sphere 10-D.
+    ("mds_rastrigin", "multidirectional_search", "rastrigin", 4, {"walkers": 64}, 60, 1.0),
+    ("mds_sphere", "multidirectional_search", "sphere", 6, {"walkers": 32}, 40, 1e-3),
+    ("mds_restart", "multidirectional_search", "rastrigin", 4, {"walkers": 64, "restart": True, "tol": 1e-4},
+     80, 0.5),
+    ("pso_classic", "particle_swarm", "rastrigin", 4, {"walkers": 32, "swarms": 4, "variant": "classic"}, 100, 1.0),
+    ("pso_spso", "particle_swarm", "rastrigin", 4, {"walkers": 32, "swarms": 4, "variant": "spso2011"}, 100, 1.0),
+    ("pso_spso_sphere", "particle_swarm", "sphere", 10, {"walkers": 40, "swarms": 2, "variant": "spso2011"},
+     150, 1e-4),
+    ("de", "differential_evolution", "rastrigin", 4, {"walkers": 32, "populations": 4}, 100, 1.0),
+    ("de_sphere", "differential_evolution", "sphere", 10, {"walkers": 40, "populations": 2}, 150, 1e-3),
 ]
 
 
@@ -50,9 +63,9 @@ def test_cuda_reaches_numpy_quality_on_the_same_budget(case_id, algorithm, probl
     assert got_best <= 2 * ref_best + atol, f"cuda median {got_best:.4g} vs numpy {ref_best:.4g}"
     ref_evals = sorted(r.evals for r in ref)
     got_evals = sorted(r.evals for r in got)
-    if params.get("variant") != "hybrid":
+    if params.get("variant") != "hybrid" and algorithm != "multidirectional_search":
         assert ref_evals == got_evals  # same work, counted the same way
-    else:  # polishing stops when the simplices collapse: counts depend on the run
+    else:  # polishing, rejected trials and collapses depend on the run
         assert abs(np.median(got_evals) - np.median(ref_evals)) <= 0.05 * np.median(ref_evals)
 
 

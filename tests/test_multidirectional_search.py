@@ -10,6 +10,7 @@ from solvers.errors import ConfigError
 from solvers.params import make_params
 from solvers.problems.base import Problem, ProblemDef, box
 from solvers.rng import ArrayRNG
+from counting import Counting
 
 
 def make_problem(fn, dim, lo, hi, name="hand_made"):
@@ -17,20 +18,6 @@ def make_problem(fn, dim, lo, hi, name="hand_made"):
                             fn=fn, bounds=box(lo, hi))
     lower, upper = definition.bounds(dim)
     return Problem(definition=definition, dim=dim, lower=lower, upper=upper, f_min=None, x_min=None)
-
-
-class Counting:
-    """A problem whose evaluate counts the rows it is given."""
-
-    def __init__(self, problem):
-        self._problem, self.rows = problem, 0
-
-    def __getattr__(self, name):
-        return getattr(self._problem, name)
-
-    def evaluate(self, X):
-        self.rows += X.shape[0]
-        return self._problem.evaluate(X)
 
 
 def algorithm(problem, **params):

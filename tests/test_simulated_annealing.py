@@ -10,24 +10,11 @@ from solvers.errors import ConfigError
 from solvers.params import make_params
 from solvers.problems.base import Problem, ProblemDef, box
 from solvers.rng import ArrayRNG
+from counting import Counting
 
 # A short schedule so the tests are fast: T 100 -> 1e-3 by 0.8 per level of 50 proposals is
 # 52 levels, 2600 iterations (the seed's defaults run 1146 levels of 100).
 FAST = {"t0": 100.0, "t_min": 1e-3, "alpha": 0.8, "chain_length": 50, "width": 0.2}
-
-
-class Counting:
-    """A problem whose evaluate counts the rows it is given."""
-
-    def __init__(self, problem):
-        self._problem, self.rows = problem, 0
-
-    def __getattr__(self, name):
-        return getattr(self._problem, name)
-
-    def evaluate(self, X):
-        self.rows += X.shape[0]
-        return self._problem.evaluate(X)
 
 
 def algorithm(problem, **params):

@@ -205,7 +205,11 @@ def schwefel(ctx: Context, report: Report, size: dict) -> None:
             cells += [rate(cpu.rate), num(cpu.best_f, 4) if cpu.ok else "n/a"]
         t.add(*cells)
     report.table(t)
-    report.notes([ctx.gpu_note(ALGORITHM)])
+    report.notes([ctx.gpu_note(ALGORITHM),
+                  "The CPU column is the time the CPU needs for the evaluations of the precise GPU "
+                  "run (≈: extrapolated from its measured rate). The fast-math run stops at its own "
+                  "evaluation count, so its speedup is a ratio of evaluation rates (CPU against fast "
+                  "math), not of the two times shown."])
     ns = [n for n, *_ in rows]
     if ctx.has_gpu:
         series = [Series("paper, __sinf (n = 15)", [15], [417], {"linestyle": "none", "marker": "*",

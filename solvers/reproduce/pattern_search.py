@@ -155,8 +155,9 @@ def table1(ctx: Context, report: Report, size: dict) -> None:
                stop.seconds > size["extend_cap_s"] / 2 else
                f"the sweep ends there (the walkers parameter allows at most {2 ** 24:,})" if stop.ok
                else stop.reason)
-        notes.append(f"Rows past {max(size['walkers']):,} walkers are GPU-only: the CPU would take "
-                     f"minutes. ‡ estimates the speedup from the CPU rate measured at "
+        notes.append(f"Rows past {max(size['walkers']):,} walkers are GPU-only: they were not run on the CPU "
+                     f"to keep the reproduction short (from seconds at the first rows to hours at the "
+                     f"last). ‡ estimates the speedup from the CPU rate measured at "
                      f"{last_cpu_walkers:,} walkers (the CPU rate per walker is flat, as the paper notes). "
                      f"The largest count run was {max(last_ok) if last_ok else 0:,} walkers: {why}.")
     report.notes(notes)

@@ -100,7 +100,11 @@ def library_versions() -> str:
 
 
 def git_revision() -> str:
+    """The commit that produced a report; MULTIWALK_REV names it where the tree has no .git (a copy
+    sent to a GPU machine)."""
     root = Path(__file__).resolve().parents[2]
+    if os.environ.get("MULTIWALK_REV"):
+        return os.environ["MULTIWALK_REV"]
     try:
         rev = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=root, capture_output=True,
                              text=True, timeout=5)
