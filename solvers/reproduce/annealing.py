@@ -323,8 +323,8 @@ def precision(ctx: Context, report: Report, size: dict) -> None:
         f"Paper: Table 7 (time and relative error); values {LOST}. The text: double runs about twice "
         f"as slow on the Fermi GPU, with a lower error, and single precision is accurate enough. "
         f"Ours: the configuration of Tables 1-2, both precisions on both engines, run again here "
-        f"(without recording a convergence history), so the float32 row is a separate run from "
-        f"Tables 1-2 and its numbers differ from theirs a little.")
+        f"(without recording a convergence history): with the same seed the float32 row repeats "
+        f"the errors of Tables 1-2, and its times are a second measurement.")
     cols = ["Precision", "Paper time / rel. error"]
     cols += ["GPU s", "CPU s", "Speedup", "GPU rel. error", "CPU rel. error"] if ctx.has_gpu else \
         ["CPU s", "CPU rate", "CPU rel. error"]
