@@ -91,3 +91,29 @@ def synchronize(xp) -> None:
     """Wait for queued device work (no-op on NumPy), so host clocks time finished work."""
     if xp is not np:
         xp.cuda.get_current_stream().synchronize()
+
+
+def host_available_bytes() -> int | None:
+    """MemAvailable from /proc/meminfo (Linux), or None where it cannot be read."""
+    try:
+        with open("/proc/meminfo") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
+
+
+def check_memory(engine: str, xp, nbytes: int, what: str) -> None:
+    """Refuse, before allocating, a run that cannot fit: a clear message instead of an
+    out-of-memory kill (host) or a failed allocation deep in a step (GPU)."""
+    if engine == "numpy":
+        free = host_available_bytes()
+        if free is not None and nbytes > free:
+            raise ConfigError(f"{what} needs about {nbytes / 2**30:.1f} GiB of memory, but only "
+                              f"{free / 2**30:.1f} GiB is available; use fewer walkers")
+    elif engine == "cupy":
+        from .cuda.base import require_device_memory  # noqa: PLC0415
+
+        require_device_memory(xp, nbytes, what)

@@ -17,7 +17,7 @@ import numpy as np
 
 from .arrays import to_numpy
 from .config import RunConfig
-from .engines import algorithm_class, array_module, synchronize
+from .engines import algorithm_class, array_module, check_memory, synchronize
 from .errors import ConfigError
 from .params import changed_fields, make_params, specs
 from .rng import ArrayRNG
@@ -143,6 +143,8 @@ class Runner:
             self.algorithm = cls(problem, cfg.params, xp=xp, dtype=cfg.dtype, fast_math=cfg.fast_math)
         else:
             self.algorithm = cls(problem, cfg.params, xp=xp, dtype=cfg.dtype)
+            check_memory(cfg.engine, xp, self.algorithm.memory_estimate(),
+                         f"{cfg.algorithm} with {self.algorithm.total_walkers():,} walkers at d={cfg.dim}")
         self._status("initialising walkers")
         t0 = time.perf_counter()
         self.state = self.algorithm.init(ArrayRNG(xp, cfg.seed))

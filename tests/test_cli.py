@@ -65,6 +65,8 @@ def test_run_with_param_and_evals_budget():
     (["run", "-a", "pattern_search", "-f", "sphere", "--bounds", "nan,1"], "finite"),
     (["run", "-a", "pattern_search", "-f", "sphere", "--engine", "tpu"], "invalid choice"),
     (["run", "-f", "sphere"], "required"),
+    # ~3 TB of walkers: refused before allocating, on any machine
+    (["run", "-a", "pattern_search", "-f", "sphere", "-d", "4096", "-n", "16777216"], "GiB of memory"),
     (["frobnicate"], "invalid choice"),
 ])
 def test_bad_input_is_one_line_exit_2(args, fragment):

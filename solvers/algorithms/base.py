@@ -82,6 +82,11 @@ class Algorithm(abc.ABC):
         """How many points move in parallel (PSO/DE: walkers x swarms)."""
         return int(self.params.walkers)
 
+    def memory_estimate(self) -> int:
+        """Bytes the reference implementation needs at most (a generous bound: the walkers, their
+        trials and per-walker bests are a few (n, d) arrays), checked before the first allocation."""
+        return int(6 * self.total_walkers() * (self.problem.dim + 2) * self.dtype.itemsize)
+
     def evals_per_iteration(self) -> float:
         """Expected evaluations per iteration, for budgeting chunks (upper estimate is fine)."""
         return float(self.total_walkers())
