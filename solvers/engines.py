@@ -105,15 +105,15 @@ def host_available_bytes() -> int | None:
     return None
 
 
-def check_memory(engine: str, xp, nbytes: int, what: str) -> None:
+def check_memory(xp, nbytes: int, what: str) -> None:
     """Refuse, before allocating, a run that cannot fit: a clear message instead of an
     out-of-memory kill (host) or a failed allocation deep in a step (GPU)."""
-    if engine == "numpy":
+    if xp is np:  # host memory, whatever the engine is called
         free = host_available_bytes()
         if free is not None and nbytes > free:
             raise ConfigError(f"{what} needs about {nbytes / 2**30:.1f} GiB of memory, but only "
                               f"{free / 2**30:.1f} GiB is available; use fewer walkers")
-    elif engine == "cupy":
+    else:
         from .cuda.base import require_device_memory  # noqa: PLC0415
 
         require_device_memory(xp, nbytes, what)

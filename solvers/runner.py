@@ -143,7 +143,7 @@ class Runner:
             self.algorithm = cls(problem, cfg.params, xp=xp, dtype=cfg.dtype, fast_math=cfg.fast_math)
         else:
             self.algorithm = cls(problem, cfg.params, xp=xp, dtype=cfg.dtype)
-            check_memory(cfg.engine, xp, self.algorithm.memory_estimate(),
+            check_memory(xp, self.algorithm.memory_estimate(),
                          f"{cfg.algorithm} with {self.algorithm.total_walkers():,} walkers at d={cfg.dim}")
         self._status("initialising walkers")
         t0 = time.perf_counter()
