@@ -33,13 +33,11 @@ from typing import Any
 import numpy as np
 
 from ..arrays import array_module, to_numpy
-from ..errors import ConfigError
 from ..params import param
 from .base import Algorithm, SnapshotData, State
-from .groups import group_argmin, group_spread
+from .groups import MAX_TOTAL, check_total, group_argmin, group_spread
 from .registry import register_algorithm
 
-MAX_TOTAL = 2**24
 
 
 @dataclass(frozen=True)
@@ -55,9 +53,7 @@ class DifferentialEvolutionParams:
                       tip="Probability that a gene comes from the mutant (seed: 0.8 to 1)")
 
     def check(self) -> None:
-        if self.walkers * self.populations > MAX_TOTAL:
-            raise ConfigError(f"walkers x populations must be at most {MAX_TOTAL}, got "
-                              f"{self.walkers} x {self.populations} = {self.walkers * self.populations}")
+        check_total(self.walkers, self.populations, "populations")
 
 
 @dataclass

@@ -8,6 +8,16 @@ cost no copy and contain no Python loop over walkers or groups.
 from __future__ import annotations
 
 from ..arrays import array_module
+from ..errors import ConfigError
+
+MAX_TOTAL = 2**24  # walkers x groups: the most points a swarm or population run holds
+
+
+def check_total(walkers: int, groups: int, group_word: str) -> None:
+    """ConfigError unless walkers x groups stays within MAX_TOTAL (each limit alone is declared)."""
+    if walkers * groups > MAX_TOTAL:
+        raise ConfigError(f"walkers x {group_word} must be at most {MAX_TOTAL}, "
+                          f"got {walkers} x {groups} = {walkers * groups}")
 
 
 def grouped(a, groups: int):

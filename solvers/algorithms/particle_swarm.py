@@ -46,13 +46,11 @@ from typing import Any
 import numpy as np
 
 from ..arrays import array_module, to_numpy
-from ..errors import ConfigError
 from ..params import param
 from .base import Algorithm, SnapshotData, State
-from .groups import group_best, group_spread, grouped
+from .groups import MAX_TOTAL, check_total, group_best, group_spread, grouped
 from .registry import register_algorithm
 
-MAX_TOTAL = 2**24
 SPSO_W = 1.0 / (2.0 * math.log(2.0))  # Clerc 2012: inertia w = 1/(2 ln 2) ~ 0.721
 SPSO_C = 0.5 + math.log(2.0)  # Clerc 2012: acceleration c = 1/2 + ln 2 ~ 1.193
 LINKED_SAMPLE = 64  # at most this many sampled particles of one swarm get their links drawn
@@ -78,9 +76,7 @@ class ParticleSwarmParams:
                       tip="Position step x <- x + lr v of the seed's pseudocode (1 = standard PSO)")
 
     def check(self) -> None:
-        if self.walkers * self.swarms > MAX_TOTAL:
-            raise ConfigError(f"walkers x swarms must be at most {MAX_TOTAL}, "
-                              f"got {self.walkers} x {self.swarms} = {self.walkers * self.swarms}")
+        check_total(self.walkers, self.swarms, "swarms")
 
 
 @dataclass
