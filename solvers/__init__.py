@@ -7,3 +7,4 @@ from .errors import ConfigError, DeviceMemoryError, EngineUnavailable  # noqa: F
 from .problems import get_problem, list_problems  # noqa: F401
 from .runner import RunResult, Runner  # noqa: F401
 from .snapshot import Snapshot  # noqa: F401
+from .study import study  # noqa: F401

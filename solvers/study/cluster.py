@@ -1,0 +1,71 @@
+"""Where a study runs: an existing Dask scheduler, or an embedded local cluster.
+
+Embedded: on a machine with usable GPUs, one worker per GPU (dask-cuda's LocalCUDACluster where it is
+installed, otherwise Nanny workers each pinned with CUDA_VISIBLE_DEVICES and a ``GPU`` resource);
+without GPUs (or with ``cpu=True``) one single-threaded worker process per core, because runs hold
+the GIL in NumPy's small operations and separate processes are what scale.
+"""
+from __future__ import annotations
+
+import contextlib
+import os
+from typing import Iterator
+
+from ..engines import gpu_status
+from ..errors import ConfigError
+
+
+def gpu_count() -> int:
+    ok, _ = gpu_status()
+    if not ok:
+        return 0
+    import cupy  # noqa: PLC0415
+
+    return int(cupy.cuda.runtime.getDeviceCount())
+
+
+@contextlib.contextmanager
+def open_client(scheduler: str | None = None, *, workers: int | None = None,
+                cpu: bool = False) -> Iterator["distributed.Client"]:  # noqa: F821
+    """A connected Client; an embedded cluster is started here and shut down on exit."""
+    try:
+        from distributed import Client  # noqa: PLC0415
+    except ImportError:
+        raise ConfigError("studies need dask.distributed: pip install 'dask[distributed]'") from None
+    if scheduler is not None:
+        try:
+            client = Client(scheduler, timeout="10s")
+        except (OSError, TimeoutError) as exc:
+            raise ConfigError(f"cannot reach the Dask scheduler at {scheduler}: {exc}") from None
+        with client:
+            yield client
+        return
+    if workers is not None and workers < 1:
+        raise ConfigError(f"--workers must be >= 1, got {workers}")
+    cluster = _local_cluster(workers, cpu)
+    with cluster, Client(cluster) as client:
+        yield client
+
+
+def _local_cluster(workers: int | None, cpu: bool):
+    from distributed import LocalCluster  # noqa: PLC0415
+
+    gpus = 0 if cpu else gpu_count()
+    quiet = {"dashboard_address": ":0", "silence_logs": 40}  # any free port; errors only
+    if gpus == 0:
+        n = workers or os.cpu_count() or 1
+        return LocalCluster(n_workers=n, threads_per_worker=1, processes=True, **quiet)
+    n = min(workers or gpus, gpus)
+    try:
+        from dask_cuda import LocalCUDACluster  # noqa: PLC0415
+
+        return LocalCUDACluster(CUDA_VISIBLE_DEVICES=list(range(n)), threads_per_worker=1, **quiet)
+    except ImportError:
+        pass
+    from distributed import Nanny, Scheduler, SpecCluster  # noqa: PLC0415
+
+    specs = {f"gpu{i}": {"cls": Nanny, "options": {"nthreads": 1, "resources": {"GPU": 1},
+                                                  "env": {"CUDA_VISIBLE_DEVICES": str(i)}}}
+             for i in range(n)}
+    return SpecCluster(workers=specs, scheduler={"cls": Scheduler, "options": {"dashboard_address": ":0"}},
+                       silence_logs=40)

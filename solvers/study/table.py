@@ -1,0 +1,104 @@
+"""The study's result table: a CSV that grows one fsynced row at a time, so a crash or a kill loses
+no finished run, and ``--resume`` reads back which runs are done."""
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+from pathlib import Path
+from typing import Iterable, Mapping
+
+from ..errors import ConfigError
+
+COLUMNS = ("key", "algorithm", "function", "dim", "seed", "params", "engine", "dtype", "budget",
+           "best_f", "f_min", "error", "evals", "iterations", "seconds", "evals_per_s", "stop_reason",
+           "failure", "worker", "git_revision")
+
+
+class ResultTable:
+    """Append-only CSV of study rows; ``done`` holds the keys already written."""
+
+    def __init__(self, path: str | Path, *, resume: bool):
+        self.path = Path(path)
+        self.done: set[str] = set()
+        exists = self.path.exists() and self.path.stat().st_size > 0
+        if exists and not resume:
+            raise ConfigError(f"{self.path} already holds results: add --resume to continue that study, "
+                              "or name another output")
+        if exists:
+            self._recover()
+        else:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._fh = open(self.path, "a", newline="")
+        if not exists:
+            self._write_line(COLUMNS)
+
+    def _recover(self) -> None:
+        """Read the finished keys; drop a last line cut short by a kill in the middle of a write."""
+        data = self.path.read_bytes()
+        if not data.endswith(b"\n"):
+            cut = data.rfind(b"\n") + 1
+            with open(self.path, "r+b") as fh:
+                fh.truncate(cut)
+            data = data[:cut]
+        reader = csv.reader(io.StringIO(data.decode()))
+        header = next(reader, None)
+        if header is None:  # only a cut header: start afresh
+            self.path.write_bytes(b"")
+            return
+        if tuple(header) != COLUMNS:
+            raise ConfigError(f"{self.path} is not a study table of this version (its columns differ); "
+                              "name another output")
+        self.done = {row[0] for row in reader if row}
+
+    def _write_line(self, values: Iterable) -> None:
+        buf = io.StringIO()
+        csv.writer(buf).writerow(values)
+        self._fh.write(buf.getvalue())  # one write per row, then flush + fsync: on disk before we go on
+        self._fh.flush()
+        os.fsync(self._fh.fileno())
+
+    def append(self, row: Mapping) -> bool:
+        """Write one row unless its key is already there (a retried task may report a run twice)."""
+        if row["key"] in self.done:
+            return False
+        self._write_line(_cell(row.get(c)) for c in COLUMNS)
+        self.done.add(row["key"])
+        return True
+
+    def close(self) -> None:
+        if not self._fh.closed:
+            self._fh.close()
+
+    def __enter__(self) -> "ResultTable":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+def _cell(value) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, (dict, list)):
+        return json.dumps(value, sort_keys=True)
+    if isinstance(value, float):
+        return repr(value)
+    return str(value)
+
+
+def read_rows(path: str | Path) -> list[dict]:
+    """The table's rows as dicts of strings (for tests and quick looks; pandas reads it too)."""
+    with open(path, newline="") as fh:
+        return list(csv.DictReader(fh))
+
+
+def write_parquet(csv_path: Path, parquet_path: Path) -> None:
+    """A Parquet copy of the finished table; ConfigError where pyarrow is missing."""
+    try:
+        import pyarrow.csv as pacsv  # noqa: PLC0415
+        import pyarrow.parquet as pq  # noqa: PLC0415
+    except ImportError:
+        raise ConfigError("--parquet needs pyarrow (pip install pyarrow); the CSV table is complete") from None
+    pq.write_table(pacsv.read_csv(csv_path), parquet_path)

@@ -1,0 +1,127 @@
+"""Studies on a local Dask cluster of 2 CPU workers (shared by the module: start-up is the slow part):
+a small study, resume after the client is killed, a worker killed mid-study, bad study files."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+import solvers
+from solvers.cli import main as cli_main
+from solvers.errors import ConfigError
+from solvers.study import load_study, read_rows
+from solvers.study.table import ResultTable
+
+distributed = pytest.importorskip("distributed")
+ROOT = Path(__file__).resolve().parents[1]
+
+SMALL = {"algorithms": ["pattern_search", "particle_swarm"], "functions": ["sphere", "rastrigin"],
+         "dims": [2, 4], "seeds": 2,
+         "params": {"pattern_search": [{"walkers": 64}], "particle_swarm": [{"walkers": 32}]},
+         "budget": {"max_evals": 4000}}
+# runs of a few tenths of a second each, so that a kill lands in the middle of the study
+SLOW = {"algorithms": ["pattern_search"], "functions": ["rastrigin"], "dims": [5], "seeds": 16,
+        "params": [{"walkers": 2048}], "budget": {"max_evals": 1_500_000}, "task_seconds": 0.1}
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=":0", silence_logs=40) as c:
+        yield c
+
+
+def _keys(path: Path) -> list[str]:
+    return [r["key"] for r in read_rows(path)]
+
+
+def test_small_study_writes_one_row_per_run_matching_a_direct_run(cluster, tmp_path):
+    out = tmp_path / "small.csv"
+    seen = []
+    outcome = solvers.study(SMALL, out, scheduler=cluster.scheduler_address, on_row=seen.append)
+    rows = read_rows(out)
+    expected = {r["key"] for r in load_study(SMALL).runs}
+    assert outcome.written == len(rows) == len(expected) == 16 and outcome.failed == 0
+    assert {r["key"] for r in rows} == expected and len(seen) == 16
+    assert {r["worker"] for r in rows} <= {str(w) for w in cluster.workers}
+    row = next(r for r in rows if r["algorithm"] == "particle_swarm" and r["function"] == "rastrigin")
+    direct = solvers.run("particle_swarm", "rastrigin", dim=int(row["dim"]), seed=int(row["seed"]),
+                         params=json.loads(row["params"]), max_evals=4000)
+    assert float(row["best_f"]) == direct.best_f and int(row["evals"]) == direct.evals
+    assert float(row["error"]) == direct.best_f - direct.f_min and row["failure"] == ""
+    again = solvers.study(SMALL, out, scheduler=cluster.scheduler_address, resume=True)
+    assert (again.written, again.resumed) == (0, 16) and len(read_rows(out)) == 16
+
+
+def test_resume_after_the_study_process_is_killed(cluster, tmp_path):
+    spec, out = tmp_path / "slow.json", tmp_path / "slow.csv"
+    spec.write_text(json.dumps(SLOW))
+    cmd = [sys.executable, str(ROOT / "main.py"), "study", str(spec), "--scheduler", cluster.scheduler_address,
+           "--quiet"]
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and (not out.exists() or len(out.read_text().splitlines()) < 4):
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    partial = _keys(out)
+    assert 3 <= len(partial) < 16, "the kill should land mid-study"
+    done = subprocess.run(cmd + ["--resume"], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    keys = _keys(out)
+    assert len(keys) == len(set(keys)) == 16 and keys[:len(partial)] == partial
+
+
+def test_a_cut_last_line_is_dropped_on_resume(tmp_path):
+    out = tmp_path / "t.csv"
+    with ResultTable(out, resume=False) as t:
+        t.append({"key": "a1", "algorithm": "pattern_search"})
+    with open(out, "a") as fh:
+        fh.write("b2,pattern_se")  # a kill in the middle of a write
+    with ResultTable(out, resume=True) as t:
+        assert t.done == {"a1"}
+        assert t.append({"key": "b2"}) and not t.append({"key": "a1"})
+    assert _keys(out) == ["a1", "b2"]
+
+
+@pytest.mark.parametrize("study, message", [
+    ("{", "not valid JSON"),
+    ({"functions": ["sphere"]}, "needs 'algorithms'"),
+    ({"algorithms": ["pattern_search"], "functions": ["nope"]}, "nope"),
+    ({"algorithms": ["pattern_search"], "functions": ["sphere"], "dims": [0]}, "dims"),
+    ({"algorithms": ["pattern_search"], "functions": ["sphere"], "params": [{"walkers": -3}]}, "run 1"),
+    ({"algorithms": ["pattern_search"], "functions": ["sphere"], "budget": {"max_evalz": 3}}, "budget"),
+    ({"algorithms": ["pattern_search"], "functions": ["sphere"], "seed": 3}, "unknown study key 'seed'"),
+    ({"algorithms": ["pattern_search"], "functions": ["sphere"], "seeds": [1, 1]}, "repeats"),
+    ({"algorithms": ["pattern_search"], "functions": ["sphere"], "engine": "warp"}, "engine"),
+])
+def test_bad_study_files_exit_2_with_one_line(tmp_path, capsys, study, message):
+    path = tmp_path / "bad.json"
+    path.write_text(study if isinstance(study, str) else json.dumps(study))
+    with pytest.raises(ConfigError, match=message):
+        load_study(path)
+    assert cli_main(["study", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and message in err and not (tmp_path / "bad.csv").exists()
+
+
+def test_a_killed_worker_loses_nothing_and_the_study_completes(cluster, tmp_path):
+    out = tmp_path / "kill.csv"
+    killed = []
+
+    def kill_one_worker(row):
+        if not killed:
+            name, nanny = next(iter(cluster.workers.items()))
+            killed.append(name)
+            os.kill(nanny.process.process.pid, signal.SIGKILL)
+
+    outcome = solvers.study(SLOW, out, scheduler=cluster.scheduler_address, on_row=kill_one_worker)
+    keys = _keys(out)
+    assert killed and outcome.failed == 0
+    assert len(keys) == len(set(keys)) == 16 == outcome.written
