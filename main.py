@@ -1,7 +1,18 @@
 """Multiwalk: opens the window, or runs a headless command (run, list, bench, ...)."""
-from __future__ import annotations
-
+import os
+import signal
 import sys
+
+
+def _interrupted(signum=None, frame=None):
+    """Ctrl+C anywhere (even while numpy imports): one line and exit code 130, never a traceback."""
+    try:
+        sys.stdout.flush()
+    except Exception:  # noqa: BLE001 - a closed pipe must not turn this into a traceback
+        pass
+    os.write(2, b"main.py: interrupted\n")
+    os._exit(130)  # no interpreter teardown: worker threads or half-imported modules cannot hang it
+
 
 def main(argv: list[str]) -> int:
     # a command word (or help) means headless; no arguments or only window options open the window
@@ -20,4 +31,11 @@ def main(argv: list[str]) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    # Python's own handler raises KeyboardInterrupt, so `finally` blocks still remove temporary
+    # files; caught here, before any heavy import, it becomes one line. A second Ctrl+C exits at once.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        sys.exit(main(sys.argv[1:]))
+    except KeyboardInterrupt:
+        signal.signal(signal.SIGINT, _interrupted)
+        _interrupted()

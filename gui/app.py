@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 ORGANISATION = "Multiwalk"
@@ -26,12 +27,34 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     return args
 
 
+def missing_display(argv: list[str], environ=os.environ, platform: str = sys.platform) -> str:
+    """One line saying why no window can open here, or "" when a display should be there.
+
+    Without this check Qt aborts (exit 134) with several lines about the xcb plugin."""
+    if not platform.startswith("linux") or "-platform" in argv:
+        return ""
+    qpa = environ.get("QT_QPA_PLATFORM", "")
+    if qpa and not qpa.startswith(("xcb", "wayland")):
+        return ""  # offscreen, minimal, vnc, eglfs...: no display needed
+    if environ.get("DISPLAY") or environ.get("WAYLAND_DISPLAY"):
+        return ""
+    return ("main.py: error: no display was found (DISPLAY and WAYLAND_DISPLAY are unset); run the "
+            "window offscreen with QT_QPA_PLATFORM=offscreen, or headless with 'python main.py run ...'")
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the window until it is closed; returns the exit status."""
     argv = list(sys.argv[1:] if argv is None else argv)
     args = parse_args(argv)
+    problem = missing_display(argv)
+    if problem:
+        print(problem, file=sys.stderr)
+        return 2
     from PyQt6 import QtCore, QtWidgets  # noqa: PLC0415 - the headless CLI never imports Qt
 
+    from .error_dialog import install_excepthook  # noqa: PLC0415
+
+    install_excepthook()
     app = QtWidgets.QApplication.instance() or QtWidgets.QApplication([sys.argv[0], *argv])
     app.setOrganizationName(ORGANISATION)
     app.setApplicationName(APPLICATION)

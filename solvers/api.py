@@ -4,6 +4,7 @@ from __future__ import annotations
 from typing import Mapping
 
 from .config import RunConfig
+from .errors import ConfigError
 from .problems.base import Problem
 from .runner import RunResult, Runner
 
@@ -18,6 +19,9 @@ def run(algorithm: str, problem: str | Problem, engine: str = "numpy", *, dim: i
     ``max_evals`` by less than one iteration's evaluations; every evaluation is counted.
     """
     if isinstance(problem, Problem):
+        if dim is not None and dim != problem.dim:
+            raise ConfigError(f"dim={dim!r} differs from the problem object's dimension {problem.dim}; "
+                              "give one of them")
         dim, problem = problem.dim, problem.name
     config = RunConfig.build(algorithm, problem, dim, params=params, engine=engine, dtype=dtype,
                              seed=seed, max_evals=max_evals, max_iters=max_iters,

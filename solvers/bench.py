@@ -26,7 +26,9 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from .atomic_write import atomic_write_text, check_writable_file
 from .errors import ConfigError, EngineUnavailable
+from .json_safe import strict_dumps
 
 ENGINE_ORDER = ("numpy", "cupy", "cuda")
 TABLE1_NUMPY_SECONDS = 3.1  # the NumPy figure for the Table 1 setting (that machine's CPU)
@@ -499,6 +501,15 @@ def cmd_bench(args) -> int:
             raise ConfigError(f"dtype must be float32 or float64, got '{d}'")
     if args.repeats < 1:
         raise ConfigError(f"--repeats must be >= 1, got {args.repeats}")
+    if args.seed < 0:
+        raise ConfigError(f"--seed must be an integer >= 0, got {args.seed}")
+    for option in ("numpy_iterations", "cupy_iterations"):
+        value = getattr(args, option)
+        if value is not None and value < 1:
+            raise ConfigError(f"--{option.replace('_', '-')} must be >= 1, got {value}")
+    for option in ("json", "md"):  # before minutes of measuring, not after
+        if getattr(args, option):
+            check_writable_file(getattr(args, option), f"--{option} file")
     fast_modes = {"off": [False], "on": [True], "both": [False, True]}[args.fast_math]
     cases = cases_from_args(args)
     print(f"bench: {len(cases)} case(s), engines {', '.join(engines)}, dtype {', '.join(dtypes)}, "
@@ -507,9 +518,9 @@ def cmd_bench(args) -> int:
 
     def write_json(records, lines=()):
         if args.json:  # rewritten after every measurement, so an interrupted run keeps its records
-            with open(args.json, "w", encoding="utf-8") as fh:
-                json.dump({"command": command, "environment": environment(), "records": records,
-                           "targets": list(lines)}, fh, indent=1, default=_json_default)
+            atomic_write_text(args.json, strict_dumps(
+                {"command": command, "environment": environment(), "records": records,
+                 "targets": list(lines)}, indent=1, default=_json_default))
 
     records = run_bench(cases, engines, dtypes, fast_modes, args.seed, args.repeats,
                         on_record=write_json)
@@ -523,8 +534,7 @@ def cmd_bench(args) -> int:
             print("  " + line)
     write_json(records, lines)
     if args.md:
-        with open(args.md, "w", encoding="utf-8") as fh:
-            fh.write(text + "\n\n" + "\n".join(f"- {line}" for line in lines) + "\n")
+        atomic_write_text(args.md, text + "\n\n" + "\n".join(f"- {line}" for line in lines) + "\n")
     return 0
 
 

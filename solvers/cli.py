@@ -5,12 +5,12 @@ Bad input never shows a traceback: it is one line on stderr and exit code 2.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from typing import Sequence
 
-from .errors import ConfigError, DeviceMemoryError, EngineUnavailable
+from .errors import ConfigError, DeviceMemoryError, EngineUnavailable, one_line
+from .json_safe import strict_dumps
 
 PROG = "main.py"
 
@@ -19,7 +19,7 @@ class OneLineParser(argparse.ArgumentParser):
     """argparse that reports a usage error as one line on stderr and exit code 2."""
 
     def error(self, message: str):  # noqa: D401 - argparse's hook
-        self.exit(2, f"{self.prog}: error: {message}\n")
+        self.exit(2, f"{one_line(self.prog)}: error: {one_line(message)}\n")
 
 
 def _parse_param(text: str) -> tuple[str, str]:
@@ -63,7 +63,8 @@ def build_parser() -> argparse.ArgumentParser:
     budget.add_argument("--max-seconds", type=float, default=None, help="stop after this much compute time")
     run.add_argument("--param", "-p", action="append", default=[], type=_parse_param, metavar="NAME=VALUE",
                      help="algorithm parameter (repeatable); 'list' shows them with their ranges")
-    run.add_argument("--json", action="store_true", help="print the result as JSON")
+    run.add_argument("--json", action="store_true",
+                     help="print the result as JSON (non-finite numbers: NaN as null, infinities as \"inf\"/\"-inf\")")
     run.set_defaults(func=cmd_run)
 
     lister = sub.add_parser("list", help="list algorithms (with parameters) and functions")
@@ -87,6 +88,9 @@ def cmd_run(args) -> int:
 
     params = dict(args.param)
     if args.walkers is not None:
+        if "walkers" in params:
+            raise ConfigError(f"-n/--walkers {args.walkers} and -p walkers={params['walkers']} both "
+                              "set the walkers; give one of them")
         params["walkers"] = args.walkers
     config = RunConfig.build(args.algorithm, args.function, args.dim, params=params, engine=args.engine,
                              dtype=args.dtype, seed=args.seed, max_evals=args.max_evals,
@@ -99,7 +103,7 @@ def cmd_run(args) -> int:
         print(f"{PROG}: interrupted", file=sys.stderr)
         return 130
     if args.json:
-        print(json.dumps(result.to_dict()))
+        print(strict_dumps(result.to_dict()))  # NaN -> null, +/-inf -> "inf"/"-inf": valid JSON
         return 0
     rate = result.evals / result.seconds if result.seconds > 0 else float("nan")
     known = "" if result.f_min is None else f"   (known minimum {result.f_min:.10g})"
@@ -134,7 +138,7 @@ def cmd_list(args) -> int:
                          "lower": float(p.lower.min()), "upper": float(p.upper.max()), "f_min": p.f_min})
     engines = [{"name": e, "available": engine_status(e)[0], "detail": engine_status(e)[1]} for e in ENGINES]
     if args.json:
-        print(json.dumps({"algorithms": algorithms, "problems": problems, "engines": engines}))
+        print(strict_dumps({"algorithms": algorithms, "problems": problems, "engines": engines}))
         return 0
     print("Algorithms")
     for a in algorithms:
@@ -169,11 +173,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args.func(args) or 0)
     except (ConfigError, EngineUnavailable, DeviceMemoryError) as exc:
-        print(f"{PROG}: error: {exc}", file=sys.stderr)
+        print(f"{PROG}: error: {one_line(exc)}", file=sys.stderr)
         return 2
     except Exception as exc:  # a bug: still one line, the traceback only on request
         if os.environ.get("MULTIWALK_DEBUG"):
             raise
-        print(f"{PROG}: internal error: {type(exc).__name__}: {exc} (set MULTIWALK_DEBUG=1 for details)",
+        print(f"{PROG}: internal error: {type(exc).__name__}: {one_line(exc)} "
+              "(set MULTIWALK_DEBUG=1 for details)",
               file=sys.stderr)
         return 1

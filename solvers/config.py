@@ -17,6 +17,20 @@ from .algorithms import get_algorithm
 
 DTYPES = ("float32", "float64")
 DEFAULT_MAX_ITERS = 100  # used only when no budget at all is given
+SNAPSHOT_HZ_RANGE = (0.01, 1000.0)  # below: the window would look frozen; above: copies dominate
+MAX_SAMPLE_SIZE = 10_000_000
+# Room above the bounds for steps, velocities and differences (x + F (b - c), v = w v + ...) so that
+# a run inside the box never overflows the chosen precision.
+BOUNDS_HEADROOM = 16.0
+
+
+def check_bounds_fit(lo: float, hi: float, dtype: str) -> None:
+    """ConfigError unless the box [lo, hi] and its width stay well inside the range of `dtype`."""
+    limit = float(np.finfo(dtype).max) / BOUNDS_HEADROOM
+    width = hi - lo  # float64: may itself overflow to inf
+    if max(abs(lo), abs(hi)) > limit or not math.isfinite(width) or width > limit:
+        raise ConfigError(f"bounds [{lo:g}, {hi:g}] overflow {dtype}: the bounds and their width must "
+                          f"stay below {limit:.3g}")
 
 
 @dataclass(frozen=True)
@@ -92,18 +106,29 @@ class RunConfig:
                 raise ConfigError(f"bounds must be two numbers LOWER,UPPER, got {bounds!r}") from None
             check_bounds(np.array([lo]), np.array([hi]), problem)
             bounds = (lo, hi)
-        if engine not in ENGINES:
+        if not isinstance(engine, str) or engine not in ENGINES:
             raise ConfigError(f"unknown engine '{engine}' (known: {', '.join(ENGINES)})")
-        if dtype not in DTYPES:
+        if not isinstance(dtype, str) or dtype not in DTYPES:
             raise ConfigError(f"dtype must be float32 or float64, got '{dtype}'")
+        for lo, hi in ((float(np.min(bound.lower)), float(np.max(bound.upper))),) + (
+                (bounds,) if bounds is not None else ()):
+            check_bounds_fit(lo, hi, dtype)
+        if params is not None and not isinstance(params, Mapping):
+            raise ConfigError(f"params must be a mapping of name: value, got {type(params).__name__}")
+        if not isinstance(fast_math, (bool, np.bool_)):
+            raise ConfigError(f"fast_math must be True or False, got {fast_math!r}")
         if seed is None:
             seed = int(np.random.SeedSequence().entropy % 2**32)
         if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
             raise ConfigError(f"seed must be an integer >= 0, got {seed!r}")
-        if int(sample_size) < 1:
-            raise ConfigError("sample size must be >= 1")
-        if not (snapshot_hz > 0):
-            raise ConfigError("snapshot rate must be > 0")
+        if (isinstance(sample_size, bool) or not isinstance(sample_size, (int, np.integer))
+                or not 1 <= sample_size <= MAX_SAMPLE_SIZE):
+            raise ConfigError(f"sample size must be an integer in [1, {MAX_SAMPLE_SIZE:,}], got {sample_size!r}")
+        low, high = SNAPSHOT_HZ_RANGE
+        if (isinstance(snapshot_hz, bool) or not isinstance(snapshot_hz, (int, float, np.floating))
+                or not low <= snapshot_hz <= high):
+            raise ConfigError(f"snapshot rate must be a number in [{low:g}, {high:g}] per second, "
+                              f"got {snapshot_hz!r}")
         return RunConfig(algorithm=algorithm, problem=problem, dim=bound.dim,
                          params=make_params(cls.Params, params or {}), engine=engine, dtype=dtype,
                          seed=int(seed), budget=Budget.build(max_evals, max_iters, max_seconds),

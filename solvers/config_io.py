@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from .config import RunConfig
+from .atomic_write import atomic_write_text
 from .errors import ConfigError
 
 FORMAT = "multiwalk-run"
@@ -98,11 +99,7 @@ def save_config(config: RunConfig, path: str | Path, *, name: str = "", descript
     path = Path(path)
     text = json.dumps(config_to_dict(config, name=name, description=description, source=source),
                       indent=2)
-    try:
-        path.write_text(text + "\n", encoding="utf-8")
-    except OSError as exc:
-        raise ConfigError(f"cannot write {path}: {exc.strerror or exc}") from None
-    return path
+    return atomic_write_text(path, text + "\n")
 
 
 def _read_json(path: Path) -> Any:
@@ -117,6 +114,10 @@ def _read_json(path: Path) -> Any:
     except json.JSONDecodeError as exc:
         raise ConfigError(f"{path.name}: not valid JSON ({exc.msg} at line {exc.lineno}, "
                           f"column {exc.colno})") from None
+    except RecursionError:
+        raise ConfigError(f"{path.name}: nested too deeply to be a run configuration") from None
+    except ValueError as exc:  # e.g. an integer of more than 4300 digits
+        raise ConfigError(f"{path.name}: not a usable JSON file ({exc})") from None
 
 
 def load_config(path: str | Path) -> RunConfig:

@@ -119,6 +119,11 @@ def get_definition(name: str) -> ProblemDef:
         raise ConfigError(f"unknown function '{name}' (see 'python main.py list')") from None
 
 
+# Far above any run that fits in memory with a useful number of walkers (one walker at d = 10^6 is
+# 8 MB per array); a bound so that a mistyped dimension fails at once with a clear message.
+MAX_DIM = 1_000_000
+
+
 def get_problem(name: str, dim: int | None = None) -> Problem:
     """Bind problem `name` to dimension `dim` (its default dimension if None)."""
     definition = get_definition(name)
@@ -127,6 +132,8 @@ def get_problem(name: str, dim: int | None = None) -> Problem:
     if isinstance(dim, bool) or not isinstance(dim, (int, np.integer)):
         raise ConfigError(f"dimension must be an integer, got {dim!r}")
     dim = int(dim)
+    if dim > MAX_DIM:  # before allocating the bounds: d = 1e9 would take minutes, then fail
+        raise ConfigError(f"dimension {dim:,} is too large for function '{name}' (at most {MAX_DIM:,})")
     if not definition.accepts(dim):
         if definition.dims is not None:
             allowed = ", ".join(str(d) for d in definition.dims)

@@ -14,7 +14,8 @@ from pathlib import Path
 
 from ..errors import ConfigError
 
-DEFAULT_OUT = "docs/reproduction"
+# Never the committed docs/reproduction (H100 reports) unless asked for with --out.
+DEFAULT_OUT = "reproduction-out"
 QUICK_ALLOWANCE_S = 120.0  # a safety net only: quick mode finishes in seconds
 
 # id, report name (file stem and accepted alias), module in this package, extra aliases
@@ -62,8 +63,11 @@ def reproduce(paper: str, *, engines: list[str] | None = None, quick: bool = Fal
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise ConfigError(f"seed must be an integer >= 0, got {seed!r}")
     log = log or (lambda text: None)
-    Context(engines)  # validate the engine names before creating anything
-    out_dir = output_dir(out)
+    probe = Context(engines)  # validate the engine names before creating anything
+    if engines and probe.unavailable and len(probe.unavailable) == len(probe.requested):
+        reasons = "; ".join(f"{e}: {why}" for e, why in probe.unavailable.items())
+        raise ConfigError(f"no requested engine can run here ({reasons})")
+    out_dir = output_dir(out)  # created and probed before hours of experiments
     written = []
     for pid, name, module_name in selected:
         module = importlib.import_module(f"{__name__}.{module_name}")

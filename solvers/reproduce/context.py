@@ -23,6 +23,7 @@ import numpy as np
 
 from ..config import Budget, RunConfig
 from ..engines import ENGINES, engine_status
+from ..atomic_write import check_writable_folder
 from ..errors import ConfigError, DeviceMemoryError, EngineUnavailable
 from ..runner import Runner
 
@@ -264,12 +265,8 @@ def _first_line(exc: BaseException) -> str:
 
 
 def output_dir(path: str | Path) -> Path:
-    out = Path(path)
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise ConfigError(f"cannot create the output folder '{out}': {exc.strerror or exc}") from None
-    return out
+    """The output folder, created and proven writable (probe file) before any experiment runs."""
+    return check_writable_folder(path)
 
 
 def compare(ctx: Context, algorithm: str, problem: str, dim: int, params: Mapping, *, dtype: str,

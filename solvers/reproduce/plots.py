@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
+from ..atomic_write import atomic_path
 from ..errors import ConfigError
 
 DPI = 110
@@ -44,7 +45,8 @@ def _finite(values) -> list[float]:
 
 def _save(fig, path: Path) -> Path:
     fig.tight_layout()
-    fig.savefig(path, format="png")
+    with atomic_path(path) as tmp:
+        fig.savefig(tmp, format="png")
     return path
 
 

@@ -17,6 +17,8 @@ from typing import Sequence
 
 import numpy as np
 
+from ..atomic_write import atomic_write_text
+
 LOST = "lost"  # the paper's value did not survive the seed's text extraction
 NA = "n/a"
 
@@ -272,5 +274,4 @@ class Report:
 
     def write(self, elapsed: float) -> Path:
         path = self.out_dir / f"{self.paper.name}.md"
-        path.write_text(self.render(elapsed), encoding="utf-8")
-        return path
+        return atomic_write_text(path, self.render(elapsed))
