@@ -82,10 +82,23 @@ class Algorithm(abc.ABC):
         """How many points move in parallel (PSO/DE: walkers x swarms)."""
         return int(self.params.walkers)
 
+    # Interpreter and small per-run arrays (the best point, group bests, RNG state) not proportional
+    # to the walkers; measured at well under this by tests/test_memory_estimates.py.
+    FIXED_MEMORY_BYTES: ClassVar[int] = 1 << 20
+
+    def memory_words_per_walker(self) -> float:
+        """Peak array elements (of the run's dtype) one walker needs during init and step, counting
+        every temporary; subclasses declare theirs, checked against tracemalloc in the tests."""
+        return 6.0 * (self.problem.dim + 2)
+
+    def memory_extra_bytes(self) -> int:
+        """Peak bytes not proportional to the walkers (the hybrid's Nelder-Mead simplices, ...)."""
+        return 0
+
     def memory_estimate(self) -> int:
-        """Bytes the reference implementation needs at most (a generous bound: the walkers, their
-        trials and per-walker bests are a few (n, d) arrays), checked before the first allocation."""
-        return int(6 * self.total_walkers() * (self.problem.dim + 2) * self.dtype.itemsize)
+        """Bytes the run needs at most, checked before the first allocation (the engine asks)."""
+        words = self.total_walkers() * self.memory_words_per_walker()
+        return int(words * self.dtype.itemsize) + int(self.memory_extra_bytes()) + self.FIXED_MEMORY_BYTES
 
     def evals_per_iteration(self) -> float:
         """Expected evaluations per iteration, for budgeting chunks (upper estimate is fine)."""

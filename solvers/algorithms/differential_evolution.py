@@ -110,6 +110,13 @@ class DifferentialEvolution(Algorithm):
     reference = "Storn & Price 1997, DE/rand/1/bin; seed 004 (Kralj, DE with CUDA)"
     walker_word = "individuals"
 
+    def memory_words_per_walker(self) -> float:
+        # X, the trial, the donors' differences and the crossover mask: measured 8.3-8.8 d + 5
+        return 9.0 * self.problem.dim + 8.0
+
+    def memory_extra_bytes(self) -> int:
+        return int(4 * self.params.populations * (self.problem.dim + 4) * self.dtype.itemsize)
+
     def total_walkers(self) -> int:
         return int(self.params.walkers * self.params.populations)
 

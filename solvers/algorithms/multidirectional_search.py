@@ -87,6 +87,12 @@ class MultidirectionalSearch(Algorithm):
     reference = "Stchedroff, Multi-directional Optimisation on the GPU (seed 001), after Torczon 1991"
     walker_word = "starts"
 
+    def memory_words_per_walker(self) -> float:
+        # the simplex (d+1) d, the reflected and second trials, S - v0, new vertices and the where()
+        # result: 7 (d+1) d at the peak (measured 6.4-7.0 (d+1) d), plus the values
+        d = self.problem.dim
+        return 7.0 * (d + 1) * d + 4.0 * (d + 1) + 8.0
+
     def evals_per_iteration(self) -> float:
         # 2n per active start; a restart costs n + 1 <= 2n in place of the iteration's trials
         return 2.0 * self.problem.dim * self.params.walkers

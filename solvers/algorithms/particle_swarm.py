@@ -132,6 +132,14 @@ class ParticleSwarm(Algorithm):
                  "(SPSO-2011), 2012")
     walker_word = "particles"
 
+    def memory_words_per_walker(self) -> float:
+        # X, V, the personal bests, two random matrices and a temporary: measured 7.1-8.0 d + 10
+        return 7.5 * self.problem.dim + 12.0
+
+    def memory_extra_bytes(self) -> int:
+        # per-swarm best points and neighbour tables
+        return int(4 * self.params.swarms * (self.problem.dim + 4) * self.dtype.itemsize)
+
     def total_walkers(self) -> int:
         return int(self.params.walkers * self.params.swarms)
 

@@ -105,6 +105,19 @@ class SimulatedAnnealing(Algorithm):
     reference = "Ferreiro et al., Parallel simulated annealing on GPUs (seed 002), and CUSIMANN"
     walker_word = "chains"
 
+    def memory_words_per_walker(self) -> float:
+        # X, the proposal, the best-of-chain copy and a temporary: measured 4 d + 11
+        return 4.0 * self.problem.dim + 12.0
+
+    def memory_extra_bytes(self) -> int:
+        """The hybrid's Nelder-Mead batch: polish_points (+ the best point) simplices of (d+1) x d,
+        their trial vertices and centroids: measured 5.1-5.8 (d+1) d elements per simplex."""
+        if self.params.variant != "hybrid":
+            return 0
+        d = self.problem.dim
+        k = min(self.params.polish_points, self.params.walkers) + 1
+        return int(k * (6.0 * (d + 1) * d + 8.0 * (d + 1)) * self.dtype.itemsize)
+
     def evals_per_iteration(self) -> float:
         n = float(self.params.walkers)
         if self.params.variant != "hybrid":

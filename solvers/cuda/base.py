@@ -91,6 +91,11 @@ class CudaAlgorithm(Algorithm):
         """Device bytes a run of n walkers needs; subclasses count their arrays."""
         return n * (self.problem.dim + 2) * self.dtype.itemsize
 
+    def memory_estimate(self) -> int:
+        """The same question the numpy/cupy classes answer: device bytes of the whole run (the
+        engine checks it before init; init checks bytes_needed again right before allocating)."""
+        return int(self.bytes_needed(self.total_walkers()))
+
     def require_memory(self, nbytes: int) -> None:
         """DeviceMemoryError, before anything is allocated, if nbytes is more than is free."""
         require_device_memory(self.xp, nbytes, f"{self.name} with {self.total_walkers():,} "

@@ -1,0 +1,102 @@
+"""Regression tests of issue 17 for the command line, run as real subprocesses: exit code 2 (130
+for Ctrl+C), exactly one line on stderr, never a traceback."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def cli(*args, env=None, timeout=120):
+    return subprocess.run([sys.executable, "main.py", *args], cwd=ROOT, capture_output=True, text=True,
+                          timeout=timeout, env=env)
+
+
+def assert_one_line_error(proc, fragment: str, code: int = 2) -> None:
+    lines = proc.stderr.splitlines()
+    assert proc.returncode == code, proc.stderr
+    assert len(lines) == 1, proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert fragment in lines[0], lines[0]
+
+
+@pytest.mark.parametrize("args, fragment", [
+    (["run", "-a", "pattern_search", "-f", "sphere", "--bounds=-1e308,1e308", "--json"], "overflow float64"),
+    (["run", "-a", "pattern_search", "-f", "sphere", "--bounds=-1e300,1e300", "--dtype", "float32"],
+     "overflow float32"),
+    (["run", "-a", "pattern_search", "-f", "sphere", "-d", "1000000000"], "too large"),
+    (["run", "-a", "pattern_search", "-f", "sphere", "-n", "5", "-p", "walkers=7"], "give one of them"),
+    (["bench", "--seed", "-1", "-a", "pattern_search"], "--seed"),
+    (["bench", "--numpy-iterations", "-3", "-a", "pattern_search"], "--numpy-iterations"),
+    (["bench", "-a", "pattern_search", "--json", "/proc/bench.json"], "cannot write"),
+    (["bench", "-a", "pattern_search", "--md", "/proc/bench.md"], "cannot write"),
+    (["reproduce", "000", "--quick", "--out", "/proc"], "cannot write to the output folder"),
+], ids=["bounds-f64", "bounds-f32", "dim-1e9", "n-and-p-walkers", "bench-seed", "bench-numpy-iters",
+        "bench-json-unwritable", "bench-md-unwritable", "reproduce-out-unwritable"])
+def test_cli_defect_is_one_line_exit_2(args, fragment):
+    assert_one_line_error(cli(*args), fragment)
+
+
+def test_reproduce_cuda_without_gpu_exits_2_with_the_reason():
+    from solvers.engines import engine_status
+
+    if engine_status("cuda")[0]:
+        pytest.skip("a GPU is present: the cuda engine can run")
+    assert_one_line_error(cli("reproduce", "000", "--quick", "--engine", "cuda", "--out", "/tmp/unused-mw"),
+                          "no requested engine can run here (cuda:")
+    assert not Path("/tmp/unused-mw").exists()  # refused before creating anything
+
+
+def test_reproduce_default_out_is_not_the_committed_docs():
+    from solvers.reproduce import DEFAULT_OUT
+
+    assert Path(DEFAULT_OUT).resolve() != (ROOT / "docs" / "reproduction").resolve()
+    assert "reproduction-out" in (ROOT / ".gitignore").read_text()
+
+
+def test_control_characters_in_a_name_are_escaped():
+    proc = cli("run", "-a", "bad\nname\x1b[31m", "-f", "sphere")
+    assert_one_line_error(proc, "bad\\nname\\x1b[31m")
+    assert "\x1b" not in proc.stderr
+
+
+def test_json_output_is_valid_when_the_best_is_infinite(tmp_path):
+    # sphere over +/-1e200: every x^2 overflows, so the best f is +inf; the output stays JSON
+    proc = cli("run", "-a", "pattern_search", "-f", "sphere", "-d", "2", "--bounds=-1e200,-1e199",
+               "--max-iters", "2", "-n", "4", "--json")
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout, parse_constant=lambda c: pytest.fail(f"non-JSON constant {c}"))
+    assert data["best_f"] == "inf"
+
+
+def test_no_display_is_one_line_with_the_way_out():
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")}
+    proc = cli(env=env)
+    assert_one_line_error(proc, "no display was found")
+    assert "QT_QPA_PLATFORM=offscreen" in proc.stderr and "main.py run" in proc.stderr
+
+
+@pytest.mark.parametrize("args, delay", [
+    (["list"], 0.05),  # during the first imports
+    (["bench", "-a", "pattern_search", "--engines", "numpy", "-n", "64", "-d", "5", "-i", "100000",
+      "--numpy-iterations", "100000", "--dtype", "float64"], 2.5),  # during a measurement
+    (["run", "-a", "pattern_search", "-f", "sphere", "--max-seconds", "60"], 2.5),
+], ids=["early", "bench", "run"])
+def test_sigint_is_one_line_exit_130(args, delay):
+    proc = subprocess.Popen([sys.executable, "main.py", *args], cwd=ROOT, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    time.sleep(delay)
+    if proc.poll() is not None:
+        pytest.skip("finished before the interrupt")
+    proc.send_signal(signal.SIGINT)
+    _out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130, err
+    assert err.splitlines() == ["main.py: interrupted"], err
