@@ -19,6 +19,7 @@ from solvers.engines import ENGINES
 from solvers.problems import get_definition, get_problem, problem_definitions
 
 from .field_row import ERROR_STYLE, FieldRow
+from .landscape_grid import landscape_limit
 from .param_form import INT_MAX, LIVE_MARK, ParamForm
 
 BUDGET_KINDS = {"iterations": "max_iters", "evaluations": "max_evals", "seconds": "max_seconds"}
@@ -179,6 +180,8 @@ class ConfigForm(QtWidgets.QWidget):
         ok &= params is not None
         try:
             get_problem(self.problem(), self.dim())
+            if landscape_limit(self.dim()):
+                raise ConfigError(landscape_limit(self.dim()))
         except ConfigError as exc:
             self.dim_row.show_error(str(exc))
             ok = False
@@ -346,6 +349,9 @@ class ConfigForm(QtWidgets.QWidget):
             problem = get_problem(name, dim)
         except ConfigError as exc:
             self.dim_row.show_error(str(exc))
+            return
+        if landscape_limit(dim):  # the window cannot draw it: said here, before any run
+            self.dim_row.show_error(landscape_limit(dim))
             return
         definition = problem.definition
         self.problem_info.setText(

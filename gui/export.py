@@ -16,6 +16,7 @@ downscaled and palettised as they come, and halved in rate when full, so memory 
 from __future__ import annotations
 
 import csv
+import io
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
@@ -26,6 +27,7 @@ from PIL import Image
 from PyQt6 import QtCore, QtGui, QtWidgets
 
 from solvers import config_io
+from solvers.atomic_write import SaveError, atomic_path, atomic_write_text
 from solvers.config import RunConfig
 from solvers.errors import ConfigError
 
@@ -38,7 +40,10 @@ CONFIG_FILTER = "Multiwalk configuration (*.json)"
 # --- PNG ----------------------------------------------------------------------------------------
 def save_png(target: Any, path: str | Path, width: int | None = None) -> Path:
     """Write `target` as PNG: pyqtgraph views through ImageExporter (optionally `width` pixels wide,
-    re-rendered, not scaled), any other widget through QWidget.grab()."""
+    re-rendered, not scaled), any other widget through QWidget.grab().
+
+    Saved atomically: SaveError (the old file intact) when nothing could be written, since
+    ImageExporter.export(path) itself ignores a failed QImage.save."""
     path = Path(path)
     item = None
     if isinstance(target, pg.GraphicsView):  # PlotWidget, GraphicsLayoutWidget, ImageView's view
@@ -49,12 +54,16 @@ def save_png(target: Any, path: str | Path, width: int | None = None) -> Path:
         exporter = pg.exporters.ImageExporter(item)
         if width:
             exporter.parameters()["width"] = int(width)
-        exporter.export(str(path))
+        image = exporter.export(toBytes=True)  # the QImage; we save it and check the result
     else:
         if not isinstance(target, QtWidgets.QWidget):
             raise TypeError(f"cannot export a {type(target).__name__} as PNG")
-        if not target.grab().save(str(path), "PNG"):
-            raise OSError(f"could not write {path}")
+        image = target.grab().toImage()
+    if image is None or image.isNull():
+        raise SaveError(f"cannot write {path}: the view has nothing to draw")
+    with atomic_path(path) as tmp:
+        if not image.save(str(tmp), "PNG"):
+            raise SaveError(f"cannot write {path}: the PNG encoder failed (disk full or not writable?)")
     return path
 
 
@@ -86,7 +95,7 @@ def write_histories_csv(path: str | Path, runs: Iterable[Any]) -> Path:
     """
     path = Path(path)
     runs = list(runs)
-    with path.open("w", newline="", encoding="utf-8") as handle:
+    with io.StringIO(newline="") as handle:  # built in memory, then saved atomically
         handle.write("# Multiwalk convergence histories\n")
         for number, run in enumerate(runs, start=1):
             handle.write(f"# run {number}: {describe_run(run)}\n")
@@ -97,7 +106,8 @@ def write_histories_csv(path: str | Path, runs: Iterable[Any]) -> Path:
             engine = _field(run, "engine", "")
             for evals, seconds, best in history:
                 writer.writerow([number, engine, int(evals), f"{seconds:.6g}", repr(float(best))])
-    return path
+        text = handle.getvalue()
+    return atomic_write_text(path, text)
 
 
 # --- GIF recording ------------------------------------------------------------------------------
@@ -187,8 +197,9 @@ class Recorder(QtCore.QObject):
         size = first.size
         # a resized window gives frames of other sizes; GIF frames share one canvas
         rest = [f if f.size == size else f.resize(size) for f in rest]
-        first.save(path, format="GIF", save_all=True, append_images=rest,
-                   duration=self._interval_ms, loop=0, disposal=1)
+        with atomic_path(path) as tmp:
+            first.save(tmp, format="GIF", save_all=True, append_images=rest,
+                       duration=self._interval_ms, loop=0, disposal=1)
         self.sigSaved.emit(str(path))
         return path
 

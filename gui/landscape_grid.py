@@ -8,12 +8,39 @@ slow to redraw an N-D slice while a run is on.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
 
 from solvers.problems.base import Problem
 
 RESOLUTION = 256
+MIN_RESOLUTION = 32  # coarser than this says nothing about the function
+# One slice evaluates at most this many coordinates (grid points x d): about 0.5 s of NumPy, so a
+# new slice stays quick at any dimension; above it the grid gets coarser, down to MIN_RESOLUTION.
+WORK_ELEMENTS = 2**26
+# Points are evaluated in chunks of at most this many coordinates (8 MB in float64), so memory
+# stays flat at any dimension and a cancelled slice stops within one chunk.
+CHUNK_ELEMENTS = 2**20
+MAX_DRAWN_DIM = WORK_ELEMENTS // MIN_RESOLUTION**2  # 65,536
+
+
+class SliceCancelled(Exception):
+    """The slice was abandoned (a newer one was asked for, or the window is closing)."""
+
+
+def slice_resolution(dim: int) -> int:
+    """Grid points per axis for a slice in dimension `dim` (256 up to d = 1,024, then coarser)."""
+    fitting = int(np.sqrt(WORK_ELEMENTS / max(1, dim)))
+    return max(MIN_RESOLUTION, min(RESOLUTION, fitting))
+
+
+def landscape_limit(dim: int) -> str:
+    """Why the landscape of dimension `dim` cannot be drawn, or "" when it can."""
+    if dim > MAX_DRAWN_DIM:
+        return (f"the window draws landscapes up to d = {MAX_DRAWN_DIM:,}; run larger dimensions "
+                "headless ('python main.py run ...')")
+    return ""
 LOG_DECADES = 2.0  # use a log colour scale when the values above the minimum span this many decades
 
 
@@ -32,18 +59,35 @@ class LandscapeGrid:
 
 
 def evaluate_slice(problem: Problem, axes: tuple[int, int], point: np.ndarray,
-                   resolution: int = RESOLUTION) -> LandscapeGrid:
-    """Evaluate `problem` on a resolution x resolution grid through `point` along `axes`."""
+                   resolution: int | None = None,
+                   cancelled: Callable[[], bool] | None = None) -> LandscapeGrid:
+    """Evaluate `problem` on a resolution x resolution grid through `point` along `axes`
+    (default resolution: slice_resolution(dim)), in chunks of at most CHUNK_ELEMENTS coordinates;
+    SliceCancelled as soon as `cancelled()` turns true between chunks."""
     ax, ay = axes
+    if problem.dim > MAX_DRAWN_DIM:
+        raise ValueError(landscape_limit(problem.dim))
+    resolution = resolution or slice_resolution(problem.dim)
     xs = np.linspace(problem.lower[ax], problem.upper[ax], resolution)
     ys = np.linspace(problem.lower[ay], problem.upper[ay], resolution)
-    X = np.empty((resolution * resolution, problem.dim), dtype=np.float64)
-    X[:] = np.asarray(point, dtype=np.float64)
     gx, gy = np.meshgrid(xs, ys)  # (ny, nx): rows follow y
-    X[:, ax] = gx.ravel()
-    X[:, ay] = gy.ravel()
-    with np.errstate(all="ignore"):
-        f = np.asarray(problem.evaluate(X), dtype=np.float64).reshape(resolution, resolution)
+    gx, gy = gx.ravel(), gy.ravel()
+    total = resolution * resolution
+    rows = max(1, CHUNK_ELEMENTS // problem.dim)
+    anchor = np.asarray(point, dtype=np.float64)
+    f = np.empty(total, dtype=np.float64)
+    X = np.empty((min(rows, total), problem.dim), dtype=np.float64)
+    for start in range(0, total, rows):
+        if cancelled is not None and cancelled():
+            raise SliceCancelled()
+        stop = min(total, start + rows)
+        chunk = X[:stop - start]
+        chunk[:] = anchor
+        chunk[:, ax] = gx[start:stop]
+        chunk[:, ay] = gy[start:stop]
+        with np.errstate(all="ignore"):
+            f[start:stop] = np.asarray(problem.evaluate(chunk), dtype=np.float64)
+    f = f.reshape(resolution, resolution)
     f = np.where(np.isfinite(f), f, np.nan)
     display, log_scale, levels = colour_scale(f)
     return LandscapeGrid(axes=(ax, ay), point=np.array(point, dtype=np.float64), xs=xs, ys=ys,

@@ -19,7 +19,8 @@ from solvers.problems import get_problem
 from solvers.problems.base import Problem
 from solvers.snapshot import Snapshot
 
-from .landscape_grid import RESOLUTION, LandscapeGrid, contour_levels, contour_segments, evaluate_slice
+from .landscape_grid import (RESOLUTION, LandscapeGrid, SliceCancelled, contour_levels, contour_segments,
+                             evaluate_slice, landscape_limit)
 from .point_cloud import PointCloudItem
 
 SLICE_INTERVAL = 0.5  # seconds between N-D slice refreshes while the best point moves
@@ -42,9 +43,10 @@ class _SliceEmitter(QtCore.QObject):
     sigFailed = QtCore.pyqtSignal(int, str)
 
 
-def compute_slice(problem: Problem, axes, point) -> tuple[LandscapeGrid, np.ndarray]:
-    """The grid through `point` along `axes` and its contour segments (run off the GUI thread)."""
-    grid = evaluate_slice(problem, axes, point, RESOLUTION)
+def compute_slice(problem: Problem, axes, point, cancelled=None) -> tuple[LandscapeGrid, np.ndarray]:
+    """The grid through `point` along `axes` and its contour segments (run off the GUI thread);
+    SliceCancelled between evaluation chunks once `cancelled()` is true."""
+    grid = evaluate_slice(problem, axes, point, cancelled=cancelled)
     levels = contour_levels(grid.display)
     segments = contour_segments(grid.display, levels, grid.xs, grid.ys)
     if len(segments) > MAX_CONTOUR_POINTS:
@@ -148,6 +150,7 @@ class LandscapeView(QtWidgets.QWidget):
         # --- the grid thread ---------------------------------------------------------------------
         # A pool of one thread owned by this view: its destructor waits for a computation in
         # flight, so dropping the view can never destroy a running thread.
+        self._closing = False
         self._pool = QtCore.QThreadPool(self)
         self._pool.setMaxThreadCount(1)
         self._pool.setExpiryTimeout(1000)
@@ -221,7 +224,9 @@ class LandscapeView(QtWidgets.QWidget):
         return self.walkers.points()
 
     def shutdown(self) -> None:
-        """Wait for a grid computation in flight (the window calls this when it closes)."""
+        """Cancel a grid computation in flight and wait for it (at most one evaluation chunk);
+        the window calls this when it closes."""
+        self._closing = True
         self._pool.waitForDone()
 
     def closeEvent(self, event) -> None:  # noqa: N802 - Qt override
@@ -269,9 +274,15 @@ class LandscapeView(QtWidgets.QWidget):
         emitter.sigFailed.connect(self._on_slicer_failed)
         self._emitters[token] = emitter  # alive until its result has been delivered
 
+        def cancelled() -> bool:  # read on the pool thread: plain attributes, no widgets
+            return self._closing or token < self._problem_token  # closing, or another function
+
         def job() -> None:
             try:
-                grid, segments = compute_slice(problem, axes, point)
+                grid, segments = compute_slice(problem, axes, point, cancelled)
+            except SliceCancelled:
+                emitter.sigFailed.emit(token, "")
+                return
             except Exception as exc:  # noqa: BLE001 - a broken function must not kill the view
                 emitter.sigFailed.emit(token, f"{type(exc).__name__}: {exc}")
                 return
@@ -312,6 +323,8 @@ class LandscapeView(QtWidgets.QWidget):
         if self._queued is not None:
             request, self._queued = self._queued, None
             self._send(request)
+        if not message:  # cancelled: nothing to report
+            return
         self.last_error = message
         self.message.setText(f"landscape could not be drawn: {message}")
         if self.problem is not None:

@@ -12,6 +12,8 @@ Tools menus: the compare panel (gui/compare.py), the sweep panel (gui/sweep.py) 
 """
 from __future__ import annotations
 
+import html
+
 import importlib
 import json
 import logging
@@ -290,8 +292,7 @@ class MainWindow(QtWidgets.QMainWindow):
         path = self.export_module.ask_save_path(self, "Export PNG", default_name,
                                                 self.export_module.PNG_FILTER)
         if path:
-            self.export_module.save_png(target, path)
-            self.statusBar().showMessage(f"saved {path}", 4000)
+            self._save_reported("Export PNG", path, lambda: self.export_module.save_png(target, path))
 
     def _export_csv(self) -> None:
         if not self.results:
@@ -300,8 +301,8 @@ class MainWindow(QtWidgets.QMainWindow):
         path = self.export_module.ask_save_path(self, "Export histories", "histories.csv",
                                                 self.export_module.CSV_FILTER)
         if path:
-            self.export_module.write_histories_csv(path, self.results)
-            self.statusBar().showMessage(f"saved {path}", 4000)
+            self._save_reported("Export CSV", path,
+                                lambda: self.export_module.write_histories_csv(path, self.results))
 
     def _on_record_toggled(self, on: bool) -> None:
         if on:
@@ -311,8 +312,24 @@ class MainWindow(QtWidgets.QMainWindow):
                                                 self.export_module.GIF_FILTER)
         self.recorder.stop()
         if path:
-            self.recorder.save(path)
-            self.statusBar().showMessage(f"saved {path}", 4000)
+            self._save_reported("Save recording", path, lambda: self.recorder.save(path))
+
+    def _save_reported(self, action: str, path, save) -> bool:
+        """Run a saver; "saved" only when the file was written, else the reason in the banner
+        (the savers are atomic, so a failure leaves any previous file as it was)."""
+        try:
+            save()
+        except (ConfigError, OSError, ValueError, TypeError) as exc:
+            self.report_failure(action, str(exc) or type(exc).__name__)
+            return False
+        self.statusBar().showMessage(f"saved {path}", 4000)
+        return True
+
+    def report_failure(self, action: str, message: str) -> None:
+        """A user action that failed: its reason in the banner above the views and the status bar."""
+        self.error_banner.setText(f"<b>{action} failed:</b> {html.escape(message)}")
+        self.error_banner.show()
+        self.statusBar().showMessage(f"{action} failed: {message}", 10000)
 
     def _save_config(self) -> None:
         config = self.form.build_config()

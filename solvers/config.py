@@ -17,6 +17,7 @@ from .algorithms import get_algorithm
 
 DTYPES = ("float32", "float64")
 DEFAULT_MAX_ITERS = 100  # used only when no budget at all is given
+MAX_SEED = 2**63
 SNAPSHOT_HZ_RANGE = (0.01, 1000.0)  # below: the window would look frozen; above: copies dominate
 MAX_SAMPLE_SIZE = 10_000_000
 # Room above the bounds for steps, velocities and differences (x + F (b - c), v = w v + ...) so that
@@ -31,6 +32,12 @@ def check_bounds_fit(lo: float, hi: float, dtype: str) -> None:
     if max(abs(lo), abs(hi)) > limit or not math.isfinite(width) or width > limit:
         raise ConfigError(f"bounds [{lo:g}, {hi:g}] overflow {dtype}: the bounds and their width must "
                           f"stay below {limit:.3g}")
+
+
+def _short(value) -> str:
+    """repr(value), cut so a 400-digit number from a file does not flood the message."""
+    text = repr(value)
+    return text if len(text) <= 40 else text[:30] + f"... ({len(text)} characters)"
 
 
 @dataclass(frozen=True)
@@ -50,8 +57,8 @@ class Budget:
                 if isinstance(value, bool):
                     raise ValueError
                 number = float(value)
-            except (TypeError, ValueError):
-                raise ConfigError(f"{name} must be a number, got {value!r}") from None
+            except (TypeError, ValueError, OverflowError):
+                raise ConfigError(f"{name} must be a finite number, got {_short(value)}") from None
             if not math.isfinite(number) or number <= 0:
                 raise ConfigError(f"{name} must be > 0, got {value!r}")
             if kind is int:
@@ -119,8 +126,8 @@ class RunConfig:
             raise ConfigError(f"fast_math must be True or False, got {fast_math!r}")
         if seed is None:
             seed = int(np.random.SeedSequence().entropy % 2**32)
-        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-            raise ConfigError(f"seed must be an integer >= 0, got {seed!r}")
+        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < MAX_SEED:
+            raise ConfigError(f"seed must be an integer in [0, 2^63), got {_short(seed)}")
         if (isinstance(sample_size, bool) or not isinstance(sample_size, (int, np.integer))
                 or not 1 <= sample_size <= MAX_SAMPLE_SIZE):
             raise ConfigError(f"sample size must be an integer in [1, {MAX_SAMPLE_SIZE:,}], got {sample_size!r}")

@@ -62,21 +62,26 @@ class ParamSpec:
                 if not math.isfinite(number) or number != int(number):
                     raise ValueError
                 out: Any = int(number)
-            except (TypeError, ValueError):
-                raise ConfigError(f"parameter '{name}' must be an integer, got {value!r}") from None
+            except (TypeError, ValueError, OverflowError):
+                raise ConfigError(f"parameter '{name}' must be an integer, got {_brief(value)}") from None
         else:
             try:
                 if isinstance(value, bool):
                     raise ValueError
                 out = float(value.strip()) if isinstance(value, str) else float(value)
-            except (TypeError, ValueError):
-                raise ConfigError(f"parameter '{name}' must be a number, got {value!r}") from None
+            except (TypeError, ValueError, OverflowError):
+                raise ConfigError(f"parameter '{name}' must be a number, got {_brief(value)}") from None
             if not math.isfinite(out):
                 raise ConfigError(f"parameter '{name}' must be a finite number, got {value!r}")
         if (self.lo is not None and out < self.lo) or (self.hi is not None and out > self.hi):
             raise ConfigError(
                 f"parameter '{name}' must be in [{_fmt(self.lo)}, {_fmt(self.hi)}], got {_fmt(out)}")
         return out
+
+
+def _brief(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:30] + f"... ({len(text)} characters)"
 
 
 def _fmt(x: float | None) -> str:
