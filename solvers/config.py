@@ -58,7 +58,7 @@ class Budget:
                     raise ValueError
                 number = float(value)
             except (TypeError, ValueError, OverflowError):
-                raise ConfigError(f"{name} must be a finite number, got {_short(value)}") from None
+                raise ConfigError(f"{name} must be a number, got {_short(value)}") from None
             if not math.isfinite(number) or number <= 0:
                 raise ConfigError(f"{name} must be > 0, got {value!r}")
             if kind is int:
