@@ -382,42 +382,75 @@ def _part2_target(r: dict) -> list[str]:
 
 
 def run_bench(cases: list[Case], engines: list[str], dtypes: list[str], fast_math_modes: list[bool],
-              seed: int, repeats: int, out=sys.stdout, on_record=None) -> list[dict]:
-    """Measure every case x dtype x math mode x engine; ``on_record(records)`` after each one."""
-    from .engines import engine_status  # noqa: PLC0415
+              seed: int, repeats: int, out=None, on_record=None, scheduler: str | None = None) -> list[dict]:
+    """Measure every case x dtype x math mode x engine; ``on_record(records)`` after each case.
 
+    ``scheduler`` ('local' or a Dask address): each case is one task on a Dask worker (one per GPU
+    on a GPU machine), its engines measured one after another there, so its ratios stay fair.
+    """
+    out = out or sys.stdout  # looked up now: a default bound at import would keep a closed capture
     env = environment()
     records = []
-    for case in cases:
-        for dtype in dtypes:
-            for fast in fast_math_modes:
-                for engine in engines:
-                    if (fast or case.options) and engine != "cuda":
-                        continue  # fast math and the tuning options are cuda-kernel switches only
-                    ok, why = engine_status(engine)
-                    rec = None
-                    if not ok:
-                        rec = {"error": why}
-                    else:
-                        try:
-                            n_repeats = 1 if engine == "numpy" else repeats
-                            if case.mode == "end_to_end" and engine != "numpy":
-                                n_repeats = max(repeats, 10)
-                            rec = measure(case, engine, dtype, fast, seed, n_repeats)
-                        except (EngineUnavailable, MemoryError) as exc:
-                            rec = {"error": f"{type(exc).__name__}: {exc}"}
-                    if "error" in rec:
-                        rec.update({"algorithm": case.algorithm, "variant": case.variant,
-                                    "problem": case.problem, "dim": case.dim, "walkers": case.walkers,
-                                    "engine": engine, "dtype": dtype, "fast_math": fast,
-                                    "mode": case.mode})
-                    rec.update({"device": env.get("gpu") if engine != "numpy" else env["cpu"],
-                                "versions": env})
-                    records.append(rec)
+    if scheduler is None:
+        for case in cases:
+            for rec in measure_case(case, engines, dtypes, fast_math_modes, seed, repeats, env):
+                records.append(rec)
+                _progress(rec, out)
+                if on_record is not None:
+                    on_record(records)
+    else:
+        from distributed import as_completed  # noqa: PLC0415
+
+        from .study.cluster import open_client  # noqa: PLC0415
+
+        with open_client(scheduler) as client:
+            print(f"bench: {len(cases)} case(s) on Dask, dashboard {client.dashboard_link}", file=out, flush=True)
+            futures = {client.submit(measure_case, case, engines, dtypes, fast_math_modes, seed, repeats,
+                                     None, pure=False): i for i, case in enumerate(cases)}
+            by_case: dict[int, list[dict]] = {}
+            for fut in as_completed(futures):
+                by_case[futures[fut]] = fut.result()
+                for rec in by_case[futures[fut]]:
                     _progress(rec, out)
-                    if on_record is not None:
-                        on_record(records)
+                if on_record is not None:
+                    on_record([r for i in sorted(by_case) for r in by_case[i]])
+            records = [r for i in sorted(by_case) for r in by_case[i]]
     add_ratios([r for r in records if "error" not in r])
+    return records
+
+
+def measure_case(case: Case, engines: list[str], dtypes: list[str], fast_math_modes: list[bool], seed: int,
+                 repeats: int, env: dict | None = None) -> list[dict]:
+    """The records of one case on every dtype x math mode x engine (a Dask task with --scheduler)."""
+    from .engines import engine_status  # noqa: PLC0415
+
+    env = env or environment()
+    records = []
+    for dtype in dtypes:
+        for fast in fast_math_modes:
+            for engine in engines:
+                if (fast or case.options) and engine != "cuda":
+                    continue  # fast math and the tuning options are cuda-kernel switches only
+                ok, why = engine_status(engine)
+                rec = None
+                if not ok:
+                    rec = {"error": why}
+                else:
+                    try:
+                        n_repeats = 1 if engine == "numpy" else repeats
+                        if case.mode == "end_to_end" and engine != "numpy":
+                            n_repeats = max(repeats, 10)
+                        rec = measure(case, engine, dtype, fast, seed, n_repeats)
+                    except (EngineUnavailable, MemoryError) as exc:
+                        rec = {"error": f"{type(exc).__name__}: {exc}"}
+                if "error" in rec:
+                    rec.update({"algorithm": case.algorithm, "variant": case.variant,
+                                "problem": case.problem, "dim": case.dim, "walkers": case.walkers,
+                                "engine": engine, "dtype": dtype, "fast_math": fast,
+                                "mode": case.mode})
+                rec.update({"device": env.get("gpu") if engine != "numpy" else env["cpu"],
+                            "versions": env})
+                records.append(rec)
     return records
 
 
@@ -523,7 +556,7 @@ def cmd_bench(args) -> int:
                  "targets": list(lines)}, indent=1, default=_json_default))
 
     records = run_bench(cases, engines, dtypes, fast_modes, args.seed, args.repeats,
-                        on_record=write_json)
+                        on_record=write_json, scheduler=args.scheduler)
     text = table(records)
     print()
     print(text)
@@ -548,6 +581,8 @@ def _json_default(value):
 
 def register_cli(subparsers) -> None:
     """Add the 'bench' command to main.py's subcommands."""
+    from .study.cluster import add_scheduler_option  # noqa: PLC0415
+
     p = subparsers.add_parser("bench", help="time the engines on the same work (evaluations per second)")
     p.add_argument("--suite", choices=sorted(SUITES), default=None,
                    help="preset cases: h100 = the issue's target settings; quick = a seconds-long smoke run")
@@ -571,6 +606,7 @@ def register_cli(subparsers) -> None:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--json", default=None, metavar="FILE", help="write one record per measurement")
     p.add_argument("--md", default=None, metavar="FILE", help="write the markdown table")
+    add_scheduler_option(p, "the cases (one task each; a case's engines stay together on one worker)")
     p.set_defaults(func=cmd_bench)
 
 

@@ -111,6 +111,27 @@ def test_bad_study_files_exit_2_with_one_line(tmp_path, capsys, study, message):
     assert err.count("\n") == 1 and message in err and not (tmp_path / "bad.csv").exists()
 
 
+def test_bench_suite_on_the_cluster_gives_the_same_records(cluster, capsys):
+    from solvers.bench import SUITES, run_bench
+
+    cases = SUITES["quick"]()
+    here = run_bench(cases, ["numpy"], ["float32"], [False], 0, 1)
+    there = run_bench(cases, ["numpy"], ["float32"], [False], 0, 1, scheduler=cluster.scheduler_address)
+    fields = ("algorithm", "variant", "problem", "dim", "walkers", "evaluations", "iterations")
+    assert [tuple(r[f] for f in fields) for r in there] == [tuple(r[f] for f in fields) for r in here]
+    assert "on Dask, dashboard" in capsys.readouterr().out
+
+
+def test_reproduce_on_the_cluster_writes_the_report_here(cluster, tmp_path):
+    from solvers.reproduce.on_cluster import reproduce_on_cluster
+
+    lines = []
+    written = reproduce_on_cluster("001", cluster.scheduler_address, engines=["numpy"], quick=True,
+                                   out=tmp_path, seed=0, dtype=None, command="test", log=lines.append)
+    assert written == [tmp_path / "multidirectional_search.md"] and written[0].read_text().startswith("#")
+    assert list(tmp_path.glob("*.png")) and any("wrote" in line for line in lines)
+
+
 def test_a_killed_worker_loses_nothing_and_the_study_completes(cluster, tmp_path):
     out = tmp_path / "kill.csv"
     killed = []

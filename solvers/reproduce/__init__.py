@@ -7,6 +7,7 @@ engines and times the runs. Qt-free, like the rest of ``solvers``.
 """
 from __future__ import annotations
 
+import functools
 import importlib
 import sys
 import time
@@ -50,6 +51,17 @@ def parse_engines(values: list[str] | None) -> list[str] | None:
     return [e.strip() for v in values for e in v.split(",") if e.strip()]
 
 
+def validate_options(engines: list[str] | None, dtype: str | None, seed) -> None:
+    """ConfigError (one line) for a bad engine name, dtype or seed, before anything is created."""
+    from .context import Context  # noqa: PLC0415
+
+    if dtype not in (None, "float32", "float64"):
+        raise ConfigError(f"dtype must be float32 or float64, got '{dtype}'")
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise ConfigError(f"seed must be an integer >= 0, got {seed!r}")
+    Context(engines)
+
+
 def reproduce(paper: str, *, engines: list[str] | None = None, quick: bool = False,
               out: str | Path = DEFAULT_OUT, seed: int = 0, dtype: str | None = None,
               command: str = "", log=None) -> list[Path]:
@@ -58,12 +70,9 @@ def reproduce(paper: str, *, engines: list[str] | None = None, quick: bool = Fal
     from .report import Report  # noqa: PLC0415
 
     selected = select_papers(paper)
-    if dtype not in (None, "float32", "float64"):
-        raise ConfigError(f"dtype must be float32 or float64, got '{dtype}'")
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise ConfigError(f"seed must be an integer >= 0, got {seed!r}")
+    validate_options(engines, dtype, seed)
     log = log or (lambda text: None)
-    probe = Context(engines)  # validate the engine names before creating anything
+    probe = Context(engines)  # the names are valid (validate_options); can any of them run here?
     if engines and probe.unavailable and len(probe.unavailable) == len(probe.requested):
         reasons = "; ".join(f"{e}: {why}" for e, why in probe.unavailable.items())
         raise ConfigError(f"no requested engine can run here ({reasons})")
@@ -87,6 +96,8 @@ def reproduce(paper: str, *, engines: list[str] | None = None, quick: bool = Fal
 
 def register_cli(subparsers) -> None:
     """Add the ``reproduce`` subcommand to the headless CLI."""
+    from ..study.cluster import add_scheduler_option  # noqa: PLC0415
+
     parser = subparsers.add_parser(
         "reproduce", help="run a seed paper's experiments and write a Markdown report with plots",
         description="Run a seed paper's experiments with our solvers and write DIR/<paper>.md and "
@@ -102,6 +113,7 @@ def register_cli(subparsers) -> None:
     parser.add_argument("--seed", "-s", type=int, default=0, help="base seed (default 0)")
     parser.add_argument("--dtype", choices=("float32", "float64"), default=None,
                         help="precision for every experiment (default: each paper's own)")
+    add_scheduler_option(parser, "the selected papers (one task each)")
     parser.set_defaults(func=cmd_reproduce)
 
 
@@ -123,10 +135,14 @@ def cmd_reproduce(args) -> int:
     def log(text: str) -> None:
         print(text, flush=True)
 
+    run = reproduce
+    if args.scheduler:
+        from .on_cluster import reproduce_on_cluster  # noqa: PLC0415
+
+        run = functools.partial(reproduce_on_cluster, scheduler=args.scheduler)
     try:
-        written = reproduce(args.paper, engines=parse_engines(args.engine), quick=args.quick,
-                            out=args.out, seed=args.seed, dtype=args.dtype,
-                            command=_command_line(args), log=log)
+        written = run(args.paper, engines=parse_engines(args.engine), quick=args.quick,
+                      out=args.out, seed=args.seed, dtype=args.dtype, command=_command_line(args), log=log)
     except KeyboardInterrupt:
         print("main.py: interrupted", file=sys.stderr)
         return 130

@@ -60,7 +60,7 @@ def register_cli(sub) -> None:
     p.add_argument("--out", "-o", default=None, help="result CSV (default: the study's 'output', else FILE.csv)")
     p.add_argument("--resume", action="store_true", help="continue an interrupted study: skip finished runs")
     p.add_argument("--scheduler", default=None, metavar="tcp://HOST:8786",
-                   help="use a running Dask scheduler instead of an embedded local cluster")
+                   help="use a running Dask scheduler (default, or 'local': an embedded local cluster)")
     p.add_argument("--workers", type=int, default=None,
                    help="embedded cluster: worker processes (default: one per GPU, else one per core)")
     p.add_argument("--cpu", action="store_true", help="embedded cluster: CPU workers even where GPUs exist")

@@ -15,6 +15,16 @@ from ..engines import gpu_status
 from ..errors import ConfigError
 
 
+LOCAL = "local"  # --scheduler local: an embedded cluster on this machine
+
+
+def add_scheduler_option(parser, what: str) -> None:
+    """The --scheduler option of every command that can spread its independent runs over Dask."""
+    parser.add_argument("--scheduler", default=None, metavar="local|tcp://HOST:8786",
+                        help=f"run {what} on Dask: 'local' starts a cluster on this machine (one worker "
+                             "per GPU, else per core), an address uses a running scheduler")
+
+
 def gpu_count() -> int:
     ok, _ = gpu_status()
     if not ok:
@@ -32,6 +42,8 @@ def open_client(scheduler: str | None = None, *, workers: int | None = None,
         from distributed import Client  # noqa: PLC0415
     except ImportError:
         raise ConfigError("studies need dask.distributed: pip install 'dask[distributed]'") from None
+    if scheduler == LOCAL:
+        scheduler = None
     if scheduler is not None:
         try:
             client = Client(scheduler, timeout="10s")
