@@ -2,7 +2,8 @@
 
 ``argv`` are the command-line arguments after the program name (main.py passes its own). Options:
 ``--quit-after MS`` closes the window by itself after MS milliseconds (smoke tests, screenshots);
-``--run`` starts a run with the remembered set-up as soon as the window is shown.
+``--run`` starts a run with the remembered set-up as soon as the window is shown. The very first
+start (no saved settings) shows a classroom preset at its watching pace.
 """
 from __future__ import annotations
 
@@ -61,6 +62,8 @@ def main(argv: list[str] | None = None) -> int:
     from .main_window import MainWindow  # noqa: PLC0415
 
     window = MainWindow()
+    if not window.restored_settings:
+        window.first_launch()  # a classroom preset at its pace, not a 0.2 s flash
     window.show()
     if args.run:
         QtCore.QTimer.singleShot(0, window.start)

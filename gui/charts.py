@@ -22,9 +22,24 @@ PREVIOUS_HUES = [(110, 170, 255), (140, 220, 140), (230, 120, 200), (120, 220, 2
 
 
 def quiet_axes(plot: pg.PlotItem) -> None:
-    """Ticks outside the plot, so redrawing a curve does not repaint the axes' text as well."""
+    """Ticks outside the plot, so redrawing a curve does not repaint the axes' text as well; no
+    SI multiplier ("(x0.001)") beside a label: log axes read as plain powers of ten, and times
+    carry their unit in the label."""
     for name in ("left", "bottom"):
-        plot.getAxis(name).setStyle(tickLength=5)
+        axis = plot.getAxis(name)
+        axis.setStyle(tickLength=5)
+        axis.enableAutoSIPrefix(False)
+
+
+def log_floor(values) -> float:
+    """Where exact zeros are drawn on a log axis: a decade below the smallest positive value."""
+    positive = [v for v in values if v > 0]
+    return min(positive) / 10.0 if positive else 1e-12
+
+
+def time_unit(seconds) -> tuple[str, float]:
+    """("ms", 1000) while every time is below a second, else ("s", 1)."""
+    return ("ms", 1000.0) if not seconds or max(seconds) < 1.0 else ("s", 1.0)
 
 
 def params_label(config: RunConfig) -> str:
@@ -54,7 +69,7 @@ class ConvergenceChart(QtWidgets.QWidget):
         self.by_evals = self.view.addPlot(row=0, col=0, title="best value vs evaluations")
         self.by_seconds = self.view.addPlot(row=1, col=0, title="best value vs seconds")
         self.by_evals.setLabel("bottom", "evaluations")
-        self.by_seconds.setLabel("bottom", "seconds (compute only)")
+        self.by_seconds.setLabel("bottom", "compute time (s)")
         self.plots = (self.by_evals, self.by_seconds)
         # no grid lines: they double the cost of repainting a chart (measured, see gui.md)
         for plot in self.plots:
@@ -75,6 +90,7 @@ class ConvergenceChart(QtWidgets.QWidget):
         self._items_previous: list[list[pg.PlotDataItem]] = []
         self._log = None
         self._labels = None
+        self._unit = ("s", 1.0)
         # the legend is a label under the plots: run labels are long and would hide the curves
         self.legend = QtWidgets.QLabel()
         self.legend.setWordWrap(True)
@@ -101,13 +117,29 @@ class ConvergenceChart(QtWidgets.QWidget):
             self.previous.append(self.current)
             del self.previous[:-MAX_PREVIOUS]
         self.current = _Curve(params_label(config), [], [], [])
-        problem = get_problem(config.problem, config.dim)
-        if (config.problem, config.dim) != getattr(self, "_problem_key", None):
-            self.previous.clear()  # curves of another function are not comparable
-        self._problem_key = (config.problem, config.dim)
-        self.f_min = problem.f_min
+        self._set_problem(config.problem, config.dim)
         self._rebuild_previous()
         self.refresh()
+
+    def clear_for(self, problem: str, dim: int) -> None:
+        """A new set-up was loaded: no current run; earlier curves stay (faded) only if they are
+        comparable, i.e. on the same function and dimension."""
+        if self.current is not None and len(self.current.best) > 0:
+            self.previous.append(self.current)
+            del self.previous[:-MAX_PREVIOUS]
+        self.current = None
+        self._set_problem(problem, dim)
+        self._rebuild_previous()
+        self.refresh()
+
+    def _set_problem(self, problem: str, dim: int) -> None:
+        if (problem, dim) != getattr(self, "_problem_key", None):
+            self.previous.clear()  # curves of another function are not comparable
+        self._problem_key = (problem, dim)
+        self.f_min = get_problem(problem, dim).f_min
+        # Log axis for the whole run when values cannot go below zero (a known minimum >= 0),
+        # decided once so a chart never flips between linear and log mid-run.
+        self._log_hint = self.f_min is not None and self.f_min >= 0
 
     def record(self, snap) -> None:
         """Append one snapshot's point (cheap; drawing happens in refresh)."""
@@ -137,27 +169,36 @@ class ConvergenceChart(QtWidgets.QWidget):
     def refresh(self) -> None:
         curves = self.previous + ([self.current] if self.current is not None else [])
         values = [v for c in curves for v in c.best]
-        log = bool(values) and min(values) > 0
+        log = getattr(self, "_log_hint", False) or (bool(values) and min(values) > 0 and self.f_min is None)
+        log = log and not any(v < 0 for v in values)
         if log != self._log:
             for plot in self.plots:
                 plot.setLogMode(x=False, y=log)
             self._log = log
+        floor = log_floor(values) if log else None
+        zero = log and any(v <= 0 for v in values)
         for line in self.min_lines:
             fmin = self.f_min
             drawable = fmin is not None and (not log or fmin > 0)
             line.setVisible(drawable)
             if drawable:
                 line.setValue(math.log10(fmin) if log else fmin)
+        unit = time_unit([t for c in curves for t in c.seconds])
         note = "" if self.f_min is None else f" · known minimum {self.f_min:.6g}"
-        labels = (note, log)
+        labels = (note, log, zero, unit)
         if labels != self._labels:  # setting a title re-lays out the whole chart: only on change
             self._labels = labels
-            for plot, title in zip(self.plots, ("best value vs evaluations", "best value vs seconds")):
+            self._unit = unit
+            for plot, title in zip(self.plots, ("best value vs evaluations", "best value vs time")):
                 plot.setTitle(title + note, size="9pt")
-                plot.setLabel("left", "best value" + (" (log)" if log else ""))
+                plot.setLabel("left", "best value" + (" (log scale)" if log else "") +
+                              (", 0 drawn at the bottom" if zero else ""))
+            self.by_seconds.setLabel("bottom", f"compute time ({unit[0]})")
+            self._rebuild_previous()
         if self.current is not None:
-            self._items_current[0].setData(self.current.evals, self.current.best)
-            self._items_current[1].setData(self.current.seconds, self.current.best)
+            best = _floored(self.current.best, floor)
+            self._items_current[0].setData(self.current.evals, best)
+            self._items_current[1].setData(np.asarray(self.current.seconds) * unit[1], best)
         else:
             for item in self._items_current:
                 item.setData([], [])
@@ -179,13 +220,22 @@ class ConvergenceChart(QtWidgets.QWidget):
             curve = self.previous[k]
             r, g, b = PREVIOUS_HUES[k % len(PREVIOUS_HUES)]
             pen = pg.mkPen(r, g, b, 120, width=1.4)
-            items[0].setData(curve.evals, curve.best, pen=pen)
-            items[1].setData(curve.seconds, curve.best, pen=pen)
+            floor = log_floor([v for c in self.previous + [self.current] if c for v in c.best]) \
+                if self._log else None
+            best = _floored(curve.best, floor)
+            items[0].setData(curve.evals, best, pen=pen)
+            items[1].setData(np.asarray(curve.seconds) * self._unit[1], best, pen=pen)
             lines.append(_legend_line((r, g, b), curve.label))
         if self.current is not None:
             lines.append(_legend_line(CURRENT_PEN.color().getRgb()[:3], self.current.label + " (this run)"))
         self.legend.setText("<br>".join(lines))
         self.legend.setToolTip("Previous runs on this function stay as faded curves")
+
+
+def _floored(values, floor: float | None) -> np.ndarray:
+    """Values for a log axis: exact zeros (a minimum reached) drawn at `floor`, not dropped."""
+    y = np.asarray(values, dtype=np.float64)
+    return y if floor is None else np.where(y > 0, y, floor)
 
 
 def _legend_line(rgb, label: str) -> str:
@@ -204,9 +254,15 @@ class ExtrasPanel(QtWidgets.QWidget):
                                             "acceptance, spread...) appear here during a run.")
         self.placeholder.setWordWrap(True)
         self.placeholder.setStyleSheet("color: #8a8a8a;")
+        self.phase_label = QtWidgets.QLabel()
+        self.phase_label.setStyleSheet("font-weight: bold; color: #ffc864;")
+        self.phase_label.setToolTip("The phase the algorithm is in (the hybrid anneals, then "
+                                    "polishes the best points with Nelder-Mead)")
+        self.phase_label.hide()
         layout = QtWidgets.QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.placeholder)
+        layout.addWidget(self.phase_label)
         # one readable chart per quantity, scrolled when there are many
         scroll = QtWidgets.QScrollArea()
         scroll.setWidget(self.view)
@@ -217,16 +273,25 @@ class ExtrasPanel(QtWidgets.QWidget):
         self.series: dict[str, tuple[list, list]] = {}
         self._plots: dict[str, tuple[pg.PlotItem, pg.PlotDataItem]] = {}
         self._log: dict[str, bool] = {}
+        self._sticky_log: set[str] = set()
+        self.phase = ""  # the algorithm's phase in words, when it publishes one
 
     def begin_run(self, config: RunConfig | None = None) -> None:
         # keep the charts (same algorithm, same quantities, usually); refresh() rebuilds them
         # only when the set of quantities changes
         self.series = {}
-        for _plot, curve in self._plots.values():
+        self.phase = ""
+        self._sticky_log = set()
+        for plot, curve in self._plots.values():
             curve.setData([], [])
+            plot.setLogMode(x=False, y=False)
+        self._log = {key: False for key in self._plots}
 
     def record(self, snap) -> None:
         for key, value in snap.extras.items():
+            if isinstance(value, str):  # a phase name ("annealing", "polishing..."): not charted
+                self.phase = value
+                continue
             try:
                 number = float(value)
             except (TypeError, ValueError):
@@ -245,12 +310,28 @@ class ExtrasPanel(QtWidgets.QWidget):
             plot, curve = self._plots[key]
             y = np.asarray(ys, dtype=np.float64)
             finite = y[np.isfinite(y)]
-            log = bool(finite.size > 1 and finite.min() > 0 and finite.max() / finite.min() > LOG_SPAN)
+            # linear until positive values span LOG_SPAN, then log for the rest of the run (a
+            # reheat or a zero must not flip the axis back and forth)
+            if finite.size > 1 and finite.min() > 0 and finite.max() / finite.min() > LOG_SPAN:
+                self._sticky_log.add(key)
+            log = key in self._sticky_log
             if self._log.get(key) != log:
                 plot.setLogMode(x=False, y=log)
                 self._log[key] = log
-            curve.setData(xs, ys)
+            if log:
+                y = _floored(y, log_floor(finite))
+            if finite.size and finite.max() == finite.min():
+                # a constant series: a small fixed band around it, not an autoscale on nothing
+                v = float(finite[0])
+                pad = abs(v) * 0.1 or 1.0
+                lo, hi = (math.log10(v) - 0.5, math.log10(v) + 0.5) if log and v > 0 else (v - pad, v + pad)
+                plot.setYRange(lo, hi, padding=0)
+            else:
+                plot.enableAutoRange(axis="y")
+            curve.setData(xs, y)
         self.placeholder.setVisible(not self.series)
+        self.phase_label.setText(f"phase: {self.phase}")
+        self.phase_label.setVisible(bool(self.phase))
 
     def _add_plot(self, key: str) -> None:
         row = len(self._plots)

@@ -19,11 +19,12 @@ import pyqtgraph as pg
 from PyQt6 import QtCore, QtWidgets
 
 from solvers.config import RunConfig
-from solvers.engines import ENGINES, algorithm_class, engine_status
+from solvers.engines import ENGINES, algorithm_class, engine_status, gpu_status
 from solvers.errors import ConfigError, EngineUnavailable
 from solvers.problems import list_problems
 
 from .controller import RunController
+from .engine_words import TIMING_NOTE, gpu_notice_label, plain_reason
 from .sweep import ENGINE_COLORS, engine_pen
 
 MAX_POINTS = 20_000  # per engine and series; beyond it every other point is dropped
@@ -210,10 +211,10 @@ class ComparePanel(QtWidgets.QWidget):
         buttons.addWidget(self.status_label, 1)
 
         self.rate_plot = pg.PlotWidget(title="Evaluations per second")
-        self.speedup_plot = pg.PlotWidget(title="Speedup over numpy (evaluations per second so far)")
+        self.speedup_plot = pg.PlotWidget(title="Speedup over numpy")
         self.best_plot = pg.PlotWidget(title="Best value")
         for plot, ylabel, logy in ((self.rate_plot, "evaluations / s", True),
-                                   (self.speedup_plot, "speedup (x)", False),
+                                   (self.speedup_plot, "x numpy's evaluations / s so far", False),
                                    (self.best_plot, "best f", True)):
             plot.setLogMode(x=False, y=logy)
             plot.showGrid(x=True, y=True, alpha=0.3)
@@ -231,10 +232,29 @@ class ComparePanel(QtWidgets.QWidget):
         charts.addWidget(top)
         charts.addWidget(self.best_plot)
 
+        gpu = gpu_status()
+        self.gpu_note = gpu_notice_label(gpu)
+        self.timing_note = QtWidgets.QLabel(TIMING_NOTE)
+        self.timing_note.setWordWrap(True)
+        self.timing_note.setStyleSheet("color: #8a8a8a;")
+        if not gpu[0]:
+            # an empty chart must say why it is empty
+            empty = pg.TextItem("no GPU engine here:\nnothing to compare with numpy",
+                                color=(200, 200, 200), anchor=(0.5, 0.5))
+            self.speedup_plot.addItem(empty, ignoreBounds=True)
+            empty.setPos(0.5, 1.0)
+            self.speedup_plot.setXRange(0, 1)
+            self.speedup_plot.setYRange(0, 2)
+        for plot in (self.rate_plot, self.speedup_plot, self.best_plot):
+            plot.getPlotItem().getAxis("left").enableAutoSIPrefix(False)
+            plot.setMinimumWidth(200)
+
         layout = QtWidgets.QVBoxLayout(self)
+        layout.addWidget(self.gpu_note)
         layout.addWidget(self.config_label)
         layout.addLayout(grid)
         layout.addLayout(buttons)
+        layout.addWidget(self.timing_note)
         layout.addWidget(charts, 1)
 
     def _refresh_engines(self) -> None:
@@ -254,8 +274,8 @@ class ComparePanel(QtWidgets.QWidget):
             else:
                 self._usable.discard(engine)
             row.check.setEnabled(ok and not running)
-            row.check.setToolTip(reason if ok else f"unavailable: {reason}")
-            row.status.setToolTip("" if ok else reason)
+            row.check.setToolTip(reason if ok else f"unavailable: {plain_reason(reason)} ({reason})")
+            row.status.setToolTip("" if ok else f"{plain_reason(reason)} ({reason})")
 
     def _clear(self) -> None:
         for (plot, _engine), curve in self._curves.items():

@@ -190,7 +190,10 @@ class ConfigForm(QtWidgets.QWidget):
             try:
                 Budget.build(**budget)
             except ConfigError as exc:
-                self.budget_row.show_error(str(exc))
+                # the form's words, not the internal field name (max_iters -> "iterations")
+                kind = self.budget_kind.currentText()
+                message = str(exc).replace(BUDGET_KINDS[kind], f"the budget in {kind}")
+                self.budget_row.show_error(message[0].upper() + message[1:])
                 ok = False
         else:
             ok = False
@@ -241,6 +244,21 @@ class ConfigForm(QtWidgets.QWidget):
         """A refused live change: beside the parameter it names, else at the bottom."""
         if not self.params_form.show_error(message):
             self.show_general_error(message)
+
+    # --- keyboard ------------------------------------------------------------------------------
+    def install_focus_return(self, callback) -> None:
+        """Call `callback` after Enter commits a typed field, so that single-key run shortcuts
+        (Space, S, R) reach the window again instead of being typed into the field."""
+        self._focus_return = _ReturnKeyFilter(callback, self)
+        self._watch_return_keys()
+
+    def _watch_return_keys(self) -> None:
+        watcher = getattr(self, "_focus_return", None)
+        if watcher is None:
+            return
+        for widget in self.findChildren(QtWidgets.QAbstractSpinBox) + self.findChildren(QtWidgets.QLineEdit):
+            widget.removeEventFilter(watcher)  # installing twice would call twice
+            widget.installEventFilter(watcher)
 
     # --- running state -------------------------------------------------------------------------
     def set_running(self, running: bool) -> None:
@@ -313,6 +331,7 @@ class ConfigForm(QtWidgets.QWidget):
             return
         cls = solvers.get_algorithm(name)
         self.params_form.set_params_class(cls.Params, self._param_values.get(name))
+        self._watch_return_keys()
         self.algorithm_info.setText(getattr(cls, "reference", ""))
         self.sigAlgorithmChanged.emit(name)
 
@@ -372,6 +391,21 @@ class ConfigForm(QtWidgets.QWidget):
         index = combo.findData(data, NAME_ROLE)
         if index >= 0:
             combo.setCurrentIndex(index)
+
+
+class _ReturnKeyFilter(QtCore.QObject):
+    """Lets Enter commit a field as usual, then calls back (once the field has handled it)."""
+
+    def __init__(self, callback, parent: QtCore.QObject):
+        super().__init__(parent)
+        self._callback = callback
+
+    def eventFilter(self, watched, event) -> bool:  # noqa: N802 - Qt override
+        if (event.type() == QtCore.QEvent.Type.KeyPress
+                and event.key() in (QtCore.Qt.Key.Key_Return, QtCore.Qt.Key.Key_Enter)
+                and not event.modifiers() & QtCore.Qt.KeyboardModifier.ControlModifier):
+            QtCore.QTimer.singleShot(0, self._callback)
+        return False
 
 
 def _info_label(text: str = "") -> QtWidgets.QLabel:

@@ -56,14 +56,23 @@ class LandscapeGrid:
     display: np.ndarray  # (ny, nx) what is coloured: f or log10(f - min + floor)
     log_scale: bool
     levels: tuple[float, float]  # colour limits of `display`
+    shift: float = 0.0  # display = log10(f - shift) on a log scale
+
+    @property
+    def scale(self) -> tuple[bool, float, tuple[float, float]]:
+        """(log?, shift, levels): pass to evaluate_slice to colour another slice the same way."""
+        return self.log_scale, self.shift, self.levels
 
 
 def evaluate_slice(problem: Problem, axes: tuple[int, int], point: np.ndarray,
                    resolution: int | None = None,
-                   cancelled: Callable[[], bool] | None = None) -> LandscapeGrid:
+                   cancelled: Callable[[], bool] | None = None,
+                   scale: tuple | None = None) -> LandscapeGrid:
     """Evaluate `problem` on a resolution x resolution grid through `point` along `axes`
     (default resolution: slice_resolution(dim)), in chunks of at most CHUNK_ELEMENTS coordinates;
-    SliceCancelled as soon as `cancelled()` turns true between chunks."""
+    SliceCancelled as soon as `cancelled()` turns true between chunks. Coloured with `scale` (a
+    previous grid's ``.scale``) when given, so that one colour keeps one value as an N-D slice
+    moves."""
     ax, ay = axes
     if problem.dim > MAX_DRAWN_DIM:
         raise ValueError(landscape_limit(problem.dim))
@@ -89,17 +98,27 @@ def evaluate_slice(problem: Problem, axes: tuple[int, int], point: np.ndarray,
             f[start:stop] = np.asarray(problem.evaluate(chunk), dtype=np.float64)
     f = f.reshape(resolution, resolution)
     f = np.where(np.isfinite(f), f, np.nan)
-    display, log_scale, levels = colour_scale(f)
+    if scale is None:
+        display, log_scale, levels, shift = _colour_scale(f)
+    else:
+        log_scale, shift, levels = scale
+        with np.errstate(all="ignore"):
+            # values below the first slice's minimum take the lowest colour
+            display = np.log10(np.maximum(f - shift, 10.0 ** levels[0])) if log_scale else f.copy()
     return LandscapeGrid(axes=(ax, ay), point=np.array(point, dtype=np.float64), xs=xs, ys=ys,
-                         values=f, display=display, log_scale=log_scale, levels=levels)
+                         values=f, display=display, log_scale=log_scale, levels=levels, shift=shift)
 
 
 def colour_scale(f: np.ndarray) -> tuple[np.ndarray, bool, tuple[float, float]]:
     """(display values, log?, colour limits): log10 of the height above the minimum when the
     values span more than LOG_DECADES decades above it (sphere over [-100, 100]), else linear."""
+    return _colour_scale(f)[:3]
+
+
+def _colour_scale(f: np.ndarray) -> tuple[np.ndarray, bool, tuple[float, float], float]:
     finite = f[np.isfinite(f)]
     if finite.size == 0:
-        return np.zeros_like(f), False, (0.0, 1.0)
+        return np.zeros_like(f), False, (0.0, 1.0), 0.0
     lo, hi = float(finite.min()), float(finite.max())
     height = finite - lo
     positive = height[height > 0]
@@ -110,10 +129,10 @@ def colour_scale(f: np.ndarray) -> tuple[np.ndarray, bool, tuple[float, float]]:
             floor = float(np.percentile(positive, 0.1))
             with np.errstate(all="ignore"):
                 display = np.log10(f - lo + floor)
-            return display, True, (float(np.log10(floor)), float(np.log10(hi - lo + floor)))
+            return display, True, (float(np.log10(floor)), float(np.log10(hi - lo + floor))), lo - floor
     if hi == lo:
         hi = lo + 1.0
-    return f.copy(), False, (lo, hi)
+    return f.copy(), False, (lo, hi), 0.0
 
 
 def contour_levels(display: np.ndarray, count: int = 12) -> np.ndarray:

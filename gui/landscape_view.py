@@ -43,10 +43,12 @@ class _SliceEmitter(QtCore.QObject):
     sigFailed = QtCore.pyqtSignal(int, str)
 
 
-def compute_slice(problem: Problem, axes, point, cancelled=None) -> tuple[LandscapeGrid, np.ndarray]:
+def compute_slice(problem: Problem, axes, point, cancelled=None,
+                  scale=None) -> tuple[LandscapeGrid, np.ndarray]:
     """The grid through `point` along `axes` and its contour segments (run off the GUI thread);
-    SliceCancelled between evaluation chunks once `cancelled()` is true."""
-    grid = evaluate_slice(problem, axes, point, cancelled=cancelled)
+    SliceCancelled between evaluation chunks once `cancelled()` is true; `scale`: the colour
+    scale to keep (see evaluate_slice)."""
+    grid = evaluate_slice(problem, axes, point, cancelled=cancelled, scale=scale)
     levels = contour_levels(grid.display)
     segments = contour_segments(grid.display, levels, grid.xs, grid.ys)
     if len(segments) > MAX_CONTOUR_POINTS:
@@ -78,6 +80,7 @@ class LandscapeView(QtWidgets.QWidget):
         self._trail: list[np.ndarray] = []
         self.frames = 0  # snapshots drawn, for the benchmark
         self._temperature_seen: tuple[float, float] | None = None
+        self._scale = None  # the colour scale of the first slice, kept for the function and axes
         self._class_palettes()
 
         # --- controls --------------------------------------------------------------------------
@@ -97,6 +100,10 @@ class LandscapeView(QtWidgets.QWidget):
         self.colour_label = QtWidgets.QLabel("chains by")
         self.info = QtWidgets.QLabel()
         self.info.setStyleSheet("color: #8a8a8a;")
+        # long texts must never widen the tool row (and squeeze the charts beside it)
+        self.info.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored,
+                                QtWidgets.QSizePolicy.Policy.Preferred)
+        self.info.setMinimumWidth(40)
         for widget in (self.axis_label, self.axis_x, self.axis_y, self.trails_check,
                        self.overlay_check, self.colour_label, self.colour_combo):
             controls.addWidget(widget)
@@ -130,6 +137,13 @@ class LandscapeView(QtWidgets.QWidget):
                                        brush=pg.mkBrush(255, 60, 40))
         self.minimiser = pg.ScatterPlotItem(symbol="x", size=15, pen=pg.mkPen(0, 0, 0, 200),
                                             brush=pg.mkBrush(255, 255, 255))
+        # what the two markers mean, in the plot itself (the README shows the same legend)
+        self.legend = pg.LegendItem(offset=(-8, 8), brush=pg.mkBrush(20, 20, 20, 170),
+                                    labelTextColor=(235, 235, 235))
+        self.legend.setParentItem(item.getViewBox())
+        self.legend.addItem(self.best, "best point found")
+        self.legend.addItem(self.minimiser, "known global minimum")
+        self.legend.setZValue(50)
         for z, graphic in enumerate((self.contours, self.line_1d, self.trails, self.links,
                                      self.segments, self.walkers, self.trials, self.minimiser,
                                      self.best)):
@@ -141,6 +155,10 @@ class LandscapeView(QtWidgets.QWidget):
             static.setCacheMode(QtWidgets.QGraphicsItem.CacheMode.DeviceCoordinateCache)
         self.message = pg.TextItem(color=(255, 120, 100), anchor=(0, 0))
         item.addItem(self.message, ignoreBounds=True)
+        # the algorithm's phase ("annealing", "polishing with Nelder-Mead"), top left of the view
+        self.phase = pg.LabelItem("", color=(255, 200, 100), size="11pt")
+        self.phase.setParentItem(item.getViewBox())
+        self.phase.anchor(itemPos=(0, 0), parentPos=(0, 0), offset=(8, 4))
 
         layout = QtWidgets.QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -172,6 +190,7 @@ class LandscapeView(QtWidgets.QWidget):
             return
         self.problem = problem
         self.grid = None
+        self._scale = None
         self._problem_token = self._token + 1
         self._queued = None
         self.clear_run()
@@ -196,6 +215,7 @@ class LandscapeView(QtWidgets.QWidget):
             curve.setData([], [])
         self.best.setData([], [])
         self._show_colour_choice(False)
+        self.phase.setText("")
 
     def show_snapshot(self, snap: Snapshot) -> None:
         """Draw one snapshot (called at display rate with the latest one)."""
@@ -209,6 +229,8 @@ class LandscapeView(QtWidgets.QWidget):
         ax, ay = self.axes
         pos = np.asarray(snap.positions, dtype=np.float64)
         xy = pos[:, [ax, ay]] if len(pos) else np.zeros((0, 2))
+        phase = snap.extras.get("phase")
+        self.phase.setText(phase if isinstance(phase, str) else "")
         self._record_trail(xy)
         classes = self._chain_classes(snap)
         self.walkers.setData(xy, classes)
@@ -252,7 +274,7 @@ class LandscapeView(QtWidgets.QWidget):
             if self.grid is not None and self._same_slice(point):
                 return
         self._last_slice_time = time.monotonic()
-        request = (self.problem, self.axes, np.array(point, dtype=np.float64))
+        request = (self.problem, self.axes, np.array(point, dtype=np.float64), self._scale)
         if self._in_flight:
             self._queued = request  # only the newest waiting request matters
             return
@@ -268,7 +290,7 @@ class LandscapeView(QtWidgets.QWidget):
     def _send(self, request) -> None:
         self._token += 1
         self._in_flight = True
-        token, (problem, axes, point) = self._token, request
+        token, (problem, axes, point, scale) = self._token, request
         emitter = _SliceEmitter()
         emitter.sigDone.connect(self._on_slicer_done)
         emitter.sigFailed.connect(self._on_slicer_failed)
@@ -279,7 +301,7 @@ class LandscapeView(QtWidgets.QWidget):
 
         def job() -> None:
             try:
-                grid, segments = compute_slice(problem, axes, point, cancelled)
+                grid, segments = compute_slice(problem, axes, point, cancelled, scale)
             except SliceCancelled:
                 emitter.sigFailed.emit(token, "")
                 return
@@ -300,6 +322,8 @@ class LandscapeView(QtWidgets.QWidget):
         if token < self._problem_token or self.problem is None or grid.axes != self.axes:
             return  # computed for a previous function or other axes
         self.grid = grid
+        if self._scale is None:
+            self._scale = grid.scale  # kept while the function and the axes stay
         self.last_error = ""
         self.message.setText("")
         display = np.nan_to_num(grid.display, nan=grid.levels[0])
@@ -375,30 +399,49 @@ class LandscapeView(QtWidgets.QWidget):
         item = self.plot.getPlotItem()
         item.setLabel("bottom", f"x{ax + 1}")
         item.setLabel("left", f"x{ay + 1}" if p.dim > 1 else "f")
+        view = item.getViewBox()
         if p.dim == 1:
+            view.setAspectLocked(False)
             item.enableAutoRange()
             return
+        # one unit is as long across as up (sphere's circles stay circles), unless the box is
+        # so elongated that a locked aspect would leave a thin strip
+        ratio = (p.upper[ay] - p.lower[ay]) / (p.upper[ax] - p.lower[ax])
+        view.setAspectLocked(0.25 <= ratio <= 4.0, ratio=1.0)
         item.disableAutoRange()
         item.setRange(xRange=(p.lower[ax], p.upper[ax]), yRange=(p.lower[ay], p.upper[ay]),
                       padding=0.02)
 
     def _draw_minimiser(self) -> None:
+        """Mark every known global minimiser (Himmelblau's four), projected on the axes."""
         p = self.problem
-        if p.x_min is None or p.dim == 1:
+        points = p.x_mins
+        if not points or p.dim == 1:
             self.minimiser.setData([], [])
-            if p.x_min is not None and p.f_min is not None:
-                self.minimiser.setData([float(p.x_min[0])], [p.f_min])
+            if points and p.f_min is not None:
+                self.minimiser.setData([float(x[0]) for x in points], [p.f_min] * len(points))
             return
         ax, ay = self.axes
-        self.minimiser.setData([p.x_min[ax]], [p.x_min[ay]])
+        self.minimiser.setData([float(x[ax]) for x in points], [float(x[ay]) for x in points])
+        label = "known global minimum" + ("s" if len(points) > 1 else "")
+        self.legend.removeItem(self.minimiser)
+        self.legend.addItem(self.minimiser, label)
 
     def _update_info(self) -> None:
         p = self.problem
         scale = "log colour scale" if self.grid is not None and self.grid.log_scale else "linear colours"
         if p.dim > 2:
-            self.info.setText(f"{p.dim}-D: slice through the best point; {scale}")
+            self.info.setText(f"{p.dim}-D slice; {scale}")
+            tip = (f"{p.dim}-D function: the colours are f on the 2-D slice through the best point "
+                   "found (every other coordinate fixed at the best point's), with one colour "
+                   "scale for the whole run. Walkers, their crosses (+) and the known minimiser "
+                   "are projected onto the two slice axes: a walker drawn on a low colour may be "
+                   "far from the slice in the other coordinates.")
         else:
             self.info.setText(scale)
+            tip = "Colours: f over the search box; contour lines at evenly spaced levels"
+        self.info.setToolTip(tip)
+        self.plot.setToolTip(tip)
 
     def _record_trail(self, xy: np.ndarray) -> None:
         if not self.trails_check.isChecked():
@@ -532,6 +575,7 @@ class LandscapeView(QtWidgets.QWidget):
             other.blockSignals(False)
             ax, ay = self.axis_x.currentIndex(), self.axis_y.currentIndex()
         self.axes = (ax, ay)
+        self._scale = None
         self._trail = []
         self._draw_minimiser()
         self._fit_range()

@@ -17,13 +17,14 @@ import html
 import importlib
 import json
 import logging
+import math
 import time
 from pathlib import Path
 
 from PyQt6 import QtCore, QtGui, QtWidgets
 
 from solvers import ConfigError, RunConfig
-from solvers.engines import gpu_status
+from solvers.engines import engine_status, gpu_status
 
 from .charts import ConvergenceChart, ExtrasPanel
 from .config_form import ConfigForm
@@ -32,17 +33,43 @@ from .landscape_view import LandscapeView
 
 log = logging.getLogger(__name__)
 
-MAX_DELAY = 0.5  # seconds between iterations at the slowest teaching speed
+# The speed slider is a pace in iterations per second, on a log scale from MIN_PACE to MAX_PACE;
+# its last position is full speed. A pace is a pause between iterations, never counted in timings.
+MIN_PACE, MAX_PACE = 1.0, 1000.0
+MAX_DELAY = 1.0 / MIN_PACE  # seconds between iterations at the slowest teaching speed
 SPEED_STEPS = 100
-BUSY_STATUSES = ("compiling kernels", "initialising walkers", "warming up")
-SETTINGS_VERSION = 1
+SETTINGS_VERSION = 2  # 2: the slider became a pace; version-1 layouts may hold a squashed chart column
 CHART_INTERVAL = 0.2  # seconds between redraws of each chart panel during a run
+FIRST_LAUNCH_PRESET = "class_pattern_search_ackley_2d"  # what a class sees on the very first start
+MIN_SIZE = (1000, 600)  # fits a 1024 x 640 projector with the window frame
+DEFAULT_SIZE = (1400, 860)
+FORM_WIDTH, CHART_WIDTH = 330, 430
+# Plain words for the runner's stop reasons and statuses ({budget} is the form's budget text).
+STOP_WORDS = {"max_iters": "the budget of {budget} iterations is spent",
+              "max_evals": "the budget of {budget} evaluations is spent",
+              "max_seconds": "the budget of {budget} seconds is spent",
+              "converged": "every walker has converged", "stopped": "stopped"}
+
+
+def pace_for_speed(value: int) -> float | None:
+    """Slider position -> iterations per second; None at the last position (full speed)."""
+    if value >= SPEED_STEPS:
+        return None
+    return MIN_PACE * (MAX_PACE / MIN_PACE) ** (max(0, value) / (SPEED_STEPS - 1))
+
+
+def speed_for_pace(pace: float | None) -> int:
+    """The slider position closest to `pace` iterations per second (None: full speed)."""
+    if pace is None:
+        return SPEED_STEPS
+    fraction = math.log(max(MIN_PACE, min(MAX_PACE, pace)) / MIN_PACE) / math.log(MAX_PACE / MIN_PACE)
+    return round(fraction * (SPEED_STEPS - 1))
 
 
 def delay_for_speed(value: int) -> float:
-    """Slider position (0 slowest .. SPEED_STEPS full speed) -> delay between iterations."""
-    slowness = (SPEED_STEPS - value) / SPEED_STEPS
-    return MAX_DELAY * slowness ** 2
+    """Slider position (0 slowest .. SPEED_STEPS full speed) -> pause between iterations."""
+    pace = pace_for_speed(value)
+    return 0.0 if pace is None else 1.0 / pace
 
 
 class MainWindow(QtWidgets.QMainWindow):
@@ -73,9 +100,13 @@ class MainWindow(QtWidgets.QMainWindow):
         self._build_status_bar()
         self._connect()
         self._install_extensions()
+        self._default_state = self.saveState()
         self._restore_settings()
+        self.form.install_focus_return(self._return_focus)
         self.landscape.set_problem(self.form.problem(), self.form.dim())
         self._update_actions()
+        # keys start as run controls: a focused field would take Space and S as typing
+        self.landscape.plot.setFocus(QtCore.Qt.FocusReason.OtherFocusReason)
 
     # --- layout --------------------------------------------------------------------------------
     def _build_central(self) -> None:
@@ -84,7 +115,7 @@ class MainWindow(QtWidgets.QMainWindow):
         layout.setContentsMargins(2, 2, 2, 2)
         self.error_banner = QtWidgets.QLabel()
         self.error_banner.setWordWrap(True)
-        self.error_banner.setStyleSheet("background: #5a1d1a; color: #ffd9d4; padding: 6px;")
+        self.error_banner.setStyleSheet(ERROR_BANNER_STYLE)
         self.error_banner.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
         self.error_banner.hide()
         # Hook: other panels (compare, sweep) become tabs beside the landscape via add_panel().
@@ -103,9 +134,28 @@ class MainWindow(QtWidgets.QMainWindow):
         self.form_dock = self._dock("Set-up", scroll, QtCore.Qt.DockWidgetArea.LeftDockWidgetArea)
         self.chart_dock = self._dock("Best value", self.chart, QtCore.Qt.DockWidgetArea.RightDockWidgetArea)
         self.extras_dock = self._dock("Algorithm", self.extras, QtCore.Qt.DockWidgetArea.RightDockWidgetArea)
-        self.resize(1500, 900)
+        self.chart.setMinimumWidth(260)  # a chart column squashed narrower than this says nothing
+        self.setMinimumSize(*MIN_SIZE)
+        self.resize(*DEFAULT_SIZE)
+        self._default_state = None  # the dock layout as built, for View > Reset layout
+        self._size_docks()
+
+    def _size_docks(self) -> None:
+        """Give the docks their default share of the window (at start and on Reset layout)."""
         self.resizeDocks([self.chart_dock, self.extras_dock], [560, 300], QtCore.Qt.Orientation.Vertical)
-        self.resizeDocks([self.form_dock, self.chart_dock], [340, 440], QtCore.Qt.Orientation.Horizontal)
+        self.resizeDocks([self.form_dock, self.chart_dock], [FORM_WIDTH, CHART_WIDTH],
+                         QtCore.Qt.Orientation.Horizontal)
+
+    def reset_layout(self) -> None:
+        """Every dock back in its place and size, visible (View > Reset layout)."""
+        if self._default_state is not None:
+            self.restoreState(self._default_state)
+        for dock in (self.form_dock, self.chart_dock, self.extras_dock):
+            dock.setFloating(False)
+            dock.show()
+        if self.width() < MIN_SIZE[0] or self.height() < MIN_SIZE[1]:
+            self.resize(*DEFAULT_SIZE)
+        self._size_docks()
 
     def _dock(self, title: str, widget: QtWidgets.QWidget, area) -> QtWidgets.QDockWidget:
         dock = QtWidgets.QDockWidget(title, self)
@@ -127,14 +177,19 @@ class MainWindow(QtWidgets.QMainWindow):
         pix = QtWidgets.QStyle.StandardPixmap
         self.start_action = action("Start", ["Ctrl+Return", "F5"], self.start,
                                    "Start a run with the set-up on the left", pix.SP_MediaPlay)
-        self.pause_action = action("Pause", ["Space"], self.toggle_pause,
+        # Single keys act wherever focus is except while typing in a field (there they type);
+        # the F keys act everywhere, and Enter in a field commits it and hands the keys back.
+        self.pause_action = action("Pause", ["Space", "F6"], self.toggle_pause,
                                    "Pause or resume the run", pix.SP_MediaPause)
-        self.step_action = action("Step", ["S"], self.step, "Run one iteration (pauses a running run)",
-                                  pix.SP_MediaSeekForward)
-        self.stop_action = action("Stop", ["Esc"], self.stop, "Stop the run", pix.SP_MediaStop)
-        self.reset_action = action("Reset", ["R"], self.reset,
+        self.step_action = action("Step", ["S", "F7"], self.step,
+                                  "Run one iteration (pauses a running run)", pix.SP_MediaSeekForward)
+        self.stop_action = action("Stop", ["Esc", "F8"], self.stop, "Stop the run", pix.SP_MediaStop)
+        self.reset_action = action("Reset", ["R", "F9"], self.reset,
                                    "Stop and clear the walkers; changed parameters apply to the next run",
                                    pix.SP_BrowserReload)
+        for act in (self.start_action, self.pause_action, self.step_action, self.stop_action,
+                    self.reset_action):
+            act.setShortcutContext(QtCore.Qt.ShortcutContext.WindowShortcut)
         toolbar = self.addToolBar("Run")
         toolbar.setObjectName("toolbar_run")
         toolbar.setToolButtonStyle(QtCore.Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
@@ -147,8 +202,9 @@ class MainWindow(QtWidgets.QMainWindow):
         self.speed_slider.setRange(0, SPEED_STEPS)
         self.speed_slider.setValue(SPEED_STEPS)
         self.speed_slider.setFixedWidth(160)
-        self.speed_slider.setToolTip("Slows the animation for teaching: a pause between iterations "
-                                     "(not counted in the timings)")
+        self.speed_slider.setToolTip("Pace for teaching, in iterations per second: a pause between "
+                                     "iterations (never counted in the timings); far right = full speed")
+        self.speed_slider.setFocusPolicy(QtCore.Qt.FocusPolicy.NoFocus)  # keys stay run controls
         self.speed_label = QtWidgets.QLabel("full speed")
         self.speed_label.setMinimumWidth(110)
         toolbar.addWidget(self.speed_slider)
@@ -172,6 +228,10 @@ class MainWindow(QtWidgets.QMainWindow):
         self.view_menu = bar.addMenu("&View")
         for dock in (self.form_dock, self.chart_dock, self.extras_dock):
             self.view_menu.addAction(dock.toggleViewAction())
+        self.reset_layout_action = QtGui.QAction("Reset layout", self)
+        self.reset_layout_action.setToolTip("Put every panel back in its place and size")
+        self.reset_layout_action.triggered.connect(self.reset_layout)
+        self.view_menu.addAction(self.reset_layout_action)
         self.view_menu.addSeparator()
         self.view_menu.addAction(_check_action(self, "Trails", self.landscape.trails_check))
         self.view_menu.addAction(_check_action(self, "Algorithm overlay", self.landscape.overlay_check))
@@ -339,7 +399,7 @@ class MainWindow(QtWidgets.QMainWindow):
     def _load_config(self) -> None:
         config = self.export_module.load_config_dialog(self)
         if config is not None:
-            self.form.apply_config(config)
+            self.apply_loaded_config(config)
 
     def _fill_presets(self) -> None:
         try:
@@ -358,17 +418,56 @@ class MainWindow(QtWidgets.QMainWindow):
         self.presets_menu.setEnabled(bool(presets))
 
     def load_preset(self, path: str | Path) -> bool:
-        """Show a preset's configuration in the form; a bad file is reported in the banner."""
+        """Show a preset's configuration in the form and set its pace; a bad file is reported in
+        the banner (nothing else changes)."""
         from solvers import config_io  # noqa: PLC0415
 
         try:
             config = config_io.load_config(path)
+            meta = config_io.read_meta(path)
         except ConfigError as exc:
-            self._show_error(str(exc))
+            self._show_error(str(exc), title="This preset could not be loaded:")
             return False
-        self.form.apply_config(config)
-        self.statusBar().showMessage(f"preset loaded: {Path(path).stem}", 4000)
+        self._show_loaded(config, f"preset loaded: {meta['name']}")
+        self.speed_slider.setValue(speed_for_pace(meta["pace"]))
         return True
+
+    def first_launch(self) -> None:
+        """The very first start (no saved settings): a classroom preset at its pace, so what the
+        class sees tells its story in about 15 s; the slider's far right is full speed."""
+        from solvers import config_io  # noqa: PLC0415
+
+        path = config_io.PRESETS_DIR / f"{FIRST_LAUNCH_PRESET}.json"
+        if path.exists():
+            self.load_preset(path)
+
+    def apply_loaded_config(self, config: RunConfig, source: str = "set-up") -> None:
+        """Show a loaded set-up (file or preset) in the form, with a clean slate."""
+        self._show_loaded(config, f"{source} loaded")
+
+    def _show_loaded(self, config: RunConfig, message: str) -> None:
+        """A new set-up: stop, clear the walkers, panel and numbers; keep earlier curves (faded)
+        only when they are comparable (same function and dimension); say if the engine fell back."""
+        if self.controller.is_running:
+            self.controller.stop()
+        self.form.apply_config(config)
+        self.error_banner.hide()
+        self.landscape.clear_run()
+        self.extras.begin_run()
+        self.extras.refresh()
+        self.chart.clear_for(config.problem, config.dim)
+        self.last_snapshot = None
+        self._show_numbers(None)
+        try:
+            self.landscape.set_problem(self.form.problem(), self.form.dim())
+        except ConfigError:
+            pass  # the form shows the error beside the dimension
+        if self.form.engine() != config.engine:
+            available, reason = engine_status(config.engine)
+            self._show_notice(f"This set-up asks for the {config.engine} engine, which is not "
+                              f"available here ({_plain_reason(reason)}); it will run on "
+                              f"{self.form.engine()} instead.")
+        self.statusBar().showMessage(message, 6000)
 
     # --- run control ---------------------------------------------------------------------------
     def start(self) -> bool:
@@ -417,13 +516,13 @@ class MainWindow(QtWidgets.QMainWindow):
     # --- controller slots ----------------------------------------------------------------------
     def _on_controller_started(self, config: RunConfig) -> None:
         self.error_banner.hide()
+        self._run_config = config
         self.last_snapshot = None
         self.landscape.begin_run(config)
         self.chart.begin_run(config)
         self.extras.begin_run(config)
         self.device_label.setText(f"engine {config.engine} · {self._device_text}")
-        self.statusBar().showMessage(f"running {config.algorithm} on {config.problem} "
-                                     f"({config.dim}-D, {config.engine})")
+        self.statusBar().showMessage(f"starting {self._run_words(config)}")
         for panel in self._panels:
             if hasattr(panel, "set_config"):
                 panel.set_config(config)
@@ -460,19 +559,40 @@ class MainWindow(QtWidgets.QMainWindow):
         self._show_numbers(snap)
         self.sigRendered.emit()
 
+    def _run_words(self, config: RunConfig) -> str:
+        return (f"{_algorithm_title(config.algorithm)} on {_problem_title(config.problem)} "
+                f"({config.dim}-D, {config.engine} engine)")
+
     def _on_controller_status(self, text: str) -> None:
-        self.busy.setVisible(text in BUSY_STATUSES)
-        self.busy.setToolTip(text)
-        if text in BUSY_STATUSES:
-            self.statusBar().showMessage(text + "…")
+        """The runner's phases in plain words; a busy bar while nothing can be drawn yet."""
+        config = getattr(self, "_run_config", None)
+        if config is None:
+            return
+        words = {"compiling kernels": (f"compiling CUDA kernels for {_algorithm_title(config.algorithm)}"
+                                       f" x {_problem_title(config.problem)} (first use; cached on "
+                                       "disk; not counted in the timings)…"),
+                 "initialising walkers": "placing the walkers…",
+                 "warming up": "warming up the GPU (not counted in the timings)…",
+                 "running": f"running {self._run_words(config)}"}.get(text, text)
+        busy = text != "running"
+        self.busy.setVisible(busy)
+        self.busy.setToolTip(words)
+        self.statusBar().showMessage(words)
 
     def _on_controller_errored(self, message: str) -> None:
         self._show_error(message)
 
-    def _show_error(self, message: str) -> None:
-        self.error_banner.setText(f"<b>The run stopped with an error:</b> {message}")
+    def _show_error(self, message: str, title: str = "The run stopped with an error:") -> None:
+        self.error_banner.setStyleSheet(ERROR_BANNER_STYLE)
+        self.error_banner.setText(f"<b>{title}</b> {_escape(message)}")
         self.error_banner.show()
         self.statusBar().showMessage(message, 10000)
+
+    def _show_notice(self, message: str) -> None:
+        """A banner that informs without alarming (a loaded set-up changed to fit this machine)."""
+        self.error_banner.setStyleSheet(NOTICE_BANNER_STYLE)
+        self.error_banner.setText(_escape(message))
+        self.error_banner.show()
 
     def _on_controller_finished(self, result) -> None:
         self.busy.hide()
@@ -480,9 +600,11 @@ class MainWindow(QtWidgets.QMainWindow):
         if result is not None:
             self.results.append(result)
             self.chart.finish(result)
+            budget = self.form.budget_edit.text().strip()
+            why = STOP_WORDS.get(result.stop_reason, result.stop_reason).format(budget=budget)
             self.statusBar().showMessage(
-                f"finished ({result.stop_reason}): best {result.best_f:.6g} after "
-                f"{result.evals:,} evaluations in {result.seconds:.3g} s", 10000)
+                f"finished, {why}: best {result.best_f:.6g} after {result.evals:,} evaluations "
+                f"in {_seconds_words(result.seconds)} of compute")
 
     def _on_controller_running_changed(self, running: bool) -> None:
         self.form.set_running(running)
@@ -515,12 +637,17 @@ class MainWindow(QtWidgets.QMainWindow):
         except ConfigError as exc:
             self.form.show_param_error(str(exc))
         else:
-            self.statusBar().showMessage(f"{name} = {value}: applies at the next chunk", 3000)
+            self.statusBar().showMessage(f"{name} = {value}: applies from the next iteration", 3000)
 
     def _on_speed_slider_changed(self, value: int) -> None:
-        delay = delay_for_speed(value)
-        self.controller.set_delay(delay)
-        self.speed_label.setText("full speed" if delay == 0 else f"{delay * 1000:.0f} ms / iteration")
+        self.controller.set_delay(delay_for_speed(value))
+        pace = pace_for_speed(value)
+        self.speed_label.setText("full speed" if pace is None else
+                                 f"{pace:.3g} iteration{'' if f'{pace:.3g}' == '1' else 's'}/s")
+
+    def _return_focus(self) -> None:
+        """A field was committed with Enter: give the keys back to the run controls."""
+        self.landscape.plot.setFocus(QtCore.Qt.FocusReason.ShortcutFocusReason)
 
     # --- status numbers ------------------------------------------------------------------------
     def _show_numbers(self, snap) -> None:
@@ -533,7 +660,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.rate_label.setText(f"{snap.evals_per_second:,.0f} evals/s")
         self.iter_label.setText(f"iteration {snap.iteration:,}")
         self.evals_label.setText(f"{snap.evals:,} evaluations")
-        self.time_label.setText(f"{snap.seconds:.2f} s")
+        self.time_label.setText(_seconds_words(snap.seconds))
         for label in (self.best_label, self.rate_label, self.iter_label, self.evals_label,
                       self.time_label):
             # only grow: a long status message must not squeeze the numbers unreadable
@@ -542,7 +669,8 @@ class MainWindow(QtWidgets.QMainWindow):
     # --- settings and closing ------------------------------------------------------------------
     def _restore_settings(self) -> None:
         s = self.settings
-        if s.value("version", 0, type=int) != SETTINGS_VERSION:
+        self.restored_settings = s.value("version", 0, type=int) == SETTINGS_VERSION
+        if not self.restored_settings:
             return
         geometry = s.value("window/geometry")
         if isinstance(geometry, QtCore.QByteArray) and not geometry.isEmpty():
@@ -550,6 +678,11 @@ class MainWindow(QtWidgets.QMainWindow):
         state = s.value("window/state")
         if isinstance(state, QtCore.QByteArray) and not state.isEmpty():
             self.restoreState(state)
+        # a remembered window smaller than the minimum or a squashed chart column is not kept
+        if self.width() < MIN_SIZE[0] or self.height() < MIN_SIZE[1]:
+            self.resize(*DEFAULT_SIZE)
+        if self.chart_dock.isVisible() and self.chart_dock.width() < self.chart.minimumWidth():
+            self._size_docks()
         try:
             form_state = json.loads(s.value("form/state", "{}", type=str))
         except (TypeError, ValueError):
@@ -584,6 +717,38 @@ class MainWindow(QtWidgets.QMainWindow):
         self.save_settings()
         self.shutdown()
         super().closeEvent(event)
+
+
+ERROR_BANNER_STYLE = "background: #5a1d1a; color: #ffd9d4; padding: 6px;"
+NOTICE_BANNER_STYLE = "background: #1d3a5a; color: #d8e8ff; padding: 6px;"
+
+
+def _escape(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def _seconds_words(seconds: float) -> str:
+    """Compute time with a unit a class reads at a glance: ms below a second."""
+    return f"{seconds * 1000:.0f} ms" if seconds < 1.0 else f"{seconds:.2f} s"
+
+
+def _plain_reason(reason: str) -> str:
+    """An engine's unavailability without a raw driver error (see solvers.engines)."""
+    from .engine_words import plain_reason  # noqa: PLC0415
+
+    return plain_reason(reason)
+
+
+def _algorithm_title(name: str) -> str:
+    import solvers  # noqa: PLC0415
+
+    return getattr(solvers.get_algorithm(name), "title", name)
+
+
+def _problem_title(name: str) -> str:
+    from solvers.problems import get_definition  # noqa: PLC0415
+
+    return get_definition(name).title
 
 
 def _check_action(parent: QtCore.QObject, text: str, box: QtWidgets.QCheckBox) -> QtGui.QAction:

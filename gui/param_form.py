@@ -154,6 +154,7 @@ class ParamForm(QtWidgets.QWidget):
         self._layout.setRowWrapPolicy(QtWidgets.QFormLayout.RowWrapPolicy.WrapLongRows)
         self._specs: dict[str, ParamSpec] = {}
         self._rows: dict[str, FieldRow] = {}
+        self._labels: dict[str, QtWidgets.QLabel] = {}
         self._params_cls: type | None = None
 
     @property
@@ -167,7 +168,7 @@ class ParamForm(QtWidgets.QWidget):
         """Build the editors for `params_cls`, showing `values` where given, defaults elsewhere."""
         while self._layout.rowCount():
             self._layout.removeRow(0)
-        self._specs, self._rows = {}, {}
+        self._specs, self._rows, self._labels = {}, {}, {}
         self._params_cls = params_cls
         for spec in specs(params_cls):
             editor = make_editor(spec)
@@ -179,8 +180,10 @@ class ParamForm(QtWidgets.QWidget):
             label.setBuddy(editor)
             self._layout.addRow(label, row)
             self._specs[spec.name], self._rows[spec.name] = spec, row
+            self._labels[spec.name] = label
             _changed_signal(editor).connect(
                 lambda *_, name=spec.name: self._on_editor_changed(name))
+        self._update_applicability()
 
     def values(self) -> dict[str, Any]:
         """The editors' values by parameter name (not yet validated)."""
@@ -193,6 +196,30 @@ class ParamForm(QtWidgets.QWidget):
                 row.editor.blockSignals(True)
                 set_editor_value(row.editor, value)
                 row.editor.blockSignals(False)
+        self._update_applicability()
+
+    def applies(self, name: str) -> bool:
+        """False when the chosen variant ignores this parameter (its editor is then disabled)."""
+        return self._specs[name].applies_to(self._variant())
+
+    def _variant(self):
+        row = self._rows.get("variant")
+        return editor_value(row.editor) if row is not None else None
+
+    def _update_applicability(self) -> None:
+        """Disable the parameters the chosen variant ignores, saying which variants use them."""
+        variant = self._variant()
+        for name, spec in self._specs.items():
+            applies = spec.applies_to(variant)
+            row, label = self._rows[name], self._labels[name]
+            row.setEnabled(applies)
+            label.setEnabled(applies)
+            tip = tooltip_for(spec)
+            if not applies:
+                tip = (f"Not used by the '{variant}' variant (only by: {', '.join(spec.variants)})."
+                       f"\n{tip}")
+            row.editor.setToolTip(tip)
+            label.setToolTip(tip)
 
     def row(self, name: str) -> FieldRow | None:
         return self._rows.get(name)
@@ -229,4 +256,6 @@ class ParamForm(QtWidgets.QWidget):
     def _on_editor_changed(self, name: str) -> None:
         row = self._rows[name]
         row.clear("error")
+        if name == "variant":
+            self._update_applicability()
         self.sigChanged.emit(name, editor_value(row.editor), self._specs[name].live)

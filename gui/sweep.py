@@ -22,10 +22,12 @@ import pyqtgraph as pg
 from PyQt6 import QtCore, QtWidgets
 
 from solvers.config import RunConfig
-from solvers.engines import ENGINES, engine_status
+from solvers.engines import ENGINES, engine_status, gpu_status
 from solvers.errors import ConfigError
 from solvers.problems import list_problems
 from solvers.sweep import MAX_EXP, SweepRecord, SweepSpec, run_sweep, write_csv
+
+from .engine_words import TIMING_NOTE, gpu_notice_label, plain_reason
 
 # One colour per engine, shared by the sweep and compare panels.
 ENGINE_COLORS = {"numpy": (90, 140, 220), "cupy": (240, 150, 40), "cuda": (60, 180, 90)}
@@ -202,7 +204,7 @@ class SweepPanel(QtWidgets.QWidget):
             box = QtWidgets.QCheckBox(engine)
             box.setChecked(ok)
             box.setEnabled(ok)
-            box.setToolTip(reason if ok else f"unavailable: {reason}")
+            box.setToolTip(reason if ok else f"unavailable: {plain_reason(reason)} ({reason})")
             self.engine_boxes[engine] = box
             engines_row.addWidget(box)
         engines_row.addStretch(1)
@@ -237,6 +239,11 @@ class SweepPanel(QtWidgets.QWidget):
         buttons.addWidget(self.progress, 1)
 
         self.time_plot = pg.PlotWidget(title="Time for the fixed iterations")
+        gpu = gpu_status()
+        self.gpu_note = gpu_notice_label(gpu)
+        self.timing_note = QtWidgets.QLabel(TIMING_NOTE)
+        self.timing_note.setWordWrap(True)
+        self.timing_note.setStyleSheet("color: #8a8a8a;")
         self.speedup_plot = pg.PlotWidget(title="Speedup over numpy")
         for plot, ylabel in ((self.time_plot, "seconds"), (self.speedup_plot, "speedup (x)")):
             plot.setLogMode(x=True, y=True)
@@ -244,6 +251,18 @@ class SweepPanel(QtWidgets.QWidget):
             plot.setLabel("bottom", "walkers")
             plot.setLabel("left", ylabel)
             plot.addLegend(offset=(5, 5))
+        for plot in (self.time_plot, self.speedup_plot):
+            plot.getPlotItem().getAxis("left").enableAutoSIPrefix(False)
+            plot.getPlotItem().getAxis("bottom").enableAutoSIPrefix(False)
+            plot.setMinimumWidth(200)
+        if not gpu[0]:
+            # an empty chart must say why it is empty
+            self.speedup_empty = pg.TextItem("no GPU engine here:\nno speedup to measure",
+                                             color=(200, 200, 200), anchor=(0.5, 0.5))
+            self.speedup_plot.addItem(self.speedup_empty, ignoreBounds=True)
+            self.speedup_empty.setPos(3.0, 0.0)
+            self.speedup_plot.setXRange(2, 4)
+            self.speedup_plot.setYRange(-1, 1)
         # speedup 1 (log10 = 0): where a GPU engine starts to pay off
         self.speedup_plot.addItem(pg.InfiniteLine(pos=0.0, angle=0,
                                                   pen=pg.mkPen((150, 150, 150), style=QtCore.Qt.PenStyle.DashLine)))
@@ -263,9 +282,11 @@ class SweepPanel(QtWidgets.QWidget):
         body.setStretchFactor(1, 1)
 
         layout = QtWidgets.QVBoxLayout(self)
+        layout.addWidget(self.gpu_note)
         layout.addLayout(form)
         layout.addLayout(buttons)
         layout.addWidget(self.status_label)
+        layout.addWidget(self.timing_note)
         layout.addWidget(body, 1)
 
     def _show_config(self) -> None:

@@ -29,7 +29,9 @@ VERSION = 1
 PRESETS_DIR = Path(__file__).resolve().parents[1] / "assets" / "presets"
 
 # Keys a file may hold; anything else is refused so a typo never passes silently.
-_META_KEYS = ("format", "version", "name", "description", "source")
+# "pace": the iterations per second a classroom preset is best watched at (the window's speed
+# slider); a run configuration itself has no pace, so the CLI ignores it.
+_META_KEYS = ("format", "version", "name", "description", "source", "pace")
 _CONFIG_KEYS = ("algorithm", "problem", "dim", "params", "engine", "dtype", "seed", "budget",
                 "fast_math", "sample_size", "snapshot_hz")
 _BUDGET_KEYS = ("max_evals", "max_iters", "max_seconds")
@@ -131,14 +133,24 @@ def load_config(path: str | Path) -> RunConfig:
 
 
 def read_meta(path: str | Path) -> dict:
-    """The file's name/description/source (the file stem and empty strings where absent)."""
+    """The file's name/description/source (the file stem and empty strings where absent) and
+    pace (iterations per second to watch it at; None: full speed)."""
     path = Path(path)
     data = _read_json(path)
     if not isinstance(data, Mapping):
         raise ConfigError(f"{path.name}: a run configuration must be a JSON object")
     return {"name": str(data.get("name") or path.stem.replace("_", " ")),
             "description": str(data.get("description") or ""),
-            "source": str(data.get("source") or "")}
+            "source": str(data.get("source") or ""), "pace": _pace(data.get("pace"), path)}
+
+
+def _pace(value: Any, path: Path) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < math.inf:
+        raise ConfigError(f"{path.name}: 'pace' must be a positive number of iterations per second, "
+                          f"got {value!r}")
+    return float(value)
 
 
 def list_presets(directory: str | Path | None = None) -> list[tuple[str, Path, str]]:

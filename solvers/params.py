@@ -30,6 +30,13 @@ class ParamSpec:
     tip: str
     choices: tuple[str, ...] | None
     live: bool  # True: may change between chunks of a running run; False: applies on reset
+    # The values of the Params' ``variant`` field this parameter applies to; None: every variant.
+    # The form disables a parameter that does not apply, so an edit that changes nothing is refused.
+    variants: tuple[str, ...] | None = None
+
+    def applies_to(self, variant: Any) -> bool:
+        """True if this parameter has an effect under `variant` (always, when none is declared)."""
+        return self.variants is None or variant in self.variants
 
     def coerce(self, value: Any) -> Any:
         """Convert `value` (a string from the CLI or a widget value) and check it; ConfigError if bad."""
@@ -91,10 +98,14 @@ def _fmt(x: float | None) -> str:
 
 
 def param(default: Any, *, title: str, tip: str, lo: float | None = None, hi: float | None = None,
-          step: float | None = None, choices: Sequence[str] | None = None, live: bool = False):
-    """A dataclass field carrying its limits and help; use inside a frozen Params dataclass."""
+          step: float | None = None, choices: Sequence[str] | None = None, live: bool = False,
+          variants: Sequence[str] | None = None):
+    """A dataclass field carrying its limits and help; use inside a frozen Params dataclass.
+
+    `variants`: the values of the class's ``variant`` field under which this parameter is used."""
     meta = {"lo": lo, "hi": hi, "step": step, "title": title, "tip": tip,
-            "choices": tuple(choices) if choices else None, "live": live}
+            "choices": tuple(choices) if choices else None, "live": live,
+            "variants": tuple(variants) if variants else None}
     return dataclasses.field(default=default, metadata={_META_KEY: meta})
 
 

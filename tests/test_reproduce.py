@@ -156,10 +156,20 @@ def test_extrapolations_use_the_algorithms_real_counts():
     assert r.evals == 4 * (1 + iterations(schedule))
 
 
-def test_gpu_side_falls_back_from_cuda_and_says_why():
-    """Where the cuda engine cannot run (here: no device), the next GPU engine runs and the note says so."""
+def test_gpu_side_falls_back_from_cuda_and_says_why(monkeypatch):
+    """Where the cuda engine cannot run, the next GPU engine runs and the note says so. The
+    condition is forced (the cuda run is refused as if there were no device), so the test means
+    the same on a machine with a GPU."""
     ctx = Context(["numpy"], quick=True)
     ctx.gpu_candidates = ["cuda", "numpy"]  # numpy stands in for the cupy engine
+    real_config = ctx._config
+
+    def refuse_cuda(engine, *args, **kwargs):
+        if engine == "cuda":
+            raise solvers.EngineUnavailable("engine 'cuda' is not available: no device (forced by the test)")
+        return real_config(engine, *args, **kwargs)
+
+    monkeypatch.setattr(ctx, "_config", refuse_cuda)
     ctx.start_allowance(60)
     m = ctx.measure("gpu", "pattern_search", "sphere", 2, {"walkers": 8}, dtype="float64", max_iters=2)
     assert m.ok and m.engine == "numpy" and m.evals == 8 * (1 + 2 * 2 * 2)

@@ -64,15 +64,15 @@ class ParticleSwarmParams:
                          tip="Particles in each swarm (SPSO-2011 default: 40; the seed uses 32 and 64)")
     swarms: int = param(50, lo=1, hi=MAX_TOTAL, step=1, title="Swarms",
                         tip="Independent swarms run at once (the seed's 'runs'; its largest is 50)")
-    informants: int = param(3, lo=1, hi=64, step=1, title="Informants K (spso2011)",
+    informants: int = param(3, lo=1, hi=64, step=1, title="Informants K (spso2011)", variants=("spso2011",),
                             tip="Each particle informs K random particles of its swarm (Clerc: 3)")
-    omega: float = param(0.7298, lo=0.0, hi=1.5, step=0.01, title="Inertia omega (classic)", live=True,
+    omega: float = param(0.7298, lo=0.0, hi=1.5, step=0.01, title="Inertia omega (classic)", live=True, variants=("classic",),
                          tip="Weight of the previous velocity (Clerc & Kennedy 2002: 0.7298)")
-    phi_p: float = param(1.49618, lo=0.0, hi=4.0, step=0.05, title="Cognitive phi_p (classic)", live=True,
+    phi_p: float = param(1.49618, lo=0.0, hi=4.0, step=0.05, title="Cognitive phi_p (classic)", live=True, variants=("classic",),
                          tip="Pull toward the particle's own best (Clerc & Kennedy 2002: 1.49618)")
-    phi_g: float = param(1.49618, lo=0.0, hi=4.0, step=0.05, title="Social phi_g (classic)", live=True,
+    phi_g: float = param(1.49618, lo=0.0, hi=4.0, step=0.05, title="Social phi_g (classic)", live=True, variants=("classic",),
                          tip="Pull toward the swarm's best (Clerc & Kennedy 2002: 1.49618)")
-    lr: float = param(1.0, lo=0.01, hi=2.0, step=0.05, title="Learning rate lr (classic)", live=True,
+    lr: float = param(1.0, lo=0.01, hi=2.0, step=0.05, title="Learning rate lr (classic)", live=True, variants=("classic",),
                       tip="Position step x <- x + lr v of the seed's pseudocode (1 = standard PSO)")
 
     def check(self) -> None:

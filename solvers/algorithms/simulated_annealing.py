@@ -67,13 +67,13 @@ class SimulatedAnnealingParams:
                               tip="Proposals per chain at each temperature (CUSIMANN's Shekel sample: 100)")
     width: float = param(1.0, lo=1e-9, hi=1.0, step=0.05, title="Neighbourhood width", live=True,
                          tip="Fraction of the way to the bound a move may go (1 = the seed's move)")
-    hybrid_base: str = param("sync", choices=("sync", "async"), title="Hybrid: SA variant",
+    hybrid_base: str = param("sync", choices=("sync", "async"), title="Hybrid: SA variant", variants=("hybrid",),
                              tip="Which SA runs before Nelder-Mead in the hybrid (seed: sync)")
-    polish_points: int = param(16, lo=1, hi=65536, step=1, title="Hybrid: points polished",
+    polish_points: int = param(16, lo=1, hi=65536, step=1, title="Hybrid: points polished", variants=("hybrid",),
                                tip="How many of the best chains' points Nelder-Mead polishes (our choice)")
-    polish_edge: float = param(0.01, lo=1e-9, hi=0.5, step=0.01, title="Hybrid: initial simplex edge",
+    polish_edge: float = param(0.01, lo=1e-9, hi=0.5, step=0.01, title="Hybrid: initial simplex edge", variants=("hybrid",),
                                tip="Nelder-Mead's initial edge as a fraction of the range (our choice)")
-    polish_tol: float = param(1e-9, lo=1e-15, hi=0.1, step=1e-9, title="Hybrid: collapse tolerance",
+    polish_tol: float = param(1e-9, lo=1e-15, hi=0.1, step=1e-9, title="Hybrid: collapse tolerance", variants=("hybrid",),
                               live=True, tip="A polishing simplex stops when all vertices are this "
                                              "close to its best (fraction of the range)")
 
@@ -237,6 +237,9 @@ class SimulatedAnnealing(Algorithm):
             level_rate = float(to_numpy(state.level_accepts)) / (len(accepted) * state.level_iteration)
         else:
             level_rate = float("nan")
+        # the phase in words, shown by the window (the hybrid's Nelder-Mead polish is its own phase)
+        data.extras["phase"] = ("polishing with Nelder-Mead" if state.phase == "polish"
+                                else "annealing")
         data.extras["temperature"] = float(state.temperature)
         data.extras["temperature level"] = int(state.level)
         data.extras["acceptance rate (last level)"] = level_rate

@@ -331,6 +331,7 @@ _suite("schwefel", "Schwefel, normalised (F0)", _schwefel, box(-512, 512), "Schw
 _suite("branin", "Branin (F2)", _branin, boxes([-5.0, 0.0], [10.0, 15.0]), "Branin",
        SEED + "test 2; Dixon & Szego 1978", dims=(2,),
        f_min=lambda d: 5.0 / (4.0 * math.pi), x_min=lambda d: np.array([math.pi, 2.275]),
+       x_mins=lambda d: [(-math.pi, 12.275), (math.pi, 2.275), (3.0 * math.pi, 2.475)],
        notes="Three global minima 5/(4 pi) = 0.397887: (-pi, 12.275), (pi, 2.275), (3 pi, 2.475).")
 _suite("cosine_mixture", "Cosine mixture (F3)", _cosine_mixture, box(-1, 1), "CosineMixture",
        SEED + f"test 3; Breiman & Cutler 1993, minimisation form of {AKZ}",
@@ -352,6 +353,7 @@ _suite("goldstein_price", "Goldstein & Price (F7)", _goldstein_price, box(-2, 2)
 _suite("himmelblau", "Himmelblau (F9)", _himmelblau, box(-5, 5), "Himmelblau",
        SEED + "test 9; Himmelblau 1972", dims=(2,),
        f_min=lambda d: 0.0, x_min=lambda d: np.array([3.0, 2.0]),
+       x_mins=lambda d: [(3.0, 2.0), (-2.805118, 3.131312), (-3.779310, -3.283186), (3.584428, -1.848126)],
        notes="Four global minima with f = 0: (3, 2), (-2.805118, 3.131312), (-3.779310, -3.283186), "
              "(3.584428, -1.848126). Box [-5, 5]^2 (the seed's CUSIMANN sample uses [-6, 6]^2).")
 _suite("levy_montalvo", "Levy & Montalvo (F10)", _levy_montalvo, box(-5, 5), "LevyMontalvo",
@@ -378,6 +380,8 @@ _suite("six_hump_camel", "Six-hump camel back (F16)", _six_hump_camel, box(-5, 5
        SEED + f"test 16; Dixon & Szego 1978; box of {AKZ}", dims=(2,),
        f_min=lambda d: -1.031628453489877,
        x_min=lambda d: np.array([0.08984201368301331, -0.7126564032704135]),
+       x_mins=lambda d: [(0.08984201368301331, -0.7126564032704135),
+                         (-0.08984201368301331, 0.7126564032704135)],
        notes="Two global minima -1.0316 at +-(0.089842, -0.712656).")
 _suite("shubert", "Shubert (F17)", _shubert, box(-10, 10), "Shubert",
        SEED + f"test 17; Levy & Montalvo 1985; {AKZ}",

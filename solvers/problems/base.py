@@ -33,6 +33,8 @@ class ProblemDef:
     default_dim: int = 2
     f_min: Callable[[int], float | None] = lambda d: None
     x_min: Callable[[int], np.ndarray | None] = lambda d: None
+    # every global minimiser, for functions with several (Himmelblau's four); None: just x_min
+    x_mins: Callable[[int], Sequence | None] = lambda d: None
     notes: str = ""
     cuda_functor: str | None = None  # name of the device functor in kernels/problems.cuh
 
@@ -61,6 +63,15 @@ class Problem:
     @property
     def title(self) -> str:
         return self.definition.title
+
+    @property
+    def x_mins(self) -> list[np.ndarray]:
+        """Every known global minimiser inside the box (x_min alone unless several are known)."""
+        if self.x_min is None:
+            return []
+        many = self.definition.x_mins(self.dim)
+        points = [np.asarray(p, dtype=np.float64) for p in many] if many else [self.x_min]
+        return [p for p in points if np.all(p >= self.lower) and np.all(p <= self.upper)]
 
     def evaluate(self, X):
         """Objective values of the rows of X (NumPy or CuPy, float32 or float64), shape (n,)."""
