@@ -1,4 +1,4 @@
-"""Export: views and charts as PNG, convergence histories as CSV, the animation as an animated GIF.
+"""Export: views and charts as PNG, convergence histories as CSV, the animation as MP4 or GIF.
 
 How to wire it (main window, File menu; every function also takes a path, so tests need no dialog):
     from gui import export
@@ -34,6 +34,8 @@ from solvers.errors import ConfigError
 PNG_FILTER = "PNG image (*.png)"
 CSV_FILTER = "CSV table (*.csv)"
 GIF_FILTER = "Animated GIF (*.gif)"
+MP4_FILTER = "MP4 video (*.mp4)"
+RECORDING_FILTER = f"{MP4_FILTER};;{GIF_FILTER}"
 CONFIG_FILTER = "Multiwalk configuration (*.json)"
 
 
@@ -189,10 +191,15 @@ class Recorder(QtCore.QObject):
         self.sigFrames.emit(len(self._frames))
 
     def save(self, path: str | Path) -> Path:
-        """Write the frames held as a looping GIF; ValueError if there are none."""
+        """Write the frames held as an MP4 video (a path ending in .mp4) or else a looping GIF;
+        ValueError if there are none."""
         if not self._frames:
             raise ValueError("nothing recorded")
         path = Path(path)
+        if path.suffix.lower() == ".mp4":
+            save_mp4(self._frames, path, 1000.0 / self._interval_ms)
+            self.sigSaved.emit(str(path))
+            return path
         first, rest = self._frames[0], self._frames[1:]
         size = first.size
         # a resized window gives frames of other sizes; GIF frames share one canvas
@@ -211,15 +218,37 @@ class Recorder(QtCore.QObject):
         self.grab_frame()
 
 
+def save_mp4(frames: list, path: str | Path, fps: float) -> Path:
+    """Write PIL frames as an H.264 MP4 through imageio's ffmpeg plugin (imageio-ffmpeg ships its
+    own ffmpeg binary, so no system ffmpeg is needed). Frames are padded to even sizes, as the
+    yuv420p pixel format that every player reads requires."""
+    import imageio.v2 as imageio  # noqa: PLC0415 - only needed when a video is saved
+
+    width, height = frames[0].size
+    even = (width + width % 2, height + height % 2)
+    writer = imageio.get_writer(str(path), format="FFMPEG", mode="I", fps=fps, codec="libx264",
+                                pixelformat="yuv420p", macro_block_size=1)
+    try:
+        for frame in frames:
+            canvas = Image.new("RGB", even)
+            canvas.paste(frame.convert("RGB").resize((width, height)) if frame.size != (width, height)
+                         else frame.convert("RGB"))
+            writer.append_data(np.asarray(canvas))
+    finally:
+        writer.close()
+    return Path(path)
+
+
 # --- dialogs --------------------------------------------------------------------------------------
 def ask_save_path(parent: QtWidgets.QWidget | None, title: str, default_name: str,
                   file_filter: str) -> Path | None:
     """A save-file dialog; the chosen path with the filter's suffix, or None if cancelled."""
-    name, _ = QtWidgets.QFileDialog.getSaveFileName(parent, title, default_name, file_filter)
+    name, chosen = QtWidgets.QFileDialog.getSaveFileName(parent, title, default_name, file_filter)
     if not name:
         return None
     path = Path(name)
-    suffix = file_filter[file_filter.rfind("*") + 1:file_filter.rfind(")")]
+    chosen = chosen or file_filter.split(";;")[0]  # the filter picked in the dialog
+    suffix = chosen[chosen.rfind("*") + 1:chosen.rfind(")")]
     return path if path.suffix else path.with_suffix(suffix)
 
 

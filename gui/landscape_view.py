@@ -80,7 +80,7 @@ class LandscapeView(QtWidgets.QWidget):
         self._trail: list[np.ndarray] = []
         self.frames = 0  # snapshots drawn, for the benchmark
         self._temperature_seen: tuple[float, float] | None = None
-        self._scale = None  # the colour scale of the first slice, kept for the function and axes
+        self._scale = None  # the held colour scale of N-D slices (None: each slice its own)
         self._class_palettes()
 
         # --- controls --------------------------------------------------------------------------
@@ -95,6 +95,12 @@ class LandscapeView(QtWidgets.QWidget):
         self.overlay_check = QtWidgets.QCheckBox("Algorithm overlay")
         self.overlay_check.setChecked(True)
         self.overlay_check.setToolTip("Step crosses, simplices, chains, velocities, links or trials")
+        self.hold_check = QtWidgets.QCheckBox("Hold colours")
+        self.hold_check.setToolTip(
+            "N-D functions: keep the colour scale of the slice now shown, so one colour keeps one "
+            "value as the slice moves with the best point (values outside it take the end colours). "
+            "Unchecked, each slice is coloured over its own range.")
+        self.hold_check.toggled.connect(self._on_hold_toggled)
         self.colour_combo = QtWidgets.QComboBox()
         self.colour_combo.addItems(["temperature", "acceptance"])
         self.colour_label = QtWidgets.QLabel("chains by")
@@ -104,7 +110,7 @@ class LandscapeView(QtWidgets.QWidget):
         self.info.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored,
                                 QtWidgets.QSizePolicy.Policy.Preferred)
         self.info.setMinimumWidth(40)
-        for widget in (self.axis_label, self.axis_x, self.axis_y, self.trails_check,
+        for widget in (self.axis_label, self.axis_x, self.axis_y, self.hold_check, self.trails_check,
                        self.overlay_check, self.colour_label, self.colour_combo):
             controls.addWidget(widget)
         controls.addStretch(1)
@@ -322,8 +328,8 @@ class LandscapeView(QtWidgets.QWidget):
         if token < self._problem_token or self.problem is None or grid.axes != self.axes:
             return  # computed for a previous function or other axes
         self.grid = grid
-        if self._scale is None:
-            self._scale = grid.scale  # kept while the function and the axes stay
+        if self.hold_check.isChecked() and self._scale is None:
+            self._scale = grid.scale  # held while the box is checked and the function and axes stay
         self.last_error = ""
         self.message.setText("")
         display = np.nan_to_num(grid.display, nan=grid.levels[0])
@@ -386,7 +392,7 @@ class LandscapeView(QtWidgets.QWidget):
             combo.setCurrentIndex(min(default, dim - 1))
             combo.blockSignals(False)
         many = dim > 2
-        for widget in (self.axis_label, self.axis_x, self.axis_y):
+        for widget in (self.axis_label, self.axis_x, self.axis_y, self.hold_check):
             widget.setVisible(many)
         self.axes = (0, min(1, dim - 1))
         self.line_1d.setData([], [])
@@ -423,7 +429,7 @@ class LandscapeView(QtWidgets.QWidget):
             return
         ax, ay = self.axes
         self.minimiser.setData([float(x[ax]) for x in points], [float(x[ay]) for x in points])
-        label = "known global minimum" + ("s" if len(points) > 1 else "")
+        label = "known global minima" if len(points) > 1 else "known global minimum"
         self.legend.removeItem(self.minimiser)
         self.legend.addItem(self.minimiser, label)
 
@@ -433,8 +439,8 @@ class LandscapeView(QtWidgets.QWidget):
         if p.dim > 2:
             self.info.setText(f"{p.dim}-D slice; {scale}")
             tip = (f"{p.dim}-D function: the colours are f on the 2-D slice through the best point "
-                   "found (every other coordinate fixed at the best point's), with one colour "
-                   "scale for the whole run. Walkers, their crosses (+) and the known minimiser "
+                   "found (every other coordinate fixed at the best point's); 'Hold colours' keeps "
+                   "one colour scale while the slice moves. Walkers, their crosses (+) and the known minimiser "
                    "are projected onto the two slice axes: a walker drawn on a low colour may be "
                    "far from the slice in the other coordinates.")
         else:
@@ -575,7 +581,7 @@ class LandscapeView(QtWidgets.QWidget):
             other.blockSignals(False)
             ax, ay = self.axis_x.currentIndex(), self.axis_y.currentIndex()
         self.axes = (ax, ay)
-        self._scale = None
+        self._scale = None  # another plane: held again from its first slice
         self._trail = []
         self._draw_minimiser()
         self._fit_range()
@@ -585,6 +591,9 @@ class LandscapeView(QtWidgets.QWidget):
         self._request_slice(point, force=True)
         if snap is not None:
             self.show_snapshot(snap)
+
+    def _on_hold_toggled(self, held: bool) -> None:
+        self._scale = self.grid.scale if held and self.grid is not None else None
 
     def _on_display_option_changed(self, *_args) -> None:
         if self._last_snapshot is not None:

@@ -331,7 +331,7 @@ class MainWindow(QtWidgets.QMainWindow):
             menu.addAction(act)
         if hasattr(export, "Recorder"):
             self.recorder = export.Recorder(self.landscape)
-            self.record_action = QtGui.QAction("Record landscape as GIF", self)
+            self.record_action = QtGui.QAction("Record landscape (MP4 or GIF)", self)
             self.record_action.setCheckable(True)
             self.record_action.toggled.connect(self._on_record_toggled)
             self.recorder.sigFrames.connect(
@@ -368,8 +368,9 @@ class MainWindow(QtWidgets.QMainWindow):
         if on:
             self.recorder.start()
             return
-        path = self.export_module.ask_save_path(self, "Save recording", "multiwalk.gif",
-                                                self.export_module.GIF_FILTER)
+        path = self.export_module.ask_save_path(self, "Save recording", "multiwalk.mp4",
+                                                getattr(self.export_module, "RECORDING_FILTER",
+                                                        self.export_module.GIF_FILTER))
         self.recorder.stop()
         if path:
             self._save_reported("Save recording", path, lambda: self.recorder.save(path))

@@ -71,7 +71,7 @@ def build_parser() -> argparse.ArgumentParser:
     lister.add_argument("--json", action="store_true")
     lister.set_defaults(func=cmd_list)
 
-    for module in ("bench", "reproduce", "study"):
+    for module in ("bench", "reproduce", "study", "warmup"):
         try:
             mod = __import__(f"{__package__}.{module}", fromlist=["register_cli"])
         except ImportError:

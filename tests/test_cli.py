@@ -95,3 +95,23 @@ def test_unavailable_gpu_engine_is_a_clear_message():
     out = cli("run", "-a", "pattern_search", "-f", "sphere", "-e", "cuda", "--max-iters", "1")
     assert out.returncode == 2 and "not available" in out.stderr
     assert len(out.stderr.strip().splitlines()) == 1
+
+
+def test_warmup_without_a_gpu_is_one_clear_line(monkeypatch, capsys):
+    """Forced (the cuda engine reported unavailable), so the test means the same on a GPU machine."""
+    from solvers import cli as cli_module
+    import solvers.engines
+
+    monkeypatch.setattr(solvers.engines, "engine_status", lambda e: (False, "no CUDA device found"))
+    assert cli_module.main(["warmup"]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1
+    assert "cuda engine is not available here (no CUDA device found)" in err
+
+
+def test_warmup_targets_the_classroom_functions_or_all():
+    from solvers.warmup import CLASSROOM_FUNCTIONS, cache_dir, warm_targets
+
+    few, every = warm_targets(False), warm_targets(True)
+    assert {f for _a, f in few} <= set(CLASSROOM_FUNCTIONS) and set(few) < set(every)
+    assert "kernel_cache" in str(cache_dir()) or "CUPY_CACHE_DIR" in __import__("os").environ

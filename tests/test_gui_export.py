@@ -133,3 +133,25 @@ def test_config_dialogs_round_trip_and_refuse_bad_files(tmp_path, monkeypatch, q
     monkeypatch.setattr(QtWidgets.QFileDialog, "getOpenFileName",
                         staticmethod(lambda *a, **k: ("", "")))
     assert export.load_config_dialog(None) is None  # cancelled
+
+
+def test_recorder_writes_an_mp4_video_without_a_system_ffmpeg(tmp_path, plot, qtbot, monkeypatch):
+    imageio = pytest.importorskip("imageio.v2")
+    pytest.importorskip("imageio_ffmpeg")
+    monkeypatch.setenv("PATH", str(tmp_path))  # no ffmpeg on the PATH: the wheel's own binary
+    widget, curve = plot
+    widget.resize(201, 151)  # odd sizes: H.264 in yuv420p needs even ones, padded by the saver
+    recorder = export.Recorder(widget, fps=20, max_frames=100, max_width=201)
+    recorder.sigFrames.connect(lambda n: curve.setData(np.arange(10.0), np.arange(10.0) * n))
+    recorder.start()
+    qtbot.waitUntil(lambda: recorder.frame_count >= 4, timeout=5000)
+    recorder.stop()
+    count = recorder.frame_count
+    path = recorder.save(tmp_path / "run.mp4")
+    reader = imageio.get_reader(str(path), format="FFMPEG")
+    try:
+        frames = [frame for frame in reader]
+        assert reader.get_meta_data()["fps"] == pytest.approx(20, rel=0.05)
+    finally:
+        reader.close()
+    assert len(frames) == count and frames[0].shape[0] % 2 == 0 and frames[0].shape[1] % 2 == 0

@@ -1,0 +1,344 @@
+"""The window's first hour in front of a class (issue 16, items 5-15), offscreen: paced presets,
+annealing that visibly cools, variant-specific parameters, legend and minimisers, plain status
+words, log axes, clean slates after loading, keyboard and layout, N-D colour scale."""
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+
+import numpy as np
+import pytest
+
+pytest.importorskip("PyQt6")
+pytest.importorskip("pyqtgraph")
+from PyQt6 import QtCore  # noqa: E402
+
+import solvers  # noqa: E402
+from solvers import config_io  # noqa: E402
+from solvers.snapshot import Snapshot  # noqa: E402
+
+from test_gui_window import RUN_TIMEOUT_MS, configure, make_window, run_to_end  # noqa: E402,F401
+
+pytestmark = pytest.mark.gui
+CLASS_PRESETS = sorted(config_io.PRESETS_DIR.glob("class_*.json"))
+
+
+def preset(stem: str):
+    return config_io.PRESETS_DIR / f"{stem}.json"
+
+
+def full_speed(window) -> None:
+    window.speed_slider.setValue(window.speed_slider.maximum())
+
+
+# --- 5: watchable first launch and presets -----------------------------------------------------
+@pytest.mark.parametrize("path", CLASS_PRESETS, ids=[p.stem for p in CLASS_PRESETS])
+def test_every_classroom_preset_has_a_pace_that_tells_its_story_in_10_to_30_s(path):
+    meta = config_io.read_meta(path)
+    config = config_io.load_config(path)
+    assert meta["pace"] is not None, "a classroom preset needs a pace (iterations per second)"
+    seconds = config.budget.max_iters / meta["pace"]
+    assert 10 <= seconds <= 30, f"{path.stem} takes {seconds:.1f} s at its pace"
+
+
+def test_first_launch_shows_a_paced_preset_and_full_speed_is_one_move_away(qtbot, make_window):
+    from gui.main_window import FIRST_LAUNCH_PRESET, pace_for_speed
+
+    window = make_window()
+    assert not window.restored_settings
+    window.first_launch()
+    meta = config_io.read_meta(preset(FIRST_LAUNCH_PRESET))
+    pace = pace_for_speed(window.speed_slider.value())
+    assert pace == pytest.approx(meta["pace"], rel=0.05)
+    assert window.controller._delay == pytest.approx(1.0 / pace)
+    assert window.form.algorithm() == config_io.load_config(preset(FIRST_LAUNCH_PRESET)).algorithm
+    window.speed_slider.setValue(window.speed_slider.maximum())
+    assert window.controller._delay == 0.0 and window.speed_label.text() == "full speed"
+
+
+def test_a_bad_pace_in_a_preset_file_is_refused(tmp_path):
+    data = json.loads(preset("class_de_ackley_2d").read_text())
+    data["pace"] = -3
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(data))
+    with pytest.raises(solvers.ConfigError, match="pace"):
+        config_io.read_meta(bad)
+
+
+# --- 6: annealing that visibly cools --------------------------------------------------------------
+def test_annealing_preset_cools_the_chains_visibly_and_never_ends_on_a_reheat(qtbot, make_window):
+    window = make_window()
+    assert window.load_preset(preset("class_sa_himmelblau_2d"))
+    full_speed(window)
+    window.form.sample_spin.setValue(64)
+    snaps = []
+    window.controller.sigSnapshot.connect(snaps.append)
+    result = run_to_end(qtbot, window)
+    assert result is not None
+    temps = [s.extras["temperature"] for s in snaps]
+    assert temps[-1] == pytest.approx(min(temps)), "the run ended on a reheat"
+    assert temps[-1] < temps[0] / 100
+    window.landscape.clear_run()
+    hot = window.landscape._chain_classes(snaps[0])
+    cold = window.landscape._chain_classes(snaps[-1])
+    assert hot.min() > cold.max(), "the chains' colours did not change as T fell"
+
+
+def test_hybrid_polishing_phase_is_shown_and_named(qtbot, make_window):
+    window = make_window()
+    configure(window, "simulated_annealing", problem="sphere", budget="40", walkers=32)
+    params = window.form.params_form
+    params.editor("variant").setCurrentText("hybrid")
+    for name, value in (("t0", 1.0), ("t_min", 0.5), ("alpha", 0.5), ("chain_length", 2)):
+        params.editor(name).setValue(value)
+    snaps = []
+    window.controller.sigSnapshot.connect(snaps.append)
+    assert run_to_end(qtbot, window) is not None
+    phases = [s.extras.get("phase") for s in snaps]
+    assert phases[0] == "annealing" and "polishing with Nelder-Mead" in phases
+    assert window.extras.phase_label.text() == "phase: polishing with Nelder-Mead"
+    assert window.landscape.phase.text == "polishing with Nelder-Mead"
+
+
+# --- 7: parameters of another variant -------------------------------------------------------------
+def test_pso_parameters_of_the_other_variant_are_disabled_with_the_reason(qtbot, make_window):
+    window = make_window()
+    configure(window, "particle_swarm")
+    form = window.form.params_form
+    form.editor("variant").setCurrentText("spso2011")
+    classic_only = ("omega", "phi_p", "phi_g", "lr")
+    assert not any(form.row(n).isEnabled() for n in classic_only)
+    assert form.row("informants").isEnabled()
+    assert "Not used by the 'spso2011' variant" in form.editor("omega").toolTip()
+    form.editor("variant").setCurrentText("classic")
+    assert all(form.row(n).isEnabled() for n in classic_only)
+    assert not form.row("informants").isEnabled()
+
+
+def test_every_declared_variant_names_an_existing_variant():
+    for name in solvers.list_algorithms():
+        specs = {s.name: s for s in solvers.params.specs(solvers.get_algorithm(name).Params)}
+        for spec in specs.values():
+            if spec.variants is not None:
+                assert "variant" in specs and set(spec.variants) <= set(specs["variant"].choices)
+
+
+# --- 8: legend and every known minimiser ------------------------------------------------------
+def test_legend_names_the_markers_and_every_global_minimiser_is_marked(qtbot, make_window):
+    window = make_window()
+    configure(window, "pattern_search", problem="himmelblau")
+    labels = [label.text for _sample, label in window.landscape.legend.items]
+    assert labels == ["best point found", "known global minima"]
+    x, y = window.landscape.minimiser.getData()
+    assert len(x) == 4
+    problem = solvers.problems.get_problem("himmelblau", 2)
+    assert np.abs(problem.evaluate(np.column_stack([x, y]))).max() < 1e-9
+    configure(window, "pattern_search", problem="sphere")
+    assert [label.text for _s, label in window.landscape.legend.items][1] == "known global minimum"
+
+
+# --- 9: status in plain words -------------------------------------------------------------------
+def test_status_is_in_plain_words(qtbot, make_window):
+    window = make_window()
+    configure(window, "pattern_search", budget="25")
+    messages = []
+    window.statusBar().messageChanged.connect(messages.append)
+    run_to_end(qtbot, window)
+    assert any(m.startswith("running Multi-walk pattern search on") for m in messages), messages
+    final = window.statusBar().currentMessage()
+    assert final.startswith("finished, the budget of 25 iterations is spent")
+    assert "max_iters" not in final and "initialising" not in final
+    assert window.busy.isHidden()
+    window.form.budget_edit.setText("0")
+    assert not window.start()
+    error = window.form.errors()["budget"]
+    assert "iterations" in error and "max_iters" not in error
+
+
+def test_compiling_status_names_the_algorithm_and_function(qtbot, make_window):
+    window = make_window()
+    configure(window, "pattern_search", problem="rastrigin")
+    window._run_config = window.form.build_config()
+    window._on_controller_status("compiling kernels")
+    text = window.statusBar().currentMessage()
+    assert text.startswith("compiling CUDA kernels for Multi-walk pattern search x Rastrigin")
+    assert "cached on disk" in text and window.busy.isVisibleTo(window)
+    window._on_controller_status("running")
+    assert window.busy.isHidden()
+
+
+# --- 10: axes ------------------------------------------------------------------------------------------
+def _snap(iteration, evals, seconds, best, extras=None):
+    return Snapshot(algorithm="pattern_search", problem="sphere", dim=2, engine="numpy",
+                    iteration=iteration, evals=evals, seconds=seconds, evals_per_second=1.0,
+                    best_f=best, best_x=np.zeros(2), positions=np.zeros((0, 2)),
+                    fitness=np.zeros(0), sample_index=np.zeros(0, dtype=np.int64),
+                    walkers=1, extras=extras or {}, overlays={}, finished=False, stop_reason="")
+
+
+def test_convergence_axes_are_log_without_multiplier_and_floor_exact_zeros(qtbot):
+    from gui.charts import ConvergenceChart
+
+    chart = ConvergenceChart()
+    qtbot.addWidget(chart)
+    chart.begin_run(solvers.RunConfig.build("pattern_search", "sphere", 2))
+    for k, best in enumerate([10.0, 1e-3, 0.0]):
+        chart.record(_snap(k, 100 * (k + 1), 0.002 * (k + 1), best))
+    chart.refresh()
+    assert chart._log is True, "reaching exactly 0 must not flip the chart to linear"
+    _x, y = chart._items_current[0].getData()
+    assert np.all(np.isfinite(y))  # the zero is drawn at the floor, in log10 units
+    for plot in chart.plots:
+        assert not plot.getAxis("left").autoSIPrefix
+    assert chart.by_seconds.getAxis("bottom").labelText == "compute time (ms)"
+    x_ms, _ = chart._items_current[1].getData()
+    np.testing.assert_allclose(x_ms, [2.0, 4.0, 6.0])
+
+
+def test_extras_chart_never_flips_back_to_linear_and_holds_constant_series(qtbot):
+    from gui.charts import ExtrasPanel
+
+    panel = ExtrasPanel()
+    qtbot.addWidget(panel)
+    panel.begin_run()
+    for k, t in enumerate([1000.0, 100.0, 1.0, 0.5, 1000.0]):  # the last one: a reheat
+        panel.record(_snap(k, k, k, 1.0, {"temperature": t, "constant": 3.0}))
+        panel.refresh()
+        if k >= 2:
+            assert panel._log["temperature"] is True
+    lo, hi = panel._plots["constant"][0].viewRange()[1]
+    assert lo < 3.0 < hi and hi - lo < 1.0
+
+
+# --- 11, 12: loading a set-up -------------------------------------------------------------------------
+def test_loading_a_preset_clears_charts_panel_and_numbers(qtbot, make_window):
+    window = make_window()
+    configure(window, "simulated_annealing", problem="rastrigin", budget="20")
+    run_to_end(qtbot, window)
+    assert window.extras.series and window.chart.current is not None
+    assert window.load_preset(preset("class_de_ackley_2d"))
+    assert window.chart.current is None and not window.chart.previous  # another function
+    assert not window.extras.series and not window.extras.placeholder.isHidden()
+    assert window.best_label.text() == "" and window.landscape.walker_points().shape[0] == 0
+    assert window.statusBar().currentMessage().startswith("preset loaded: Class:")
+
+
+def test_earlier_runs_stay_faded_only_when_comparable(qtbot, make_window):
+    window = make_window()
+    configure(window, "differential_evolution", problem="ackley", budget="10")
+    run_to_end(qtbot, window)
+    assert window.load_preset(preset("class_de_ackley_2d"))  # same function and dimension
+    assert len(window.chart.previous) == 1 and window.chart.current is None
+
+
+def test_loaded_set_up_with_an_unavailable_engine_says_so(qtbot, make_window, monkeypatch):
+    import gui.config_form
+    import gui.main_window
+
+    def status(engine):
+        return (False, "no CUDA driver or device (CUDARuntimeError: cudaErrorInsufficientDriver)") \
+            if engine == "cuda" else (True, "CPU")
+
+    monkeypatch.setattr(gui.main_window, "engine_status", status)
+    monkeypatch.setattr(gui.config_form, "engine_status", status)
+    window = make_window()
+    config = dataclasses.replace(config_io.load_config(preset("class_de_ackley_2d")), engine="cuda")
+    window.apply_loaded_config(config)
+    banner = window.error_banner.text()
+    assert window.error_banner.isVisibleTo(window)
+    assert "cuda engine, which is not available here" in banner and "numpy instead" in banner
+    assert "cudaError" not in banner and "stopped with an error" not in banner
+
+
+def test_a_bad_preset_file_says_so_not_that_a_run_stopped(qtbot, make_window, tmp_path):
+    window = make_window()
+    bad = tmp_path / "broken.json"
+    bad.write_text("{ not json")
+    assert not window.load_preset(bad)
+    text = window.error_banner.text()
+    assert "This preset could not be loaded" in text and "broken.json" in text
+    assert "run stopped" not in text
+
+
+# --- 13: keyboard -------------------------------------------------------------------------------------
+def test_enter_commits_a_field_and_hands_the_keys_back_to_the_run(qtbot, make_window):
+    window = make_window()
+    configure(window, "pattern_search", budget="100000000")
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow, timeout=2000)
+    edit = window.form.budget_edit
+    edit.setFocus()
+    qtbot.keyClicks(edit, "5")  # typing still types
+    assert edit.text() == "1000000005"
+    qtbot.keyClick(edit, QtCore.Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: not edit.hasFocus(), timeout=2000)
+    with qtbot.waitSignal(window.controller.sigStarted, timeout=5000):
+        qtbot.keyClick(window.focusWidget() or window, QtCore.Qt.Key.Key_Space)
+    assert window.controller.is_running and edit.text() == "1000000005"
+    with qtbot.waitSignal(window.controller.sigFinished, timeout=RUN_TIMEOUT_MS):
+        window.stop()
+
+
+def test_function_keys_control_the_run_even_while_a_field_has_focus(qtbot, make_window):
+    window = make_window()
+    configure(window, "pattern_search", budget="100000000")
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow, timeout=2000)
+    window.form.seed_spin.setFocus()
+    with qtbot.waitSignal(window.controller.sigStarted, timeout=5000):
+        qtbot.keyClick(window.form.seed_spin, QtCore.Qt.Key.Key_F6)
+    with qtbot.waitSignal(window.controller.sigFinished, timeout=RUN_TIMEOUT_MS):
+        qtbot.keyClick(window.form.seed_spin, QtCore.Qt.Key.Key_F8)
+
+
+# --- 14: layout ------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("size", [(1024, 640), (2560, 1440)])
+def test_window_lays_out_from_a_projector_to_a_large_screen(qtbot, make_window, size):
+    window = make_window()
+    window.resize(*size)
+    qtbot.waitUntil(lambda: window.width() == size[0], timeout=2000)
+    assert window.minimumWidth() <= size[0] and window.minimumHeight() <= size[1]
+    assert window.chart_dock.width() >= window.chart.minimumWidth()
+    assert window.landscape.width() > 200
+    assert window.landscape.plot.getPlotItem().getViewBox().state["aspectLocked"]
+
+
+def test_reset_layout_recovers_a_squashed_chart_column(qtbot, make_window):
+    window = make_window()
+    window.resize(1400, 860)
+    window.chart_dock.hide()
+    window.form_dock.setFloating(True)
+    window.reset_layout_action.trigger()
+    assert window.chart_dock.isVisible() and not window.form_dock.isFloating()
+    assert window.chart_dock.width() >= window.chart.minimumWidth()
+
+
+def test_a_remembered_tiny_window_is_not_restored(qtbot, make_window):
+    from gui.main_window import MIN_SIZE
+
+    first = make_window("tiny.ini")
+    first.setMinimumSize(100, 100)
+    first.resize(300, 200)
+    first.close()
+    second = make_window("tiny.ini")
+    assert second.width() >= MIN_SIZE[0] and second.height() >= MIN_SIZE[1]
+
+
+# --- 15: N-D slices ----------------------------------------------------------------------------------
+def test_held_colour_scale_keeps_one_colour_for_one_value_and_the_tooltip_explains(qtbot, make_window):
+    window = make_window()
+    view = window.landscape
+    configure(window, "pattern_search", problem="rastrigin", dim=6)
+    qtbot.waitUntil(lambda: view.grid is not None and view.problem.dim == 6, timeout=5000)
+    assert view.hold_check.isVisibleTo(view)
+    assert "projected" in view.plot.toolTip() and "(+)" in view.plot.toolTip()
+    view.hold_check.setChecked(True)
+    held = view.grid.levels
+    with qtbot.waitSignal(view.sigLandscapeReady, timeout=5000):
+        view._request_slice(np.full(6, 2.5), force=True)
+    assert view.grid.levels == held and not math.isclose(view.grid.point[3], 0.0)
+    view.hold_check.setChecked(False)
+    with qtbot.waitSignal(view.sigLandscapeReady, timeout=5000):
+        view._request_slice(np.full(6, 1.5), force=True)
+    assert view.grid.levels != held
