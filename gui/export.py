@@ -197,7 +197,8 @@ class Recorder(QtCore.QObject):
             raise ValueError("nothing recorded")
         path = Path(path)
         if path.suffix.lower() == ".mp4":
-            save_mp4(self._frames, path, 1000.0 / self._interval_ms)
+            with atomic_path(path) as tmp:
+                save_mp4(self._frames, tmp, 1000.0 / self._interval_ms)
             self.sigSaved.emit(str(path))
             return path
         first, rest = self._frames[0], self._frames[1:]
