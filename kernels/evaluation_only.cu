@@ -6,7 +6,44 @@
 // Round t of walker i draws its coordinates from stream MW_STREAM_SAMPLE, draw indices
 // t * B .. t * B + B - 1 with B = ceil(d / per-block). Round 0 is the initial evaluation.
 //
+// Staged points (issue 14): when the block's points fit in shared memory (the host passes
+// `staged` = 1 and d * blockDim * sizeof(T) bytes of dynamic shared memory), each round first
+// draws the whole point, one Philox block per four (float) coordinates with the word index a
+// compile-time constant, into the thread's column of a (d, blockDim) shared array, and the functor
+// then reads that column. Same numbers as MwRandomPoint (the same formula per coordinate), but no
+// per-coordinate block lookup, select chain or branch inside the functor's loop, which the
+// compiler can then unroll and overlap.
+//
 // MW_KERNELS: eo_rounds<F,T> eo_points<T>
+
+// One thread's point in shared memory: coordinate j at column[j * stride] (bank-conflict free:
+// neighbouring threads, neighbouring words).
+template <typename T> struct EoColumn {
+    const T* column;
+    int stride;
+    __device__ __forceinline__ T operator[](int j) const { return column[j * stride]; }
+};
+
+// The point of MwRandomPoint(rng, first_draw, lower, upper), written to column[j * stride]: one
+// Philox block per P coordinates, its words taken by constant index (registers, no select chain).
+template <typename T>
+__device__ __forceinline__ void eo_draw_point(const MwRng& rng, unsigned long long first_draw,
+                                              const T* __restrict__ lower, const T* __restrict__ upper,
+                                              T* column, int stride, int d) {
+    const int P = MwPerBlock<T>::value;
+    unsigned long long draw = first_draw;
+    for (int j0 = 0; j0 < d; j0 += P, ++draw) {
+        const MwWords r = rng(draw);
+#pragma unroll
+        for (int k = 0; k < P; ++k) {
+            const int j = j0 + k;
+            if (j < d) {
+                const T lo = lower[j], hi = upper[j];
+                column[j * stride] = mw_fmin(lo + (hi - lo) * mw_uniform<T>(r, k), hi);
+            }
+        }
+    }
+}
 
 // `rounds` rounds starting at round `first_round`; one thread per walker. f_last (n,) gets each
 // walker's last value (for snapshots); best_round (n,) its best round in this launch. The last block
@@ -15,8 +52,9 @@ template <typename F, typename T>
 __global__ void eo_rounds(const T* __restrict__ lower, const T* __restrict__ upper, long long n, int d,
                           unsigned long long seed, long long first_round, int rounds, T* f_last,
                           long long* best_round, T* part_f, long long* part_i, unsigned int* ticket,
-                          T* best_f, T* best_x, long long* best_i) {
+                          T* best_f, T* best_x, long long* best_i, int staged) {
     __shared__ MwBest<T> winner;
+    extern __shared__ unsigned char eo_stage_bytes[];
     const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
     const unsigned long long per_point = mw_blocks_per_point(d, MwPerBlock<T>::value);
     MwBest<T> mine = mw_no_best<T>();
@@ -24,13 +62,28 @@ __global__ void eo_rounds(const T* __restrict__ lower, const T* __restrict__ upp
         const MwRng rng(seed, (unsigned long long)i, MW_STREAM_SAMPLE);
         T f = mw_inf<T>();
         long long kept = first_round;
-        for (int r = 0; r < rounds; ++r) {
-            const long long t = first_round + r;
-            MwRandomPoint<T> x(rng, (unsigned long long)t * per_point, lower, upper);
-            f = mw_sanitize(F::template eval<T>(x, d));
-            if (f < mine.f) {
-                mine.f = f;
-                kept = t;
+        if (staged) {
+            T* column = reinterpret_cast<T*>(eo_stage_bytes) + threadIdx.x;
+            const EoColumn<T> x{column, (int)blockDim.x};
+            for (int r = 0; r < rounds; ++r) {
+                const long long t = first_round + r;
+                eo_draw_point<T>(rng, (unsigned long long)t * per_point, lower, upper, column,
+                                 (int)blockDim.x, d);
+                f = mw_sanitize(F::template eval<T>(x, d));
+                if (f < mine.f) {
+                    mine.f = f;
+                    kept = t;
+                }
+            }
+        } else {
+            for (int r = 0; r < rounds; ++r) {
+                const long long t = first_round + r;
+                MwRandomPoint<T> x(rng, (unsigned long long)t * per_point, lower, upper);
+                f = mw_sanitize(F::template eval<T>(x, d));
+                if (f < mine.f) {
+                    mine.f = f;
+                    kept = t;
+                }
             }
         }
         f_last[i] = f;

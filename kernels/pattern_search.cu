@@ -13,6 +13,13 @@
 // (the seed's Table 1: 15,360 walkers = 116 threads per H100 SM, latency-bound); results are
 // bit-identical, so the host picks by walker count.
 //
+// One launch for a whole run (issue 14, the seed's Table 1 setting): both iterate kernels can start
+// from fresh walkers (`fresh_stream` != 0: each walker first draws and evaluates its point exactly as
+// ps_init does, stream fresh_stream, draw index fresh_draw) and can fold the launch's best walker
+// into the run's best at the end (`fold` = 1, the grid argmin of reduce.cuh; tracker workspace with
+// at least gridDim.x partials), so initialisation, iterations and the best need no host work between.
+// Same numbers as ps_init + iterate + mw_argmin_update: the same formulas and the same tie rule.
+//
 // MW_KERNELS: ps_init<F,T> ps_iterate<F,T> ps_iterate_group<F,T>
 
 // The trial coordinates x_j +/- step * range_j, clipped to the box, rounded operation by operation
@@ -31,6 +38,18 @@ template <typename T> __device__ __forceinline__ T ps_minus(T xj, T s, T lo, T h
     return mw_fmax(ps_sub(xj, ps_mul(s, ps_sub(hi, lo))), lo);
 }
 
+// Walker i's fresh point: drawn into column i of X, evaluated; returns its value.
+template <typename F, typename T>
+__device__ __forceinline__ T ps_fresh(T* X, const T* __restrict__ lower, const T* __restrict__ upper,
+                                      long long n, int d, long long i, unsigned long long seed,
+                                      unsigned int stream, unsigned long long draw) {
+    const MwRng rng(seed, (unsigned long long)i, stream);
+    mw_fill_uniform(rng, draw * mw_blocks_per_point(d, MwPerBlock<T>::value), lower, upper, X + i,
+                    n, d);
+    const StridedPoint<T> x = {X + i, n};
+    return mw_sanitize(F::template eval<T>(x, d));
+}
+
 // Draw walker i's point uniformly in the box (stream `stream`, draw index `draw` onwards),
 // evaluate it, reset its step: the initial points and the restarts of the seed's Table 5 mode.
 template <typename F, typename T>
@@ -39,13 +58,22 @@ __global__ void ps_init(T* X, T* f, T* step, unsigned char* improved, const T* _
                         unsigned int stream, unsigned long long draw, T delta0) {
     const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
     if (i >= n) return;
-    const MwRng rng(seed, (unsigned long long)i, stream);
-    mw_fill_uniform(rng, draw * mw_blocks_per_point(d, MwPerBlock<T>::value), lower, upper, X + i,
-                    n, d);
-    const StridedPoint<T> x = {X + i, n};
-    f[i] = mw_sanitize(F::template eval<T>(x, d));
+    f[i] = ps_fresh<F, T>(X, lower, upper, n, d, i, seed, stream, draw);
     step[i] = delta0;
     improved[i] = 0;
+}
+
+// The launch's best walker folded into the run's best (every thread of every block calls this;
+// `mine` is mw_no_best for threads without a walker of their own).
+template <typename T>
+__device__ __forceinline__ void ps_fold(MwBest<T> mine, const T* X, long long n, int d, T* part_f,
+                                        long long* part_i, unsigned int* ticket, T* best_f,
+                                        T* best_x, long long* best_i) {
+    __shared__ MwBest<T> winner;
+    __threadfence();  // this thread's X writes are visible to the block that commits the best
+    if (mw_grid_argmin(mine, part_f, part_i, ticket, &winner)) {
+        mw_commit_best(winner, X, n, d, best_f, best_x, best_i);
+    }
 }
 
 // `iterations` iterations of every walker; walkers' values only decrease, so the caller's best
@@ -53,39 +81,47 @@ __global__ void ps_init(T* X, T* f, T* step, unsigned char* improved, const T* _
 template <typename F, typename T>
 __global__ void ps_iterate(T* X, T* f, T* step, unsigned char* improved_last,
                            const T* __restrict__ lower, const T* __restrict__ upper, long long n,
-                           int d, int iterations, T delta0, T tol) {
+                           int d, int iterations, T delta0, T tol, unsigned long long seed,
+                           unsigned int fresh_stream, unsigned long long fresh_draw, int fold,
+                           T* part_f, long long* part_i, unsigned int* ticket, T* best_f, T* best_x,
+                           long long* best_i) {
     const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-    if (i >= n) return;
-    T* xi = X + i;
-    T fi = f[i];
-    T s = step[i];
-    bool improved = false;
-    for (int it = 0; it < iterations; ++it) {
-        improved = false;
-        for (int j = 0; j < d; ++j) {
-            const T lo = lower[j], hi = upper[j];
-            const T xj = xi[(long long)j * n];
-            const T plus = ps_plus(xj, s, lo, hi);
-            const T minus = ps_minus(xj, s, lo, hi);
-            const PatchedPoint<T> xp = {xi, n, j, plus};
-            const T fp = mw_sanitize(F::template eval<T>(xp, d));
-            const PatchedPoint<T> xm = {xi, n, j, minus};
-            const T fm = mw_sanitize(F::template eval<T>(xm, d));
-            const bool take_plus = fp <= fi && fp <= fm;
-            const bool take_minus = !take_plus && fm <= fi;
-            if (take_plus || take_minus) {
-                const T fn = take_plus ? fp : fm;
-                xi[(long long)j * n] = take_plus ? plus : minus;
-                improved = improved || fn < fi;
-                fi = fn;
+    MwBest<T> mine = mw_no_best<T>();
+    if (i < n) {
+        T* xi = X + i;
+        T fi = fresh_stream ? ps_fresh<F, T>(X, lower, upper, n, d, i, seed, fresh_stream, fresh_draw)
+                             : f[i];
+        T s = fresh_stream ? delta0 : step[i];
+        bool improved = false;
+        for (int it = 0; it < iterations; ++it) {
+            improved = false;
+            for (int j = 0; j < d; ++j) {
+                const T lo = lower[j], hi = upper[j];
+                const T xj = xi[(long long)j * n];
+                const T plus = ps_plus(xj, s, lo, hi);
+                const T minus = ps_minus(xj, s, lo, hi);
+                const PatchedPoint<T> xp = {xi, n, j, plus};
+                const T fp = mw_sanitize(F::template eval<T>(xp, d));
+                const PatchedPoint<T> xm = {xi, n, j, minus};
+                const T fm = mw_sanitize(F::template eval<T>(xm, d));
+                const bool take_plus = fp <= fi && fp <= fm;
+                const bool take_minus = !take_plus && fm <= fi;
+                if (take_plus || take_minus) {
+                    const T fn = take_plus ? fp : fm;
+                    xi[(long long)j * n] = take_plus ? plus : minus;
+                    improved = improved || fn < fi;
+                    fi = fn;
+                }
             }
+            s = improved ? s : s * T(0.5);
+            if (s < tol) s = delta0;
         }
-        s = improved ? s : s * T(0.5);
-        if (s < tol) s = delta0;
+        f[i] = fi;
+        step[i] = s;
+        improved_last[i] = improved ? 1 : 0;
+        mine = mw_make_best(fi, i);
     }
-    f[i] = fi;
-    step[i] = s;
-    improved_last[i] = improved ? 1 : 0;
+    if (fold) ps_fold(mine, X, n, d, part_f, part_i, ticket, best_f, best_x, best_i);  // uniform
 }
 
 // A group of g = 2 k lanes per walker (g = 2, 4 or 8; groups aligned inside warps): lanes 2c and
@@ -99,61 +135,72 @@ __global__ void ps_iterate(T* X, T* f, T* step, unsigned char* improved_last,
 template <typename F, typename T>
 __global__ void ps_iterate_group(T* X, T* f, T* step, unsigned char* improved_last,
                                  const T* __restrict__ lower, const T* __restrict__ upper, long long n,
-                                 int d, int iterations, T delta0, T tol, int g) {
+                                 int d, int iterations, T delta0, T tol, int g,
+                                 unsigned long long seed, unsigned int fresh_stream,
+                                 unsigned long long fresh_draw, int fold, T* part_f,
+                                 long long* part_i, unsigned int* ticket, T* best_f, T* best_x,
+                                 long long* best_i) {
     const long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
     const long long i = t / g;
-    if (i >= n) return;  // whole groups: g divides the block size
-    const int q = (int)(t % g);
-    const int c = q >> 1;
-    const bool minus_lane = (q & 1) != 0;
-    const int k = g >> 1;
-    const unsigned int base = (threadIdx.x & 31) & ~(unsigned int)(g - 1);
-    const unsigned int mask = (g == 32 ? 0xFFFFFFFFu : ((1u << g) - 1u)) << base;
-    T* xi = X + i;
-    T fi = f[i];
-    T s = step[i];
-    bool improved = false;
-    for (int it = 0; it < iterations; ++it) {
-        improved = false;
-        int j = 0;
-        while (j < d) {  // the same trip count in every lane of the group
-            const int jj = j + c;
-            T mine = T(0);
-            if (jj < d) {
-                const T lo = lower[jj], hi = upper[jj];
-                const T xj = xi[(long long)jj * n];
-                const T trial = minus_lane ? ps_minus(xj, s, lo, hi) : ps_plus(xj, s, lo, hi);
-                const PatchedPoint<T> xt = {xi, n, jj, trial};
-                mine = mw_sanitize(F::template eval<T>(xt, d));
-            }
-            int advanced = 0;
-            bool stop = false;
-            for (int cc = 0; cc < k; ++cc) {
-                const T fp = __shfl_sync(mask, mine, 2 * cc, g);
-                const T fm = __shfl_sync(mask, mine, 2 * cc + 1, g);
-                const int jc = j + cc;
-                if (stop || jc >= d) continue;  // every lane still takes part in the shuffles
-                advanced = cc + 1;
-                const bool take_plus = fp <= fi && fp <= fm;
-                const bool take_minus = !take_plus && fm <= fi;
-                if (take_plus || take_minus) {
-                    const T lo = lower[jc], hi = upper[jc];
-                    const T xj = xi[(long long)jc * n];
-                    const T fn = take_plus ? fp : fm;
-                    xi[(long long)jc * n] = take_plus ? ps_plus(xj, s, lo, hi) : ps_minus(xj, s, lo, hi);
-                    improved = improved || fn < fi;
-                    fi = fn;
-                    stop = true;  // the point moved: later trials of this round are stale
+    MwBest<T> mine = mw_no_best<T>();
+    if (i < n) {  // whole groups: g divides the block size
+        const int q = (int)(t % g);
+        const int c = q >> 1;
+        const bool minus_lane = (q & 1) != 0;
+        const int k = g >> 1;
+        const unsigned int base = (threadIdx.x & 31) & ~(unsigned int)(g - 1);
+        const unsigned int mask = (g == 32 ? 0xFFFFFFFFu : ((1u << g) - 1u)) << base;
+        T* xi = X + i;
+        // a fresh point: every lane of the group draws and evaluates it (the same values; each lane
+        // then reads its own writes), so no lane waits for another before the first trials
+        T fi = fresh_stream ? ps_fresh<F, T>(X, lower, upper, n, d, i, seed, fresh_stream, fresh_draw)
+                             : f[i];
+        T s = fresh_stream ? delta0 : step[i];
+        bool improved = false;
+        for (int it = 0; it < iterations; ++it) {
+            improved = false;
+            int j = 0;
+            while (j < d) {  // the same trip count in every lane of the group
+                const int jj = j + c;
+                T mine = T(0);
+                if (jj < d) {
+                    const T lo = lower[jj], hi = upper[jj];
+                    const T xj = xi[(long long)jj * n];
+                    const T trial = minus_lane ? ps_minus(xj, s, lo, hi) : ps_plus(xj, s, lo, hi);
+                    const PatchedPoint<T> xt = {xi, n, jj, trial};
+                    mine = mw_sanitize(F::template eval<T>(xt, d));
                 }
+                int advanced = 0;
+                bool stop = false;
+                for (int cc = 0; cc < k; ++cc) {
+                    const T fp = __shfl_sync(mask, mine, 2 * cc, g);
+                    const T fm = __shfl_sync(mask, mine, 2 * cc + 1, g);
+                    const int jc = j + cc;
+                    if (stop || jc >= d) continue;  // every lane still takes part in the shuffles
+                    advanced = cc + 1;
+                    const bool take_plus = fp <= fi && fp <= fm;
+                    const bool take_minus = !take_plus && fm <= fi;
+                    if (take_plus || take_minus) {
+                        const T lo = lower[jc], hi = upper[jc];
+                        const T xj = xi[(long long)jc * n];
+                        const T fn = take_plus ? fp : fm;
+                        xi[(long long)jc * n] = take_plus ? ps_plus(xj, s, lo, hi) : ps_minus(xj, s, lo, hi);
+                        improved = improved || fn < fi;
+                        fi = fn;
+                        stop = true;  // the point moved: later trials of this round are stale
+                    }
+                }
+                j += advanced;
             }
-            j += advanced;
+            s = improved ? s : s * T(0.5);
+            if (s < tol) s = delta0;
         }
-        s = improved ? s : s * T(0.5);
-        if (s < tol) s = delta0;
+        if (q == 0) {
+            f[i] = fi;
+            step[i] = s;
+            improved_last[i] = improved ? 1 : 0;
+            mine = mw_make_best(fi, i);
+        }
     }
-    if (q == 0) {
-        f[i] = fi;
-        step[i] = s;
-        improved_last[i] = improved ? 1 : 0;
-    }
+    if (fold) ps_fold(mine, X, n, d, part_f, part_i, ticket, best_f, best_x, best_i);  // uniform
 }

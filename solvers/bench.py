@@ -32,6 +32,7 @@ from .json_safe import strict_dumps
 
 ENGINE_ORDER = ("numpy", "cupy", "cuda")
 TABLE1_NUMPY_SECONDS = 3.1  # the issue's NumPy figure for the Table 1 setting (that machine's CPU)
+TABLE1_TARGET_MS = 1.0  # issue 14: end to end, default thread mapping (issue 3 asked for 1.5 ms)
 
 WARM_SECONDS = 0.3  # end-to-end rows: GPU work before timing (see measure())
 
@@ -184,11 +185,11 @@ def measure(case: Case, engine: str, dtype: str, fast_math: bool, seed: int, rep
         def once():
             t0 = time.perf_counter()
             algo = build()
-            state = algo.init(ArrayRNG(xp, seed))
-            if engine != "numpy":  # device time of the iterations alone, for the breakdown
+            if engine != "numpy":  # device time of initialisation and iterations, for the breakdown
                 start, end = xp.cuda.Event(), xp.cuda.Event()
                 start.record()
-            algo.step(state, iterations)
+            # one call, so that an engine may run the initial draw and the iterations as one launch
+            state = algo.init_and_step(ArrayRNG(xp, seed), iterations)
             if engine != "numpy":
                 end.record()
             best = float(to_numpy(state.best_f))  # the host has the answer: the end of "end to end"
@@ -350,11 +351,11 @@ def targets(records: list[dict]) -> list[str]:
             ms = r["seconds"] * 1e3
             if r.get("options"):
                 lines.append(f"(info) Table 1 setting with {r['options']}: {ms:.3f} ms end to end, "
-                             f"{r.get('step_device_seconds', 0) * 1e3:.3f} ms of iterations on the device")
+                             f"{r.get('step_device_seconds', 0) * 1e3:.3f} ms between events around init_and_step")
                 continue
-            lines.append(f"{'MET' if ms <= 1.5 else 'NOT MET'}: Table 1 setting on cuda in {ms:.3f} ms "
-                         f"(target <= 1.5 ms; iterations alone {r.get('step_device_seconds', 0) * 1e3:.3f} "
-                         f"ms on the device)")
+            lines.append(f"{'MET' if ms <= TABLE1_TARGET_MS else 'NOT MET'}: Table 1 setting on cuda in "
+                         f"{ms:.3f} ms (target <= {TABLE1_TARGET_MS} ms; {r.get('step_device_seconds', 0) * 1e3:.3f} "
+                         f"ms between GPU events around init_and_step)")
             speed = r.get("speedup_vs_numpy")
             if speed is not None:
                 numpy_s = r["seconds"] * speed

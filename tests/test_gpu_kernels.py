@@ -224,3 +224,40 @@ def test_snapshots_through_the_runner(cupy):
     assert last.overlays["temperature"].shape == (100,) and last.overlays["accepted"].shape == (100,)
     assert 0.0 <= last.extras["acceptance rate (last level)"] <= 1.0
     assert result.evals == 5000 * 51
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_evaluation_only_staged_points_equal_points_generated_as_read(cupy, monkeypatch, dtype):
+    """Staging a round's points in shared memory (issue 14) draws and evaluates the same points."""
+    from solvers.cuda import evaluation_only
+
+    algo, state = run(cupy, "evaluation_only", {}, [3, 2], dtype=dtype, dim=7)
+    assert algo.stage_bytes() > 0
+    staged = everything(algo, state)
+    monkeypatch.setattr(evaluation_only, "STAGE_LIMIT", 0)
+    algo, state = run(cupy, "evaluation_only", {}, [3, 2], dtype=dtype, dim=7)
+    assert algo.stage_bytes() == 0
+    plain = everything(algo, state)
+    assert np.array_equal(staged[0], plain[0]) and np.array_equal(staged[1], plain[1])
+    assert staged[2] == plain[2] and np.array_equal(staged[3], plain[3]) and staged[4:] == plain[4:]
+
+
+@pytest.mark.parametrize("lanes", [1, 2, 8])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_pattern_search_init_and_step_in_one_launch_equals_two_calls(cupy, dtype, lanes):
+    """The fused initial draw + iterations + best fold (issue 14) gives init + step's numbers."""
+    def fused_or_not(fused):
+        algo = build(cupy, "pattern_search", {}, dim=7, walkers=300, dtype=dtype)
+        algo.lanes = lanes
+        if fused:
+            state = algo.init_and_step(ArrayRNG(cupy, 5), 6)
+        else:
+            state = algo.init(ArrayRNG(cupy, 5))
+            algo.step(state, 6)
+        return everything(algo, state) + (state.step.get(), state.improved.get())
+
+    a, b = fused_or_not(True), fused_or_not(False)
+    assert np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1])
+    assert a[2] == b[2] and np.array_equal(a[3], b[3]) and a[4:6] == b[4:6]
+    assert np.array_equal(a[6], b[6]) and np.array_equal(a[7], b[7])
+    assert a[2] == float(a[1].min())  # the fold found the best walker

@@ -74,6 +74,13 @@ class Algorithm(abc.ABC):
     def step(self, state: State, iterations: int) -> None:
         """Advance all walkers by `iterations` iterations, counting every evaluation."""
 
+    def init_and_step(self, rng, iterations: int) -> State:
+        """init then step: a whole run with no look in between (an engine may fuse the two)."""
+        state = self.init(rng)
+        if iterations > 0:
+            self.step(state, iterations)
+        return state
+
     def snapshot(self, state: State, sample: np.ndarray) -> SnapshotData:
         """Host copy of the sampled walkers; subclasses add extras and overlays."""
         return SnapshotData(positions=to_numpy(state.X[sample]), fitness=to_numpy(state.f[sample]))

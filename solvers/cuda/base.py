@@ -77,10 +77,10 @@ class CudaAlgorithm(Algorithm):
         block = block or self.block
         return max(1, (int(n) + block - 1) // block)
 
-    def launch(self, name: str, n: int, *args, block: int | None = None) -> None:
-        """One thread per item of n (a walker, a chain...)."""
+    def launch(self, name: str, n: int, *args, block: int | None = None, shared_mem: int = 0) -> None:
+        """One thread per item of n (a walker, a chain...); shared_mem: dynamic shared bytes per block."""
         block = block or self.block
-        self.kernels.get(name)((self.blocks(n, block),), (block,), args)
+        self.kernels.get(name)((self.blocks(n, block),), (block,), args, shared_mem=shared_mem)
 
     def sm_count(self) -> int:
         """Multiprocessors of the current device (for choosing a kernel's thread mapping)."""

@@ -19,6 +19,8 @@ from ..params import param
 from ..algorithms.base import Algorithm, SnapshotData, State
 from .base import CudaAlgorithm, CudaState, allocation_guard
 
+STAGE_LIMIT = 44 * 1024  # bytes of staged points per block (48 KB default cap, minus static use)
+
 
 @dataclass(frozen=True)
 class EvaluationOnlyParams:
@@ -75,11 +77,21 @@ class EvaluationOnlyCuda(CudaAlgorithm):
         self._rounds(state, first_round=0, rounds=1)
         return state
 
+    def stage_bytes(self) -> int:
+        """Dynamic shared memory per block for staged points (0: points generated as read).
+
+        Staging needs the block's points, d x block values, within the 48 KB a launch may take
+        without opting in (less a little for the kernel's static shared memory)."""
+        nbytes = self.problem.dim * self.block * self.dtype.itemsize
+        return nbytes if nbytes <= STAGE_LIMIT else 0
+
     def _rounds(self, state: CudaState, first_round: int, rounds: int) -> None:
         n = int(self.params.walkers)
+        stage = self.stage_bytes()
         self.launch("eo_rounds", n, self.lower, self.upper, np.int64(n), np.int32(self.problem.dim),
                     np.uint64(state.seed), np.int64(first_round), np.int32(rounds), state.f,
-                    self._best_round, *self.tracker.args())
+                    self._best_round, *self.tracker.args(), np.int32(1 if stage else 0),
+                    shared_mem=stage)
         state.evals += n * rounds
 
     def step(self, state: CudaState, iterations: int) -> None:

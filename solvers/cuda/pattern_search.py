@@ -16,7 +16,7 @@ import numpy as np
 from ..arrays import to_numpy
 from ..algorithms.base import SnapshotData
 from ..algorithms.pattern_search import PatternSearch, PatternSearchParams
-from .base import CudaAlgorithm, CudaState, allocation_guard
+from .base import REDUCE_BLOCKS, CudaAlgorithm, CudaState, allocation_guard
 
 STREAM_INIT = 1  # MW_STREAM_INIT
 STREAM_RESTART = 2  # MW_STREAM_RESTART
@@ -53,18 +53,33 @@ class PatternSearchCuda(CudaAlgorithm):
         # X (d, n), f, step, improved flags, plus the best buffers (negligible)
         return n * ((self.problem.dim + 2) * self.dtype.itemsize + 1)
 
-    def init(self, rng) -> PatternSearchCudaState:
+    def _allocate(self, rng) -> PatternSearchCudaState:
         xp, n, d = self.xp, int(self.params.walkers), self.problem.dim
         self.require_memory(self.bytes_needed(n))
         with allocation_guard(xp):
             state = PatternSearchCudaState(
                 X=None, f=xp.empty(n, dtype=self.dtype), best_x=None, best_f=None,
                 XT=xp.empty((d, n), dtype=self.dtype), seed=self.seed_from(rng),
-                step=xp.empty(n, dtype=self.dtype), improved=xp.zeros(n, dtype=np.uint8))
-            self.tracker = self.new_best()
+                step=xp.empty(n, dtype=self.dtype), improved=xp.empty(n, dtype=np.uint8))
+            # partials for the in-kernel best fold: one per block of the widest launch (8 lanes)
+            self.tracker = self.new_best(parts=max(REDUCE_BLOCKS, self.blocks(8 * n)))
         state.X = state.XT.T
         self.link_best(state, self.tracker)
+        return state
+
+    def init(self, rng) -> PatternSearchCudaState:
+        state = self._allocate(rng)
         self._draw(state, STREAM_INIT, 0)
+        return state
+
+    def init_and_step(self, rng, iterations: int) -> PatternSearchCudaState:
+        """init + step in one launch (no host work between; the best folded in the same launch):
+        the same numbers as the two calls. Restart mode redraws between rounds: two calls."""
+        if self.params.restart or int(iterations) <= 0:
+            return super().init_and_step(rng, iterations)
+        state = self._allocate(rng)
+        state.evals += int(self.params.walkers)
+        self._iterate(state, int(iterations), fresh=STREAM_INIT)
         return state
 
     def _draw(self, state: PatternSearchCudaState, stream: int, draw: int) -> None:
@@ -77,8 +92,7 @@ class PatternSearchCuda(CudaAlgorithm):
         self.reduce_best(self.tracker, state.f, state.XT)
 
     def step(self, state: PatternSearchCudaState, iterations: int) -> None:
-        p, n = self.params, int(self.params.walkers)
-        tol = p.delta0 / 2.0 ** p.tol_halvings
+        p = self.params
         remaining = int(iterations)
         while remaining > 0:
             if p.restart and state.iteration > 0 and state.iteration % p.round_iterations == 0:
@@ -86,18 +100,26 @@ class PatternSearchCuda(CudaAlgorithm):
             todo = remaining
             if p.restart:  # stop at the next round boundary (see the module docstring)
                 todo = min(todo, p.round_iterations - state.iteration % p.round_iterations)
-            lanes = self._lanes(n)
-            args = (state.XT, state.f, state.step, state.improved, self.lower, self.upper,
-                    np.int64(n), np.int32(self.problem.dim), np.int32(todo), self.scalar(p.delta0),
-                    self.scalar(tol))
-            if lanes == 1:
-                self.launch("ps_iterate", n, *args)
-            else:
-                self.launch("ps_iterate_group", lanes * n, *args, np.int32(lanes))
-            state.evals += 2 * self.problem.dim * n * todo
-            state.iteration += todo
+            self._iterate(state, todo)
             remaining -= todo
-            self.reduce_best(self.tracker, state.f, state.XT)
+
+    def _iterate(self, state: PatternSearchCudaState, todo: int, fresh: int = 0) -> None:
+        """One launch: `todo` iterations (from fresh walkers of stream `fresh` if not 0), the
+        launch's best folded into the run's best by the same launch."""
+        p, n = self.params, int(self.params.walkers)
+        tol = p.delta0 / 2.0 ** p.tol_halvings
+        lanes = self._lanes(n)
+        args = (state.XT, state.f, state.step, state.improved, self.lower, self.upper,
+                np.int64(n), np.int32(self.problem.dim), np.int32(todo), self.scalar(p.delta0),
+                self.scalar(tol))
+        tail = (np.uint64(state.seed), np.uint32(fresh), np.uint64(0), np.int32(1),
+                *self.tracker.args())
+        if lanes == 1:
+            self.launch("ps_iterate", n, *args, *tail)
+        else:
+            self.launch("ps_iterate_group", lanes * n, *args, np.int32(lanes), *tail)
+        state.evals += 2 * self.problem.dim * n * todo
+        state.iteration += todo
 
     def _lanes(self, n: int) -> int:
         if self.lanes is not None:
