@@ -67,6 +67,9 @@ def make_editor(spec: ParamSpec) -> QtWidgets.QWidget:
         editor = QtWidgets.QSpinBox()
         lo = -INT_MAX if spec.lo is None else max(-INT_MAX, int(math.ceil(spec.lo)))
         hi = INT_MAX if spec.hi is None else min(INT_MAX, int(math.floor(spec.hi)))
+        if spec.auto:  # 0 is "auto": the algorithm chooses from the budget (shown in the result)
+            lo = 0
+            editor.setSpecialValueText("auto")
         editor.setRange(lo, hi)
         editor.setSingleStep(max(1, int(spec.step or 1)))
         editor.setValue(int(spec.default))

@@ -3,6 +3,7 @@
 //   neighbour: coordinate j uniform; with u < 1/2 the new value is uniform between x_j and the lower
 //     bound, otherwise between x_j and the upper bound (shrunk by `width`), clipped to the box;
 //   Metropolis: accept iff a < exp(min(-(f_new - f) / T, 0)); a NaN difference never accepts;
+//   width: `width` * (T / T0)^width_power (width_power > 0 under the auto schedule, 0 = the seed's);
 //   schedule: T <- alpha T after every `chain_length` proposals; at T <= T_min the schedule
 //     restarts at T0 (reheating) -- the host limits a launch so that the level ends needing a
 //     global exchange (sync broadcast, the hybrid's switch to polishing) end a launch.
@@ -66,7 +67,8 @@ __global__ void sa_anneal(T* X, T* f, unsigned char* accepted, T* B, unsigned ch
                           const T* __restrict__ lower, const T* __restrict__ upper, long long n, int d,
                           unsigned long long seed, long long first_iter, int iterations,
                           double temperature, int level_iter, int chain_length, double alpha,
-                          double t_min, double t0, T width, unsigned long long* level_counts,
+                          double t_min, double t0, T width, double width_power,
+                          unsigned long long* level_counts,
                           T* part_f, long long* part_i, unsigned int* ticket, T* best_f, T* best_x,
                           long long* best_i) {
     __shared__ MwBest<T> winner;
@@ -80,14 +82,15 @@ __global__ void sa_anneal(T* X, T* f, unsigned char* accepted, T* B, unsigned ch
     unsigned int count = 0;
     int slot = 0;
     double temp = temperature;
+    T w = width_power > 0.0 ? (T)(width * pow(fmin(temp / t0, 1.0), width_power)) : width;
     const MwRng rng(seed, (unsigned long long)(active ? i : 0), MW_STREAM_STEP);
     for (int it = 0; it < iterations; ++it) {
         if (active) {
             const SaDraw<T> s = sa_draw(rng((unsigned long long)(first_iter + it)), d, T(0));
             const T lo = lower[s.j], hi = upper[s.j];
             const T x = xi[(long long)s.j * n];
-            const T towards_lower = x - width * (T(1) - T(2) * s.u) * (x - lo);
-            const T towards_upper = x + width * (T(2) * s.u - T(1)) * (hi - x);
+            const T towards_lower = x - w * (T(1) - T(2) * s.u) * (x - lo);
+            const T towards_upper = x + w * (T(2) * s.u - T(1)) * (hi - x);
             const T proposal = mw_fmin(mw_fmax(s.u < T(0.5) ? towards_lower : towards_upper, lo), hi);
             const PatchedPoint<T> xp = {xi, n, s.j, proposal};
             const T fn = mw_sanitize(F::template eval<T>(xp, d));
@@ -113,6 +116,7 @@ __global__ void sa_anneal(T* X, T* f, unsigned char* accepted, T* B, unsigned ch
             level_iter = 0;
             temp *= alpha;
             if (temp <= t_min) temp = t0;
+            if (width_power > 0.0) w = (T)(width * pow(fmin(temp / t0, 1.0), width_power));
         }
     }
     sa_flush_count(count, level_counts + slot);

@@ -55,7 +55,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--fast-math", action="store_true", help="cuda engine: fast intrinsics (__sinf, ...)")
     run.add_argument("--bounds", type=_parse_bounds, default=None, metavar="LOWER,UPPER",
                      help="search this box instead of the function's own (same in every coordinate)")
-    run.add_argument("--walkers", "-n", type=int, default=None, help="shortcut for --param walkers=N")
+    run.add_argument("--walkers", "-n", type=int, default=None, help="shortcut for --param walkers=N (0 = auto, from the budget)")
     run.add_argument("--seed", "-s", type=int, default=0)
     budget = run.add_mutually_exclusive_group()
     budget.add_argument("--max-evals", type=float, default=None, help="stop after this many evaluations")
@@ -114,6 +114,10 @@ def cmd_run(args) -> int:
     print(f"best x      [{x}]")
     print(f"evaluations {result.evals}   iterations {result.iterations}   "
           f"{result.seconds:.3f} s   {rate:.4g} evals/s   stop: {result.stop_reason}")
+    used = ", ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}" for k, v in result.params.items())
+    print(f"parameters  {used}   (effective: 'auto' resolved for the budget)")
+    for warning in result.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
     return 0
 
 

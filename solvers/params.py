@@ -14,6 +14,7 @@ from typing import Any, Mapping, Sequence
 from .errors import ConfigError
 
 _META_KEY = "multiwalk"
+AUTO = "auto"  # how an int parameter's 0 is written when the algorithm chooses it (ParamSpec.auto)
 
 
 @dataclass(frozen=True)
@@ -30,6 +31,7 @@ class ParamSpec:
     tip: str
     choices: tuple[str, ...] | None
     live: bool  # True: may change between chunks of a running run; False: applies on reset
+    auto: bool = False  # int fields only: 0 (written "auto") lets the algorithm choose from the budget
     # The values of the Params' ``variant`` field this parameter applies to; None: every variant.
     # The form disables a parameter that does not apply, so an edit that changes nothing is refused.
     variants: tuple[str, ...] | None = None
@@ -58,6 +60,8 @@ class ParamSpec:
                 raise ConfigError(
                     f"parameter '{name}' must be one of {', '.join(self.choices)}; got '{text}'")
             return text
+        if self.kind is int and self.auto and (value == 0 or str(value).strip().lower() == AUTO):
+            return 0
         if self.kind is int:
             try:
                 if isinstance(value, bool):
@@ -99,13 +103,14 @@ def _fmt(x: float | None) -> str:
 
 def param(default: Any, *, title: str, tip: str, lo: float | None = None, hi: float | None = None,
           step: float | None = None, choices: Sequence[str] | None = None, live: bool = False,
-          variants: Sequence[str] | None = None):
+          variants: Sequence[str] | None = None, auto: bool = False):
     """A dataclass field carrying its limits and help; use inside a frozen Params dataclass.
 
-    `variants`: the values of the class's ``variant`` field under which this parameter is used."""
+    `variants`: the values of the class's ``variant`` field under which this parameter is used.
+    ``auto=True`` (int fields, default 0): 0 means "auto", resolved by the algorithm's ``plan``."""
     meta = {"lo": lo, "hi": hi, "step": step, "title": title, "tip": tip,
             "choices": tuple(choices) if choices else None, "live": live,
-            "variants": tuple(variants) if variants else None}
+            "variants": tuple(variants) if variants else None, "auto": auto}
     return dataclasses.field(default=default, metadata={_META_KEY: meta})
 
 

@@ -8,6 +8,7 @@ slowed-down animation reports the same evaluations per second as a full-speed ru
 """
 from __future__ import annotations
 
+import dataclasses
 import threading
 import time
 from dataclasses import dataclass, field
@@ -43,6 +44,7 @@ class RunResult:
     seconds: float
     stop_reason: str
     history: np.ndarray = field(repr=False)  # (k, 3): evals, seconds, best_f
+    warnings: tuple[str, ...] = ()  # e.g. a budget too small for the walkers (Algorithm.warnings)
 
     def to_dict(self) -> dict:
         return {"algorithm": self.algorithm, "problem": self.problem, "dim": self.dim,
@@ -51,7 +53,7 @@ class RunResult:
                 "best_x": [float(v) for v in self.best_x], "evals": self.evals,
                 "iterations": self.iterations, "seconds": self.seconds,
                 "evals_per_second": self.evals / self.seconds if self.seconds > 0 else None,
-                "stop_reason": self.stop_reason,
+                "stop_reason": self.stop_reason, "warnings": list(self.warnings),
                 "history": [[int(e), float(s), float(b)] for e, s, b in self.history]}
 
 
@@ -141,8 +143,10 @@ class Runner:
         if cfg.engine == "cuda":
             self._status("compiling kernels")
             self.algorithm = cls(problem, cfg.params, xp=xp, dtype=cfg.dtype, fast_math=cfg.fast_math)
+            self.algorithm.plan(cfg.budget)  # "auto" parameters from the budget
         else:
             self.algorithm = cls(problem, cfg.params, xp=xp, dtype=cfg.dtype)
+            self.algorithm.plan(cfg.budget)  # "auto" parameters from the budget, max_evals a hard cap
             check_memory(xp, self.algorithm.memory_estimate(),
                          f"{cfg.algorithm} with {self.algorithm.total_walkers():,} walkers at d={cfg.dim}")
         self._status("initialising walkers")
@@ -202,11 +206,16 @@ class Runner:
         cfg, state = self.config, self.state
         problem = self.algorithm.problem
         return RunResult(algorithm=cfg.algorithm, problem=cfg.problem, dim=cfg.dim, engine=cfg.engine,
-                         dtype=cfg.dtype, seed=cfg.seed, params=cfg.params_dict(),
+                         dtype=cfg.dtype, seed=cfg.seed, params=self.effective_params(),
                          best_x=to_numpy(state.best_x).astype(np.float64), best_f=self._best_f(),
                          f_min=problem.f_min, evals=int(state.evals), iterations=int(state.iteration),
                          seconds=self.seconds, stop_reason=reason,
-                         history=np.asarray(self.history, dtype=np.float64).reshape(-1, 3))
+                         history=np.asarray(self.history, dtype=np.float64).reshape(-1, 3),
+                         warnings=tuple(self.algorithm.warnings))
+
+    def effective_params(self) -> dict:
+        """The parameters the run uses: "auto" resolved, the annealing schedule as fitted."""
+        return dataclasses.asdict(self.algorithm.params)
 
     # --- internals -----------------------------------------------------------------------------
     def _status(self, text: str) -> None:
@@ -270,7 +279,8 @@ class Runner:
                         best_x=to_numpy(state.best_x).astype(np.float64), best_f=self._best_f(),
                         positions=data.positions, fitness=data.fitness, sample_index=self._sample,
                         walkers=algo.total_walkers(), extras=dict(data.extras),
-                        overlays=dict(data.overlays), finished=finished, stop_reason=reason)
+                        overlays=dict(data.overlays), finished=finished, stop_reason=reason,
+                        params=self.effective_params(), warnings=tuple(algo.warnings))
         self._last_snapshot = snap
         if self._on_snapshot is not None:
             self._on_snapshot(snap)

@@ -37,3 +37,5 @@ class Snapshot:
     overlays: dict = field(default_factory=dict)
     finished: bool = False
     stop_reason: str = ""
+    params: dict = field(default_factory=dict)  # effective parameters ("auto" resolved)
+    warnings: tuple[str, ...] = ()  # shown in the window's status (e.g. too few iterations)

@@ -52,7 +52,7 @@ def test_run_with_param_and_evals_budget():
     (["run", "-a", "pattern_search", "-f", "nope"], "unknown function 'nope'"),
     (["run", "-a", "pattern_search", "-f", "sphere", "-d", "0"], "dimension >= 1"),
     (["run", "-a", "pattern_search", "-f", "sphere", "-d", "two"], "invalid int value"),
-    (["run", "-a", "pattern_search", "-f", "sphere", "-n", "0"], "walkers"),
+    (["run", "-a", "pattern_search", "-f", "sphere", "-n", "-1"], "walkers"),  # 0 is "auto"
     (["run", "-a", "pattern_search", "-f", "sphere", "-p", "delta0=abc"], "must be a number"),
     (["run", "-a", "pattern_search", "-f", "sphere", "-p", "delta0=nan"], "finite"),
     (["run", "-a", "pattern_search", "-f", "sphere", "-p", "delta0"], "NAME=VALUE"),

@@ -66,7 +66,8 @@ def test_every_algorithm_declares_complete_parameters(name):
     for p in s:
         assert p.title and p.tip, f"{name}.{p.name} needs a title and a tip"
         if p.kind in (int, float):
-            assert p.lo is not None and p.hi is not None and p.lo <= p.default <= p.hi, p
+            assert p.lo is not None and p.hi is not None, p
+            assert p.lo <= p.default <= p.hi or (p.auto and p.default == 0), p  # 0: "auto"
         if p.kind is str:
             assert p.choices and p.default in p.choices, p
     # every declared field is a parameter, and the defaults validate

@@ -14,10 +14,12 @@ from counting import Counting
 
 # A short schedule so the tests are fast: T 100 -> 1e-3 by 0.8 per level of 50 proposals is
 # 52 levels, 2600 iterations (the seed's defaults run 1146 levels of 100).
-FAST = {"t0": 100.0, "t_min": 1e-3, "alpha": 0.8, "chain_length": 50, "width": 0.2}
+FAST = {"schedule": "fixed", "t0": 100.0, "t_min": 1e-3, "alpha": 0.8, "chain_length": 50, "width": 0.2}
 
 
 def algorithm(problem, **params):
+    """The algorithm with the seed's fixed schedule unless the test asks otherwise."""
+    params = {"schedule": "fixed", **params}
     return SimulatedAnnealing(problem, make_params(SimulatedAnnealing.Params, params))
 
 

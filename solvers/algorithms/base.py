@@ -10,6 +10,7 @@ same interface in ``solvers/cuda``.
 from __future__ import annotations
 
 import abc
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -17,6 +18,9 @@ import numpy as np
 
 from ..arrays import finite_or_inf, to_numpy
 from ..params import specs
+
+AUTO_ITERATIONS = 50  # "auto" populations are sized so that a run gets at least this many iterations
+FEW_ITERATIONS = 20  # fewer iterations than this for the budget: the result carries a warning
 from ..problems.base import Problem
 
 
@@ -64,6 +68,53 @@ class Algorithm(abc.ABC):
         self.lower = xp.asarray(problem.lower, dtype=self.dtype)
         self.upper = xp.asarray(problem.upper, dtype=self.dtype)
         self.span = self.upper - self.lower
+        self.requested = params  # as the user gave them; self.params holds the effective values
+        self.plan(None)
+
+    # --- the run's budget ----------------------------------------------------------------------
+    def plan(self, budget) -> None:
+        """Fit the "auto" parameters to the run's budget (a config.Budget, or None when unknown).
+
+        The runner calls this before ``init``; without it (direct use, benches) "auto" resolves to
+        the seed papers' settings. Sets ``self.params`` (effective values), ``self.max_evals`` (the
+        hard cap that ``evaluate`` enforces) and ``self.warnings``.
+        """
+        self.budget = budget
+        self.max_evals = getattr(budget, "max_evals", None)
+        self.params = self.resolve(self.requested)
+        self.warnings = self.budget_warnings()
+
+    def resolve(self, params):
+        """Params with every "auto" (0) field replaced by ``auto_values``' choice."""
+        auto = [s.name for s in specs(type(params)) if s.auto and getattr(params, s.name) == 0]
+        if not auto:
+            return params
+        chosen = self.auto_values(params, self.max_evals)
+        return dataclasses.replace(params, **{name: chosen[name] for name in auto})
+
+    def auto_values(self, params, max_evals: int | None) -> dict:
+        """Values of the auto-capable fields for an evaluation budget (None: the paper's values)."""
+        return {}
+
+    def auto_count(self, paper: int, per_walker: float, lo: int = 1,
+                   iterations: int = AUTO_ITERATIONS) -> int:
+        """An "auto" walker count: as many as keep ``iterations`` iterations within max_evals
+        (``per_walker`` evaluations per walker and iteration), at least ``lo``, at most the paper's
+        ``paper``; the paper's count when no evaluation budget is known."""
+        if self.max_evals is None:
+            return int(paper)
+        return int(min(paper, max(lo, self.max_evals // (iterations * per_walker))))
+
+    def budget_warnings(self) -> tuple[str, ...]:
+        """A warning when the evaluation budget allows fewer than FEW_ITERATIONS iterations."""
+        if self.max_evals is None:
+            return ()
+        iterations = self.max_evals / max(1.0, self.evals_per_iteration())
+        if iterations >= FEW_ITERATIONS:
+            return ()
+        return (f"the budget of {self.max_evals:,} evaluations allows only about {iterations:.2g} "
+                f"iterations of {self.total_walkers():,} {self.walker_word}; use fewer "
+                f"{self.walker_word} (or 'auto') or a larger budget",)
 
     # --- interface ---------------------------------------------------------------------------
     @abc.abstractmethod
@@ -113,14 +164,25 @@ class Algorithm(abc.ABC):
 
     def set_params(self, state: State, params) -> None:
         """Apply parameters changed mid-run; only fields declared live differ from self.params."""
-        self.params = params
+        self.requested = params
+        self.params = self.resolve(params)
 
     # --- helpers for subclasses --------------------------------------------------------------
     def evaluate(self, state: State, X):
-        """Evaluate rows of X, count them, map NaN/inf to +inf so they never become the best."""
-        f = self.problem.evaluate(X)
-        state.evals += int(X.shape[0])
-        return finite_or_inf(f.astype(self.dtype, copy=False), self.xp)
+        """Evaluate rows of X, count them, map NaN/inf to +inf so they never become the best.
+
+        max_evals is a hard cap: when fewer evaluations remain than X has rows, all rows are
+        computed (one array call) but only the first ones that the budget allows are counted and
+        kept; the others read +inf, so no algorithm accepts them or reports them as the best.
+        """
+        f = finite_or_inf(self.problem.evaluate(X).astype(self.dtype, copy=False), self.xp)
+        rows = int(X.shape[0])
+        if self.max_evals is not None and state.evals + rows > self.max_evals:
+            allowed = max(0, self.max_evals - state.evals)
+            f[allowed:] = np.inf
+            rows = allowed
+        state.evals += rows
+        return f
 
     def uniform_points(self, rng, n: int):
         """n points drawn uniformly in the problem's box."""

@@ -42,11 +42,13 @@ from .registry import register_algorithm
 
 @dataclass(frozen=True)
 class DifferentialEvolutionParams:
-    walkers: int = param(64, lo=4, hi=MAX_TOTAL, step=8, title="Individuals per population",
-                         tip="NP of each population, at least 4 (the seed tests 16 to 64; "
-                             "Storn & Price suggest 5 to 10 times the dimension)")
-    populations: int = param(32, lo=1, hi=MAX_TOTAL, step=1, title="Populations",
-                             tip="Independent populations evolved at once")
+    walkers: int = param(0, lo=4, hi=MAX_TOTAL, step=8, title="Individuals per population", auto=True,
+                         tip="NP of each population, at least 4 (the seed tests 16 to 64; Storn & "
+                             "Price suggest 5 to 10 times the dimension); auto: 64, fewer if the "
+                             "budget would allow under 50 generations")
+    populations: int = param(0, lo=1, hi=MAX_TOTAL, step=1, title="Populations", auto=True,
+                             tip="Independent populations evolved at once; auto: one in a run "
+                                 "(32 when built without a budget, as in benches)")
     F: float = param(0.5, lo=0.0, hi=2.0, step=0.05, title="Mutation factor F", live=True,
                      tip="Weight of the difference x_r2 - x_r3 (Storn & Price: 0.5 to start, range 0-2)")
     Cr: float = param(0.9, lo=0.0, hi=1.0, step=0.05, title="Crossover rate Cr", live=True,
@@ -119,6 +121,10 @@ class DifferentialEvolution(Algorithm):
 
     def total_walkers(self) -> int:
         return int(self.params.walkers * self.params.populations)
+
+    def auto_values(self, params, max_evals):
+        populations = params.populations or (32 if self.budget is None else 1)
+        return {"populations": populations, "walkers": self.auto_count(64, float(populations), lo=4)}
 
     def init(self, rng) -> DifferentialEvolutionState:
         xp, n = self.xp, self.total_walkers()

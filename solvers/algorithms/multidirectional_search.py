@@ -49,9 +49,9 @@ MAX_DRAWN_SIMPLICES = 8
 
 @dataclass(frozen=True)
 class MultidirectionalSearchParams:
-    walkers: int = param(2048, lo=1, hi=2**22, step=256, title="Starts",
-                         tip="Independent simplices run in parallel (the seed uses 20,000-100,000; "
-                             "2048 keeps the numpy engine interactive)")
+    walkers: int = param(0, lo=1, hi=2**22, step=256, title="Starts", auto=True,
+                         tip="Independent simplices run in parallel (the seed uses 20,000-100,000); "
+                             "auto: enough for 50 iterations in the evaluation budget, at most 2048")
     edge: float = param(0.05, lo=1e-6, hi=0.5, step=0.01, title="Initial edge (x range)",
                         tip="Edge of the initial axis-aligned simplex as a fraction of the range "
                             "(the seed gives none; range/20 as pattern search's delta_0)")
@@ -96,6 +96,9 @@ class MultidirectionalSearch(Algorithm):
     def evals_per_iteration(self) -> float:
         # 2n per active start; a restart costs n + 1 <= 2n in place of the iteration's trials
         return 2.0 * self.problem.dim * self.params.walkers
+
+    def auto_values(self, params, max_evals):
+        return {"walkers": self.auto_count(2048, 2.0 * self.problem.dim)}
 
     def init(self, rng) -> MultidirectionalSearchState:
         xp = self.xp

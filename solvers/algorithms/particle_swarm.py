@@ -60,10 +60,12 @@ LINKED_SAMPLE = 64  # at most this many sampled particles of one swarm get their
 class ParticleSwarmParams:
     variant: str = param("spso2011", choices=("classic", "spso2011"), title="Variant",
                          tip="classic: global-best PSO of the seed's pseudocode; spso2011: Clerc's SPSO-2011")
-    walkers: int = param(40, lo=2, hi=MAX_TOTAL, step=8, title="Particles per swarm",
-                         tip="Particles in each swarm (SPSO-2011 default: 40; the seed uses 32 and 64)")
-    swarms: int = param(50, lo=1, hi=MAX_TOTAL, step=1, title="Swarms",
-                        tip="Independent swarms run at once (the seed's 'runs'; its largest is 50)")
+    walkers: int = param(0, lo=2, hi=MAX_TOTAL, step=8, title="Particles per swarm", auto=True,
+                         tip="Particles in each swarm (SPSO-2011 default: 40; the seed uses 32 and 64); "
+                             "auto: 40, fewer if the budget would allow under 50 iterations")
+    swarms: int = param(0, lo=1, hi=MAX_TOTAL, step=1, title="Swarms", auto=True,
+                        tip="Independent swarms run at once (the seed's 'runs'; its largest is 50); "
+                            "auto: one swarm in a run (50 when built without a budget, as in benches)")
     informants: int = param(3, lo=1, hi=64, step=1, title="Informants K (spso2011)", variants=("spso2011",),
                             tip="Each particle informs K random particles of its swarm (Clerc: 3)")
     omega: float = param(0.7298, lo=0.0, hi=1.5, step=0.01, title="Inertia omega (classic)", live=True, variants=("classic",),
@@ -142,6 +144,10 @@ class ParticleSwarm(Algorithm):
 
     def total_walkers(self) -> int:
         return int(self.params.walkers * self.params.swarms)
+
+    def auto_values(self, params, max_evals):
+        swarms = params.swarms or (50 if self.budget is None else 1)
+        return {"swarms": swarms, "walkers": self.auto_count(40, float(swarms), lo=2)}
 
     def init(self, rng) -> ParticleSwarmState:
         xp, p = self.xp, self.params

@@ -27,8 +27,9 @@ from .registry import register_algorithm
 
 @dataclass(frozen=True)
 class PatternSearchParams:
-    walkers: int = param(15360, lo=1, hi=2**24, step=256, title="Walkers",
-                         tip="Independent compass searches run in parallel (the seed uses 15360)")
+    walkers: int = param(0, lo=1, hi=2**24, step=256, title="Walkers", auto=True,
+                         tip="Independent compass searches run in parallel (the seed uses 15360); "
+                             "auto: enough for 50 iterations in the evaluation budget, at most 15360")
     delta0: float = param(0.05, lo=1e-6, hi=0.5, step=0.01, title="Initial step (x range)",
                           tip="delta_0 as a fraction of each coordinate's range (seed: 1/20)")
     tol_halvings: int = param(16, lo=1, hi=52, step=1, title="Halvings before reset",
@@ -58,6 +59,9 @@ class PatternSearch(Algorithm):
 
     def evals_per_iteration(self) -> float:
         return 2.0 * self.problem.dim * self.params.walkers
+
+    def auto_values(self, params, max_evals):
+        return {"walkers": self.auto_count(15360, 2.0 * self.problem.dim)}
 
     def init(self, rng) -> PatternSearchState:
         xp, n = self.xp, self.params.walkers

@@ -29,11 +29,25 @@ When T reaches T_min in async/sync mode the schedule restarts at T0 (reheating) 
 where they are (sync: at the best point) and the best kept, so time-limited runs keep searching;
 the seed stops there instead.
 
+Schedule (``schedule``): ``fixed`` is the seed's, as given (T0 = 1000, T_min = 0.01, alpha = 0.99,
+100 proposals per level: about 114,600 proposals per chain, far beyond any interactive budget).
+``auto`` (the default; our choice, after the usual practice and scipy's dual_annealing) fits it to
+the run: T0 = std(f over the initial points) / -ln(0.8), so that an uphill move of one standard
+deviation is first accepted with probability 0.8; the schedule cools geometrically to
+T0 * AUTO_COOLING_RANGE over the iterations the budget (max_evals or max_iters) allows, in at least
+AUTO_LEVELS levels (the level shortened from ``chain_length`` if needed), and ends there without a
+reheat; the hybrid keeps ``polish_share`` of the budget for Nelder-Mead. Also our addition under
+``auto``: the move's width shrinks as sqrt(T / T0), so the last levels search locally (the seed's
+move always reaches the bound). With no evaluation or iteration budget (time-limited runs) only T0
+and T_min = T0 * AUTO_COOLING_RANGE are fitted, alpha and the level length are kept, and the
+schedule reheats. The fitted values are the effective parameters a run reports.
+
 Start points are uniform in the box (CUSIMANN uses a regular grid, which degenerates in high
 dimension).
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
@@ -47,13 +61,24 @@ from .base import Algorithm, SnapshotData, State
 from .registry import register_algorithm
 
 VARIANTS = ("async", "sync", "hybrid")
+SCHEDULES = ("auto", "fixed")
+AUTO_ACCEPTANCE = 0.8  # initial acceptance of an uphill move of one std(f) under the auto schedule
+AUTO_COOLING_RANGE = 1e-9  # auto schedule: T falls from T0 to T0 * this over the budget
+AUTO_LEVELS = 100  # auto schedule: at least this many temperature levels (when the budget allows)
+AUTO_CHAIN_ITERATIONS = 250  # auto chains: each chain gets this many proposals per dimension (>= 500)
+WIDTH_POWER = 0.5  # auto schedule: move width ~ (T / T0) ** WIDTH_POWER
 MAX_DRAWN_SIMPLICES = 8
 
 
 @dataclass(frozen=True)
 class SimulatedAnnealingParams:
-    walkers: int = param(16384, lo=1, hi=2**24, step=256, title="Chains",
-                         tip="Markov chains run in parallel (CUSIMANN's samples: 64 blocks x 256 threads)")
+    walkers: int = param(0, lo=1, hi=2**24, step=256, title="Chains", auto=True,
+                         tip="Markov chains run in parallel (CUSIMANN's samples: 64 blocks x 256 "
+                             "threads = 16384); auto: 250 d (at least 500) proposals per chain in the budget")
+    schedule: str = param("auto", choices=SCHEDULES, title="Schedule",
+                          tip="auto: T0 from the spread of f, cooling fitted to the budget, width "
+                              "shrinking with T (our choice); fixed: T0, T_min, alpha, chain length "
+                              "as given (the seed's)")
     variant: str = param("sync", choices=VARIANTS, title="Variant",
                          tip="async: independent chains; sync: all restart from the best after each "
                              "level (the seed's recommendation); hybrid: SA then Nelder-Mead")
@@ -73,6 +98,10 @@ class SimulatedAnnealingParams:
                                tip="How many of the best chains' points Nelder-Mead polishes (our choice)")
     polish_edge: float = param(0.01, lo=1e-9, hi=0.5, step=0.01, title="Hybrid: initial simplex edge", variants=("hybrid",),
                                tip="Nelder-Mead's initial edge as a fraction of the range (our choice)")
+    polish_share: float = param(0.15, lo=0.0, hi=0.9, step=0.05, title="Hybrid: Nelder-Mead share",
+                                variants=("hybrid",),
+                                tip="Share of the budget kept for Nelder-Mead by the auto schedule "
+                                    "(our choice)")
     polish_tol: float = param(1e-9, lo=1e-15, hi=0.1, step=1e-9, title="Hybrid: collapse tolerance", variants=("hybrid",),
                               live=True, tip="A polishing simplex stops when all vertices are this "
                                              "close to its best (fraction of the range)")
@@ -118,6 +147,55 @@ class SimulatedAnnealing(Algorithm):
         k = min(self.params.polish_points, self.params.walkers) + 1
         return int(k * (6.0 * (d + 1) * d + 8.0 * (d + 1)) * self.dtype.itemsize)
 
+    def auto_values(self, params, max_evals):
+        proposals = max(500, AUTO_CHAIN_ITERATIONS * self.problem.dim)
+        return {"walkers": self.auto_count(16384, 1.0, lo=4, iterations=proposals)}
+
+    def fit_schedule(self, f0) -> None:
+        """Under schedule "auto", replace T0, T_min, alpha and the level length in self.params by
+        values fitted to the spread of the initial values f0 (host array) and the budget."""
+        p = self.params
+        if p.schedule != "auto":
+            self._fitted = {}
+            return
+        finite = f0[np.isfinite(f0)]
+        spread = float(np.std(finite)) if finite.size > 1 else 0.0
+        t0 = float((spread if spread > 0 else 1.0) / -np.log(AUTO_ACCEPTANCE))
+        t_end = t0 * AUTO_COOLING_RANGE
+        share = p.polish_share if p.variant == "hybrid" else 0.0
+        n, budget = int(p.walkers), self.budget
+        iterations = None
+        if getattr(budget, "max_evals", None) is not None:
+            iterations = ((1.0 - share) * budget.max_evals - n) / n
+        elif getattr(budget, "max_iters", None) is not None:
+            iterations = (1.0 - share) * budget.max_iters
+        if iterations is None:
+            fitted = dict(t0=t0, t_min=t_end)
+        else:
+            iterations = max(1, int(iterations))
+            length = int(min(p.chain_length, max(1, iterations // AUTO_LEVELS)))
+            levels = max(1, iterations // length)
+            alpha = float(AUTO_COOLING_RANGE ** (1.0 / levels))
+            # half a level past T_end: async/sync never reach it within the budget (no reheat);
+            # the hybrid passes it on its last level and turns to Nelder-Mead
+            t_min = float(t_end * alpha ** (-0.5 if p.variant == "hybrid" else 0.5))
+            fitted = dict(t0=t0, t_min=t_min, alpha=alpha, chain_length=length)
+        self._fitted = fitted
+        self.params = dataclasses.replace(p, **fitted)
+
+    def width_at(self, temperature: float) -> float:
+        """The move's width at a temperature: shrinking as sqrt(T / T0) under the auto schedule."""
+        p = self.params
+        if p.schedule != "auto":
+            return float(p.width)
+        return float(p.width * min(1.0, temperature / p.t0) ** WIDTH_POWER)
+
+    def set_params(self, state, params) -> None:
+        Algorithm.set_params(self, state, params)
+        fitted = getattr(self, "_fitted", {})
+        if self.params.schedule == "auto" and fitted:
+            self.params = dataclasses.replace(self.params, **fitted)
+
     def evals_per_iteration(self) -> float:
         n = float(self.params.walkers)
         if self.params.variant != "hybrid":
@@ -141,6 +219,8 @@ class SimulatedAnnealing(Algorithm):
                                         accepted=xp.zeros(n, dtype=bool))
         state.f = self.evaluate(state, X)
         self.update_best(state, X, state.f)
+        self.fit_schedule(to_numpy(state.f))
+        state.temperature = float(self.params.t0)
         return state
 
     def step(self, state: SimulatedAnnealingState, iterations: int) -> None:
@@ -162,8 +242,9 @@ class SimulatedAnnealing(Algorithm):
         u = rng.random(n, self.dtype)
         a = rng.random(n, self.dtype)
         x, lo, hi = X[rows, j], self.lower[j], self.upper[j]
-        towards_lower = x - p.width * (1 - 2 * u) * (x - lo)
-        towards_upper = x + p.width * (2 * u - 1) * (hi - x)
+        width = self.width_at(state.temperature)
+        towards_lower = x - width * (1 - 2 * u) * (x - lo)
+        towards_upper = x + width * (2 * u - 1) * (hi - x)
         proposal = xp.clip(xp.where(u < 0.5, towards_lower, towards_upper), lo, hi)
         X[rows, j] = proposal  # evaluate in place, undo the rejected moves below
         f_new = self.evaluate(state, X)

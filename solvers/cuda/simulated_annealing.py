@@ -21,7 +21,7 @@ import numpy as np
 
 from ..arrays import to_numpy
 from ..algorithms.base import SnapshotData
-from ..algorithms.simulated_annealing import (MAX_DRAWN_SIMPLICES, SimulatedAnnealing,
+from ..algorithms.simulated_annealing import (MAX_DRAWN_SIMPLICES, WIDTH_POWER, SimulatedAnnealing,
                                                SimulatedAnnealingParams)
 from .base import REDUCE_BLOCKS, CudaAlgorithm, CudaState, allocation_guard
 
@@ -65,6 +65,9 @@ class SimulatedAnnealingCuda(CudaAlgorithm):
 
     evals_per_iteration = SimulatedAnnealing.evals_per_iteration
     synchronous = SimulatedAnnealing.synchronous
+    auto_values = SimulatedAnnealing.auto_values
+    fit_schedule = SimulatedAnnealing.fit_schedule  # the same fitted schedule, passed to the kernel
+    set_params = SimulatedAnnealing.set_params
 
     def bytes_needed(self, n: int) -> int:
         # X and B (d, n), f, accepted, at_best, reduction partials
@@ -86,6 +89,8 @@ class SimulatedAnnealingCuda(CudaAlgorithm):
                     np.int64(n), np.int32(d), np.uint64(state.seed))
         state.evals += n
         self.reduce_best(self.tracker, state.f, state.XT)
+        self.fit_schedule(to_numpy(state.f))  # one copy at start: the auto schedule's spread of f
+        state.temperature = float(self.params.t0)
         return state
 
     def step(self, state: SimulatedAnnealingCudaState, iterations: int) -> None:
@@ -110,7 +115,8 @@ class SimulatedAnnealingCuda(CudaAlgorithm):
                     self.lower, self.upper, np.int64(n), np.int32(d), np.uint64(state.seed),
                     np.int64(state.iteration), np.int32(todo), np.float64(state.temperature),
                     np.int32(state.level_iteration), np.int32(L), np.float64(p.alpha),
-                    np.float64(p.t_min), np.float64(p.t0), self.scalar(p.width), counts,
+                    np.float64(p.t_min), np.float64(p.t0), self.scalar(p.width),
+                    np.float64(WIDTH_POWER if p.schedule == "auto" else 0.0), counts,
                     *self.tracker.args())
         state.evals += n * todo
         state.iteration += todo
