@@ -60,21 +60,21 @@ LARGE = ("F0_g", "F1_d", "F8_c", "F13_b")  # Table 10's problems
 # Our SA configurations (the paper's were lost): geometric cooling from t0 to t_min by alpha,
 # chain_length proposals per chain per level.
 FULL = dict(
-    chains=4096, base=dict(t0=100.0, t_min=0.01, alpha=0.9, chain_length=50),
+    chains=4096, base=dict(schedule="fixed", t0=100.0, t_min=0.01, alpha=0.9, chain_length=50),
     versions_dims=(8, 32), v0_cap_s=4.0, cpu_cap_s=1.5,
-    speed_dims=(8, 256), speed=dict(t0=100.0, t_min=0.01, alpha=0.7, chain_length=50),
+    speed_dims=(8, 256), speed=dict(schedule="fixed", t0=100.0, t_min=0.01, alpha=0.7, chain_length=50),
     chain_counts=(1024, 2048, 4096, 8192, 16384), lengths=(25, 50, 100, 200),
     precision_dim=32,
-    suite=dict(t0=100.0, t_min=1e-3, alpha=0.8, chain_length=50), suite_cpu_cap_s=0.5,
-    hybrid=dict(t0=100.0, t_min=0.01, alpha=0.7, chain_length=50), hybrid_cap_s=5.0,
+    suite=dict(schedule="fixed", t0=100.0, t_min=1e-3, alpha=0.8, chain_length=50), suite_cpu_cap_s=0.5,
+    hybrid=dict(schedule="fixed", t0=100.0, t_min=0.01, alpha=0.7, chain_length=50), hybrid_cap_s=5.0,
 )
 QUICK = dict(
-    chains=64, base=dict(t0=100.0, t_min=0.01, alpha=0.7, chain_length=10),
+    chains=64, base=dict(schedule="fixed", t0=100.0, t_min=0.01, alpha=0.7, chain_length=10),
     versions_dims=(4,), v0_cap_s=0.5, cpu_cap_s=0.5,
-    speed_dims=(2, 16), speed=dict(t0=100.0, t_min=0.01, alpha=0.5, chain_length=10),
+    speed_dims=(2, 16), speed=dict(schedule="fixed", t0=100.0, t_min=0.01, alpha=0.5, chain_length=10),
     chain_counts=(64, 128), lengths=(5, 10), precision_dim=4,
-    suite=dict(t0=100.0, t_min=0.01, alpha=0.5, chain_length=5), suite_cpu_cap_s=0.3,
-    hybrid=dict(t0=100.0, t_min=0.01, alpha=0.5, chain_length=5), hybrid_cap_s=0.3,
+    suite=dict(schedule="fixed", t0=100.0, t_min=0.01, alpha=0.5, chain_length=5), suite_cpu_cap_s=0.3,
+    hybrid=dict(schedule="fixed", t0=100.0, t_min=0.01, alpha=0.5, chain_length=5), hybrid_cap_s=0.3,
 )
 SUITE_CHAINS = {True: 32, False: 4096}  # quick, full
 
