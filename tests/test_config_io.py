@@ -53,7 +53,7 @@ BAD = [
     ({"version": 1, "algorithm": "pattern_search", "problem": "nope"}, "unknown function 'nope'"),
     ({"version": 1, "algorithm": "pattern_search", "problem": "sphere", "params": {"walkerz": 3}},
      "unknown parameter 'walkerz'"),
-    ({"version": 1, "algorithm": "pattern_search", "problem": "sphere", "params": {"walkers": 0}},
+    ({"version": 1, "algorithm": "pattern_search", "problem": "sphere", "params": {"walkers": -1}},
      "parameter 'walkers' must be in"),
     ({"version": 1, "algorithm": "pattern_search", "problem": "sphere", "params": [1, 2]},
      "'params' must be an object"),

@@ -205,7 +205,9 @@ def test_parameter_form_is_generated_from_the_declared_parameters(qtbot, algorit
             assert [editor.itemText(i) for i in range(editor.count())] == list(spec.choices)
         elif spec.kind is int:
             assert isinstance(editor, QtWidgets.QSpinBox)
-            assert editor.minimum() == max(-INT_MAX, spec.lo if spec.lo is not None else -INT_MAX)
+            lo = 0 if spec.auto else spec.lo  # 0 shows "auto"
+            assert editor.minimum() == max(-INT_MAX, lo if lo is not None else -INT_MAX)
+            assert editor.specialValueText() == ("auto" if spec.auto else "")
             assert editor.maximum() == min(INT_MAX, spec.hi if spec.hi is not None else INT_MAX)
         elif spec.kind is float:
             assert isinstance(editor, QtWidgets.QDoubleSpinBox)
