@@ -14,7 +14,7 @@ from solvers.rng import ArrayRNG
 
 pytestmark = pytest.mark.gpu
 
-SHORT_SA = {"t0": 10.0, "t_min": 0.01, "alpha": 0.8, "chain_length": 7}
+SHORT_SA = {"schedule": "fixed", "t0": 10.0, "t_min": 0.01, "alpha": 0.8, "chain_length": 7}
 # (id, algorithm, params): every cuda algorithm and variant, plus pattern search's restart mode
 CASES = [
     ("eval_only", "evaluation_only", {}),
@@ -23,9 +23,9 @@ CASES = [
     ("sa_async", "simulated_annealing", {"variant": "async", **SHORT_SA}),
     ("sa_sync", "simulated_annealing", {"variant": "sync", **SHORT_SA}),
     ("sa_hybrid", "simulated_annealing",
-     {"variant": "hybrid", "t0": 1.0, "t_min": 0.3, "alpha": 0.5, "chain_length": 5, "polish_points": 6}),
+     {"variant": "hybrid", "schedule": "fixed", "t0": 1.0, "t_min": 0.3, "alpha": 0.5, "chain_length": 5, "polish_points": 6}),
     ("sa_hybrid_async", "simulated_annealing",
-     {"variant": "hybrid", "hybrid_base": "async", "t0": 1.0, "t_min": 0.3, "alpha": 0.5,
+     {"variant": "hybrid", "hybrid_base": "async", "schedule": "fixed", "t0": 1.0, "t_min": 0.3, "alpha": 0.5,
       "chain_length": 5, "polish_points": 6}),
 ]
 IDS = [c[0] for c in CASES]

@@ -19,7 +19,7 @@ from solvers.params import specs
 
 pytestmark = pytest.mark.gpu
 
-SA = {"walkers": 256, "t0": 10.0, "t_min": 0.01, "alpha": 0.8, "chain_length": 20}
+SA = {"walkers": 256, "schedule": "fixed", "t0": 10.0, "t_min": 0.01, "alpha": 0.8, "chain_length": 20}
 # id, algorithm, problem, dim, params, iterations, atol. The numpy medians seen when the case was
 # written (for scale): 5.97, 18.1, 0.068, 3.6e-5, 2.5e-8, 3.1e-4.
 CUDA_CASES = [

@@ -1,0 +1,106 @@
+"""Defaults fitted to the budget (issue 10): "auto" populations, the annealing schedule, max_evals
+as a hard cap, and the "Done when" check that default parameters reach the global basin."""
+from __future__ import annotations
+
+import pytest
+
+import solvers
+from solvers.config import Budget
+from solvers.rng import ArrayRNG
+
+import numpy as np
+
+VARIANTS = [("pattern_search", {}), ("multidirectional_search", {}),
+            ("simulated_annealing", {"variant": "async"}), ("simulated_annealing", {"variant": "sync"}),
+            ("simulated_annealing", {"variant": "hybrid"}), ("particle_swarm", {"variant": "classic"}),
+            ("particle_swarm", {"variant": "spso2011"}), ("differential_evolution", {})]
+IDS = [a + ("-" + p["variant"] if p else "") for a, p in VARIANTS]
+FUNCTIONS = ["ackley", "rastrigin", "himmelblau", "six_hump_camel", "shubert"]
+
+
+@pytest.mark.parametrize("algorithm, params", VARIANTS, ids=IDS)
+@pytest.mark.parametrize("walkers", [0, 37])
+def test_max_evals_is_a_hard_cap(algorithm, params, walkers):
+    # 12,345 is no multiple of any iteration's size; 37 walkers x 10-D rows overshoot on purpose
+    params = dict(params, walkers=walkers) if walkers else params
+    result = solvers.run(algorithm, "rastrigin", dim=10, seed=3, max_evals=12_345, params=params)
+    assert result.evals <= 12_345
+    assert result.stop_reason in ("max_evals", "converged")
+    assert np.isfinite(result.best_f)
+
+
+def test_capped_rows_are_never_the_best():
+    problem = solvers.get_problem("sphere", 2)
+    algo = solvers.get_algorithm("pattern_search")(problem, solvers.params.make_params(
+        solvers.get_algorithm("pattern_search").Params, {"walkers": 10}))
+    algo.plan(Budget(max_evals=4))
+    state = algo.init(ArrayRNG(np, 0))
+    assert state.evals == 4
+    assert np.all(np.isinf(state.f[4:])) and np.all(np.isfinite(state.f[:4]))
+    assert float(state.best_f) == float(state.f[:4].min())
+
+
+@pytest.mark.parametrize("algorithm, params", VARIANTS, ids=IDS)
+def test_auto_resolves_to_counts_reported_in_the_result(algorithm, params):
+    result = solvers.run(algorithm, "ackley", dim=2, seed=0, max_evals=10_000, params=params)
+    assert result.params["walkers"] >= 1
+    assert result.params.get("swarms", 1) == 1 and result.params.get("populations", 1) == 1
+    assert result.warnings == ()  # auto leaves at least 20 iterations
+
+
+def test_a_budget_too_small_for_the_walkers_warns():
+    result = solvers.run("pattern_search", "ackley", dim=10, seed=0, max_evals=100_000,
+                         params={"walkers": 15360})
+    assert result.evals <= 100_000
+    assert result.warnings and "iterations" in result.warnings[0]
+
+
+def test_without_a_budget_auto_is_the_papers_counts():
+    cls = solvers.get_algorithm("particle_swarm")
+    algo = cls(solvers.get_problem("sphere", 2), solvers.params.make_params(cls.Params, {}))
+    assert (algo.params.walkers, algo.params.swarms) == (40, 50)
+
+
+@pytest.mark.parametrize("variant", ["async", "sync", "hybrid"])
+def test_auto_schedule_cools_over_the_budget_without_a_reheat(variant):
+    cls = solvers.get_algorithm("simulated_annealing")
+    algo = cls(solvers.get_problem("rastrigin", 2), solvers.params.make_params(cls.Params, {"variant": variant}))
+    algo.plan(Budget(max_evals=20_000))
+    state = algo.init(ArrayRNG(np, 0))
+    t0 = algo.params.t0
+    while state.evals < 20_000 and not state.done:
+        algo.step(state, 1)
+    assert state.rounds == 0  # no reheat
+    assert state.temperature < t0 * 1e-6
+    if variant == "hybrid":
+        assert state.phase == "polish"
+
+
+def test_fixed_schedule_is_the_seeds():
+    cls = solvers.get_algorithm("simulated_annealing")
+    p = solvers.params.make_params(cls.Params, {"schedule": "fixed"})
+    algo = cls(solvers.get_problem("rastrigin", 2), p)
+    algo.plan(Budget(max_evals=20_000))
+    algo.init(ArrayRNG(np, 0))
+    assert (algo.params.t0, algo.params.t_min, algo.params.alpha, algo.params.chain_length) == (
+        1000.0, 0.01, 0.99, 100)
+
+
+def _reaches_the_basin(budget):
+    failures = []
+    for algorithm, params in VARIANTS:
+        for name in FUNCTIONS:
+            result = solvers.run(algorithm, name, dim=2, seed=0, max_evals=budget, params=params)
+            if not result.best_f - result.f_min <= 1e-2:
+                failures.append((algorithm, params, name, result.best_f - result.f_min))
+    assert not failures
+
+
+@pytest.mark.parametrize("budget", [10_000, 100_000])
+def test_defaults_reach_the_global_basin(budget):
+    _reaches_the_basin(budget)
+
+
+@pytest.mark.slow
+def test_defaults_reach_the_global_basin_at_1e6():
+    _reaches_the_basin(1_000_000)
