@@ -16,7 +16,7 @@ from solvers.problems import get_problem
 from solvers.rng import ArrayRNG
 from solvers.runner import Runner
 
-HYBRID = {"variant": "hybrid", "t0": 1.0, "t_min": 0.5, "alpha": 0.5, "chain_length": 1}
+HYBRID = {"variant": "hybrid", "schedule": "fixed", "t0": 1.0, "t_min": 0.5, "alpha": 0.5, "chain_length": 1}
 CASES = [("pattern_search", {}), ("multidirectional_search", {}), ("particle_swarm", {}),
          ("differential_evolution", {}), ("simulated_annealing", {"variant": "sync"}),
          ("simulated_annealing", {"variant": "async"}),
