@@ -183,8 +183,11 @@ class ConvergenceChart(QtWidgets.QWidget):
             line.setVisible(drawable)
             if drawable:
                 line.setValue(math.log10(fmin) if log else fmin)
+                line.label.setFormat(f"known minimum {fmin:.6g}")
         unit = time_unit([t for c in curves for t in c.seconds])
-        note = "" if self.f_min is None else f" · known minimum {self.f_min:.6g}"
+        # the known minimum is the dashed line's label: a longer title would widen the charts
+        # past a narrow column (pyqtgraph crops, it does not elide)
+        note = ""
         labels = (note, log, zero, unit)
         if labels != self._labels:  # setting a title re-lays out the whole chart: only on change
             self._labels = labels
@@ -228,6 +231,8 @@ class ConvergenceChart(QtWidgets.QWidget):
             lines.append(_legend_line((r, g, b), curve.label))
         if self.current is not None:
             lines.append(_legend_line(CURRENT_PEN.color().getRgb()[:3], self.current.label + " (this run)"))
+        if self.f_min is not None:
+            lines.insert(0, f"<i>known minimum f* = {self.f_min:.6g}</i>")
         self.legend.setText("<br>".join(lines))
         self.legend.setToolTip("Previous runs on this function stay as faded curves")
 

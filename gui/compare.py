@@ -247,7 +247,7 @@ class ComparePanel(QtWidgets.QWidget):
             self.speedup_plot.setYRange(0, 2)
         for plot in (self.rate_plot, self.speedup_plot, self.best_plot):
             plot.getPlotItem().getAxis("left").enableAutoSIPrefix(False)
-            plot.setMinimumWidth(200)
+            plot.setMinimumWidth(140)
 
         layout = QtWidgets.QVBoxLayout(self)
         layout.addWidget(self.gpu_note)

@@ -130,7 +130,7 @@ class MainWindow(QtWidgets.QMainWindow):
         scroll.setWidget(self.form)
         scroll.setWidgetResizable(True)
         scroll.setHorizontalScrollBarPolicy(QtCore.Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        scroll.setMinimumWidth(340)
+        scroll.setMinimumWidth(300)
         self.form_dock = self._dock("Set-up", scroll, QtCore.Qt.DockWidgetArea.LeftDockWidgetArea)
         self.chart_dock = self._dock("Best value", self.chart, QtCore.Qt.DockWidgetArea.RightDockWidgetArea)
         self.extras_dock = self._dock("Algorithm", self.extras, QtCore.Qt.DockWidgetArea.RightDockWidgetArea)
@@ -603,9 +603,8 @@ class MainWindow(QtWidgets.QMainWindow):
             self.chart.finish(result)
             budget = self.form.budget_edit.text().strip()
             why = STOP_WORDS.get(result.stop_reason, result.stop_reason).format(budget=budget)
-            self.statusBar().showMessage(
-                f"finished, {why}: best {result.best_f:.6g} after {result.evals:,} evaluations "
-                f"in {_seconds_words(result.seconds)} of compute")
+            # short: the numbers beside it (best, evaluations, time) stay readable on a projector
+            self.statusBar().showMessage(f"finished, {why}")
 
     def _on_controller_running_changed(self, running: bool) -> None:
         self.form.set_running(running)

@@ -254,7 +254,7 @@ class SweepPanel(QtWidgets.QWidget):
         for plot in (self.time_plot, self.speedup_plot):
             plot.getPlotItem().getAxis("left").enableAutoSIPrefix(False)
             plot.getPlotItem().getAxis("bottom").enableAutoSIPrefix(False)
-            plot.setMinimumWidth(200)
+            plot.setMinimumWidth(140)
         if not gpu[0]:
             # an empty chart must say why it is empty
             self.speedup_empty = pg.TextItem("no GPU engine here:\nno speedup to measure",

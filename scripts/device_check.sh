@@ -2,13 +2,17 @@
 # The GPU check in one call: device and library versions, the GPU tests (pytest -m gpu) and the
 # benchmark suite, everything written into one folder.
 #
-#   scripts/device_check.sh [OUTDIR] [all|tests|bench|quick] [extra pytest arguments...]
+#   scripts/device_check.sh [OUTDIR] [all|tests|bench|quick|gui] [extra pytest arguments...]
 #
 # OUTDIR defaults to $OUT (the device tool's folder) or ./device_out. TESTS=... narrows the test
 # files (default tests/test_gpu_*.py). "quick" runs the GPU tests
 # without the slow ones and the quick bench suite. Files written (at most 8, flat, so the device
-# tool brings them all back): env.txt, pytest.log, pytest-junit.xml, bench.log, bench.json, bench.md.
-# Needs python3 with numpy, pytest and CuPy; never imports the GUI (no PyQt6 there).
+# tool brings them all back): env.txt, pytest.log, pytest-junit.xml, bench.log, bench.json, bench.md,
+# and in "gui" mode suite.log and gui-bench.md.
+# Needs python3 with numpy, pytest and CuPy. The GPU machine has no Qt: "gui" mode (the whole suite,
+# window tests included, then scripts/gui_benchmark.py with the GPU engines live) needs the Qt
+# pack .device-qt (built by ../shared/tools/device-qt/build.sh, carried by the device tool) and
+# sources scripts/device_qt_setup.sh to use it. QT_PACK=... names another folder.
 set -u -o pipefail
 
 OUTDIR="${1:-${OUT:-./device_out}}"
@@ -59,6 +63,30 @@ if [[ "$MODE" == all || "$MODE" == tests || "$MODE" == quick ]]; then
   rc=${PIPESTATUS[0]}
   echo "pytest exit code $rc"
   [[ $rc -ne 0 ]] && status=1
+fi
+
+if [[ "$MODE" == gui ]]; then
+  pack="${QT_PACK:-.device-qt}"
+  if [[ -f "$pack/qt.tar.xz" ]]; then
+    # shellcheck source=scripts/device_qt_setup.sh
+    PYTHON="$PY" source scripts/device_qt_setup.sh "$pack"
+  fi
+  if ! "$PY" -c "import PyQt6.QtWidgets, pyqtgraph, pytestqt" 2>/dev/null; then
+    echo "no Qt here and no Qt pack in $pack: build it with ../shared/tools/device-qt/build.sh and carry it"
+    exit 2
+  fi
+  export QT_QPA_PLATFORM=offscreen
+  echo "== the whole suite, window and GPU tests included (log: $OUTDIR/suite.log)"
+  per_test=()
+  "$PY" -c "import pytest_timeout" 2>/dev/null && per_test=(--timeout=150)
+  timeout "${SUITE_SECONDS:-420}" "$PY" -m pytest -q -rfEs -p no:cacheprovider "${per_test[@]}" "$@" \
+      2>&1 | tee "$OUTDIR/suite.log" | tail -n 40
+  rc=${PIPESTATUS[0]}
+  echo "pytest exit code $rc"
+  [[ $rc -ne 0 ]] && status=1
+  echo "== window benchmark with the GPU engines live (file: $OUTDIR/gui-bench.md)"
+  timeout "${GUI_BENCH_SECONDS:-150}" "$PY" scripts/gui_benchmark.py --out "$OUTDIR/gui-bench.md" 2>&1 | tail -n 40
+  [[ ${PIPESTATUS[0]} -ne 0 ]] && status=1
 fi
 
 if [[ "$MODE" == all || "$MODE" == bench || "$MODE" == quick ]]; then

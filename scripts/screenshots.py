@@ -1,5 +1,6 @@
 """Real screenshots of the window, taken offscreen: one per algorithm after a short run on a 2-D
-function, and one of a 30-D slice. Writes docs/screenshots/<algorithm>.png.
+function, one of a 30-D slice, the classroom annealing preset on Himmelblau (legend, its four
+minima) and the window at a projector's 1024 x 640. Writes docs/screenshots/<name>.png.
 
     python scripts/screenshots.py [--out docs/screenshots] [--problem rastrigin]
 
@@ -84,6 +85,28 @@ def shoot(window, algorithm: str, problem: str, dim: int, iterations: int, path:
           f"best {result.best_f:.4g}" if result else f"{path}: no result ({window.controller.last_error})")
 
 
+def shoot_preset(window, stem: str, iterations: int, path: Path) -> None:
+    """A classroom preset, stopped part way (at full speed) so the chains are mid-cooling."""
+    from solvers import config_io  # noqa: PLC0415
+
+    window.load_preset(config_io.PRESETS_DIR / f"{stem}.json")
+    window.speed_slider.setValue(window.speed_slider.maximum())
+    window.form.budget_edit.setText(str(iterations))
+    shoot_current(window, path)
+
+
+def shoot_current(window, path: Path) -> None:
+    if window.landscape.grid is None:
+        wait_for(window.landscape.sigLandscapeReady, 10_000)
+    if not window.start():
+        raise SystemExit(f"{path.stem}: the run did not start: {window.form.errors()}")
+    wait_for(window.controller.sigFinished, 120_000)
+    if not window.grab().save(str(path)):
+        raise SystemExit(f"could not write {path}")
+    compact(path)
+    print(f"{path}: {window.statusBar().currentMessage()}")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default=str(ROOT / "docs" / "screenshots"))
@@ -107,6 +130,9 @@ def main(argv: list[str] | None = None) -> int:
                   ITERATIONS.get(algorithm, DEFAULT_ITERATIONS), out / f"{algorithm}.png")
         shoot(window, solvers.list_algorithms()[0], args.problem, 30, 30,
               out / f"{solvers.list_algorithms()[0]}_30d.png")
+        shoot_preset(window, "class_sa_himmelblau_2d", 1500, out / "class_sa_himmelblau.png")
+        window.resize(1024, 640)
+        shoot_preset(window, "class_pso_rastrigin_2d", 40, out / "projector_1024x640.png")
         window.close()
     del app
     return 0
