@@ -60,12 +60,14 @@ def header_text() -> str:
     return "".join(parts)
 
 
-def source(kernel_file: str) -> str:
-    """The full translation unit for one kernel file: the headers, then the file.
+def source(kernel_file: str, functor_source: str = "") -> str:
+    """The full translation unit for one kernel file: the headers, a generated functor's source (a
+    user's expression), then the file.
 
     MW_FAST_MATH comes as a compiler option (``options(fast_math)``), which CuPy's cache also keys on.
     """
-    return header_text() + f"// ---- {kernel_file} ----\n" + read_text(kernel_file)
+    extra = f"// ---- generated functor ----\n{functor_source}\n" if functor_source else ""
+    return header_text() + extra + f"// ---- {kernel_file} ----\n" + read_text(kernel_file)
 
 
 def options(fast_math: bool) -> tuple[str, ...]:
@@ -148,8 +150,12 @@ def _compile_error_lines(exc: Exception, limit: int = 6) -> str:
 
 
 @functools.lru_cache(maxsize=None)
-def load(kernel_file: str, functor: str, dtype: str, fast_math: bool = False) -> KernelSet:
-    """Compile (or fetch from CuPy's cache) the kernels of one file for one functor and dtype."""
+def load(kernel_file: str, functor: str, dtype: str, fast_math: bool = False,
+         functor_source: str = "") -> KernelSet:
+    """Compile (or fetch from CuPy's cache) the kernels of one file for one functor and dtype.
+
+    ``functor_source`` defines a functor not in problems.cuh (a user's expression, whose struct name
+    is a hash of its body); it is part of the cache key here and of the source CuPy keys on."""
     if dtype not in CTYPES:
         raise ValueError(f"dtype must be one of {', '.join(CTYPES)}, got {dtype!r}")
     try:
@@ -157,11 +163,11 @@ def load(kernel_file: str, functor: str, dtype: str, fast_math: bool = False) ->
     except Exception as exc:
         raise _unavailable(f"CuPy is not installed or failed to import ({type(exc).__name__}: {exc})") from exc
     names = functor_names()
-    if functor not in names:
+    if functor not in names and not functor_source:
         raise _unavailable(f"no CUDA functor '{functor}' in kernels/problems.cuh")
     expressions = name_expressions(kernel_file, functor, dtype)
     try:
-        module = cupy.RawModule(code=source(kernel_file), options=options(fast_math),
+        module = cupy.RawModule(code=source(kernel_file, functor_source), options=options(fast_math),
                                 name_expressions=list(expressions.values()))
         # compile now, so that errors surface here (the runner says "compiling") and not at a launch
         compile_now = getattr(module, "compile", None)

@@ -22,6 +22,9 @@ def run(algorithm: str, problem: str | Problem, engine: str = "numpy", *, dim: i
         if dim is not None and dim != problem.dim:
             raise ConfigError(f"dim={dim!r} differs from the problem object's dimension {problem.dim}; "
                               "give one of them")
+        if bounds is None and problem.lower.min() == problem.lower.max() \
+                and problem.upper.min() == problem.upper.max():
+            bounds = (float(problem.lower[0]), float(problem.upper[0]))  # keep the problem's box
         dim, problem = problem.dim, problem.name
     config = RunConfig.build(algorithm, problem, dim, params=params, engine=engine, dtype=dtype,
                              seed=seed, max_evals=max_evals, max_iters=max_iters,

@@ -33,7 +33,7 @@ PRESETS_DIR = Path(__file__).resolve().parents[1] / "assets" / "presets"
 # slider); a run configuration itself has no pace, so the CLI ignores it.
 _META_KEYS = ("format", "version", "name", "description", "source", "pace")
 _CONFIG_KEYS = ("algorithm", "problem", "dim", "params", "engine", "dtype", "seed", "budget",
-                "fast_math", "sample_size", "snapshot_hz")
+                "fast_math", "sample_size", "snapshot_hz", "bounds")
 _BUDGET_KEYS = ("max_evals", "max_iters", "max_seconds")
 _REQUIRED = ("algorithm", "problem")
 
@@ -50,6 +50,8 @@ def config_to_dict(config: RunConfig, *, name: str = "", description: str = "",
                  "engine": config.engine, "dtype": config.dtype, "seed": config.seed,
                  "budget": budget, "params": config.params_dict(), "fast_math": config.fast_math,
                  "sample_size": config.sample_size, "snapshot_hz": config.snapshot_hz})
+    if config.bounds is not None:  # the box of an "expr: ..." problem, or a built-in's override
+        data["bounds"] = list(config.bounds)
     return data
 
 
@@ -91,8 +93,11 @@ def config_from_dict(data: Any) -> RunConfig:
         if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))
                                   or not math.isfinite(value)):
             raise ConfigError(f"'{key}' must be a number, got {value!r}")
+    bounds = data.get("bounds")
+    if bounds is not None and (not isinstance(bounds, list) or len(bounds) != 2):
+        raise ConfigError(f"'bounds' must be [lower, upper], got {bounds!r}")
     return RunConfig.build(data["algorithm"], data["problem"], data.get("dim"), params=dict(params),
-                           **{k: budget.get(k) for k in _BUDGET_KEYS}, **options)
+                           **{k: budget.get(k) for k in _BUDGET_KEYS}, bounds=bounds, **options)
 
 
 def save_config(config: RunConfig, path: str | Path, *, name: str = "", description: str = "",

@@ -61,10 +61,13 @@ class CudaAlgorithm(Algorithm):
         self.fast_math = bool(fast_math)
         functor = problem.definition.cuda_functor
         if not functor:
-            raise EngineUnavailable(f"function '{problem.name}' has no CUDA functor")
+            raise EngineUnavailable(problem.definition.no_cuda_reason
+                                    or f"function '{problem.name}' has no CUDA functor")
         from kernels.loader import load  # noqa: PLC0415 - lazy: compiles on first use
 
-        self.kernels = load(self.kernel_file, functor, self.dtype.name, self.fast_math)
+        # a user's expression brings its functor's source; it enters the module (and cache key)
+        self.kernels = load(self.kernel_file, functor, self.dtype.name, self.fast_math,
+                            problem.definition.cuda_source or "")
         self.lower = xp.ascontiguousarray(self.lower)
         self.upper = xp.ascontiguousarray(self.upper)
 

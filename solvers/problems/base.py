@@ -37,6 +37,9 @@ class ProblemDef:
     x_mins: Callable[[int], Sequence | None] = lambda d: None
     notes: str = ""
     cuda_functor: str | None = None  # name of the device functor in kernels/problems.cuh
+    cuda_source: str | None = None  # device source defining cuda_functor, when not in problems.cuh
+    no_cuda_reason: str = ""  # why the cuda engine cannot run it (when cuda_functor is None)
+    expression: object = None  # the parsed Expression of a user's "expr: ..." problem
 
     def accepts(self, dim: int) -> bool:
         if self.dims is not None:
@@ -83,6 +86,22 @@ class Problem:
     def __call__(self, X):
         return self.evaluate(X)
 
+    @staticmethod
+    def from_expression(text: str, dim: int | None = None, lower=None, upper=None, f_min=None,
+                        x_min=None, name: str | None = None) -> "Problem":
+        """A problem typed as an expression (README, "Your own objective"), runnable on every
+        engine; its box defaults to [-5, 5] in every coordinate; `name` titles it."""
+        from .custom import expression_problem  # noqa: PLC0415 - custom imports this module
+
+        return expression_problem(text, dim, lower, upper, f_min=f_min, x_min=x_min, title=name)
+
+    @staticmethod
+    def from_callable(f, lower, upper, f_min=None, name: str | None = None) -> "Problem":
+        """A problem from a vectorised ``f(X) -> (n,)`` in NumPy or CuPy (numpy/cupy engines)."""
+        from .custom import callable_problem  # noqa: PLC0415
+
+        return callable_problem(f, lower, upper, f_min=f_min, name=name)
+
     def with_bounds(self, lower, upper) -> "Problem":
         """The same function searched over another box (scalars or arrays of length dim)."""
         lo = np.broadcast_to(np.asarray(lower, dtype=np.float64), (self.dim,)).copy()
@@ -105,12 +124,21 @@ def check_bounds(lower: np.ndarray, upper: np.ndarray, name: str) -> None:
 
 
 _REGISTRY: dict[str, ProblemDef] = {}
+_CUSTOM: dict[str, ProblemDef] = {}  # callables of this process, by name (last one wins)
 
 
 def register(definition: ProblemDef) -> ProblemDef:
     if definition.name in _REGISTRY:
         raise RuntimeError(f"problem '{definition.name}' registered twice")
     _REGISTRY[definition.name] = definition
+    return definition
+
+
+def register_custom(definition: ProblemDef) -> ProblemDef:
+    """Make a user's callable problem findable by name in this process (not a built-in)."""
+    if definition.name in _REGISTRY:
+        raise ConfigError(f"'{definition.name}' is a built-in function's name")
+    _CUSTOM[definition.name] = definition
     return definition
 
 
@@ -124,9 +152,13 @@ def problem_definitions() -> list[ProblemDef]:
 
 
 def get_definition(name: str) -> ProblemDef:
+    from .custom import expression_definition, expression_text, is_expression  # noqa: PLC0415
+
+    if is_expression(name):
+        return expression_definition(expression_text(name))
     try:
-        return _REGISTRY[name]
-    except KeyError:
+        return _REGISTRY[name] if name in _REGISTRY else _CUSTOM[name]
+    except (KeyError, TypeError):
         raise ConfigError(f"unknown function '{name}' (see 'python main.py list')") from None
 
 
@@ -135,8 +167,16 @@ def get_definition(name: str) -> ProblemDef:
 MAX_DIM = 1_000_000
 
 
-def get_problem(name: str, dim: int | None = None) -> Problem:
-    """Bind problem `name` to dimension `dim` (its default dimension if None)."""
+def get_problem(name: str, dim: int | None = None, bounds=None) -> Problem:
+    """Bind problem `name` to dimension `dim` (its default dimension if None), searched over
+    `bounds` = (lower, upper) if given. ``"expr: <text>"`` names a typed expression."""
+    from .custom import expression_problem, is_expression  # noqa: PLC0415
+
+    if is_expression(name):
+        lo, hi = (None, None) if bounds is None else bounds
+        return expression_problem(name, dim, lo, hi)
+    if bounds is not None:
+        return get_problem(name, dim).with_bounds(*bounds)
     definition = get_definition(name)
     if dim is None:
         dim = definition.default_dim

@@ -1,0 +1,98 @@
+"""GPU: typed expressions on CuPy and in the fused CUDA kernels.
+
+The generated functor of each built-in's expression (tests/expression_corpus.py) is compared with
+the built-in functor on the same points (tolerances of test_gpu_functors.py); the CuPy array function
+with the NumPy one; every cuda algorithm runs an expression, and a run on the expression of
+rastrigin equals, seed for seed, the run on the built-in (same Philox streams, same formula up to
+rounding); the loader compiles one module per expression and reuses it.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import solvers
+from kernels import loader
+from solvers.algorithms import list_algorithms
+from tests.expression_corpus import BUILTIN_EXPRESSIONS
+
+pytestmark = pytest.mark.gpu
+
+EVAL = r"""
+template <typename F, typename T>
+__global__ void t_eval(const T* X, long long n, int d, T* out) {
+    const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    const StridedPoint<T> x = {X + i, n};
+    out[i] = F::template eval<T>(x, d);
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def cupy():
+    return pytest.importorskip("cupy")
+
+
+def _evaluate(cupy, problem, X, dtype):
+    ctype = "float" if dtype == np.float32 else "double"
+    definition = problem.definition
+    code = loader.header_text() + (definition.cuda_source or "") + EVAL
+    name = f"t_eval<{definition.cuda_functor}, {ctype}>"
+    module = cupy.RawModule(code=code, options=loader.options(False), name_expressions=[name])
+    n, d = X.shape
+    XT = cupy.asarray(np.ascontiguousarray(X.T.astype(dtype)))
+    out = cupy.empty(n, dtype=dtype)
+    module.get_function(name)(((n + 127) // 128,), (128,), (XT, np.int64(n), np.int32(d), out))
+    return out.get().astype(np.float64)
+
+
+@pytest.mark.parametrize("name", sorted(BUILTIN_EXPRESSIONS))
+def test_expression_functor_equals_builtin_functor(cupy, name):
+    dim, text = BUILTIN_EXPRESSIONS[name]
+    builtin = solvers.get_problem(name, dim)
+    typed = solvers.get_problem(f"expr: {text}", dim)
+    X = np.random.default_rng(5).uniform(builtin.lower, builtin.upper, (2000, dim))
+    for dtype, tol in ((np.float64, 1e-10), (np.float32, 2e-5)):
+        want = _evaluate(cupy, builtin, X, dtype)
+        got = _evaluate(cupy, typed, X, dtype)
+        finite = np.isfinite(want) & (np.abs(want) < 1e30)
+        err = np.linalg.norm(got[finite] - want[finite]) / max(np.linalg.norm(want[finite]), 1e-300)
+        assert err < tol, f"{name} {dtype.__name__}: relative error {err:.3g}"
+    # and the CuPy array function agrees with the NumPy one
+    np.testing.assert_allclose(typed.evaluate(cupy.asarray(X)).get(), typed.evaluate(X), rtol=1e-12,
+                               atol=1e-12)
+
+
+@pytest.mark.parametrize("algorithm", list_algorithms())
+def test_every_cuda_algorithm_runs_an_expression(algorithm):
+    result = solvers.run(algorithm, "expr: sum((x[i] - 1)**2)", "cuda", dim=4, max_evals=20000,
+                         seed=2, bounds=(-3.0, 3.0))
+    assert np.isfinite(result.best_f) and result.best_f < 1.0
+
+
+def test_expression_run_equals_builtin_run_seed_for_seed():
+    text = "expr: " + BUILTIN_EXPRESSIONS["rastrigin"][1]
+    for algorithm in ("pattern_search", "particle_swarm"):
+        a = solvers.run(algorithm, "rastrigin", "cuda", dim=6, max_iters=30, seed=4)
+        b = solvers.run(algorithm, text, "cuda", dim=6, max_iters=30, seed=4, bounds=(-5.12, 5.12))
+        assert a.evals == b.evals
+        assert abs(a.best_f - b.best_f) <= 1e-6 * max(1.0, abs(a.best_f)), (algorithm, a.best_f, b.best_f)
+
+
+def test_one_module_per_expression():
+    a = solvers.get_problem("expr: sum(x[i]**2) + 1", 3)
+    b = solvers.get_problem("expr: sum(x[i]**2) + 2", 3)
+    ka = loader.load("evaluation_only.cu", a.definition.cuda_functor, "float32", False,
+                     a.definition.cuda_source)
+    kb = loader.load("evaluation_only.cu", b.definition.cuda_functor, "float32", False,
+                     b.definition.cuda_source)
+    again = loader.load("evaluation_only.cu", a.definition.cuda_functor, "float32", False,
+                        solvers.get_problem("expr: sum(x[i]**2)+1", 5).definition.cuda_source)
+    assert ka is again and ka is not kb
+
+
+def test_nan_points_are_very_bad_on_cuda():
+    result = solvers.run("pattern_search", "expr: log(x1) + x2**2", "cuda", dim=2, max_evals=5000,
+                         seed=0, bounds=(-1.0, 1.0))
+    assert np.isfinite(result.best_f) and result.best_x[0] > 0
