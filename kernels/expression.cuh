@@ -1,10 +1,11 @@
 // Math helpers of user-expression functors (solvers/problems/expression/emit_cuda.py): the functions
 // of the expression language that common.cuh does not wrap, for float and double. The emitter puts
-// this text before each generated functor (guarded, so several functors may share a module).
+// this text before each generated functor (guarded, so several functors may share a module). Only
+// common.cuh reads the fast-math switch: sin, cos, exp, log and pow follow it through mw_*.
 #ifndef MW_EXPRESSION_CUH
 #define MW_EXPRESSION_CUH
 
-__device__ __forceinline__ float mwx_tan(float v) { return MW_FAST_MATH ? __tanf(v) : tanf(v); }
+__device__ __forceinline__ float mwx_tan(float v) { return tanf(v); }
 __device__ __forceinline__ float mwx_asin(float v) { return asinf(v); }
 __device__ __forceinline__ float mwx_acos(float v) { return acosf(v); }
 __device__ __forceinline__ float mwx_atan(float v) { return atanf(v); }
@@ -12,7 +13,7 @@ __device__ __forceinline__ float mwx_atan2(float a, float b) { return atan2f(a, 
 __device__ __forceinline__ float mwx_sinh(float v) { return sinhf(v); }
 __device__ __forceinline__ float mwx_cosh(float v) { return coshf(v); }
 __device__ __forceinline__ float mwx_tanh(float v) { return tanhf(v); }
-__device__ __forceinline__ float mwx_log10(float v) { return MW_FAST_MATH ? __log10f(v) : log10f(v); }
+__device__ __forceinline__ float mwx_log10(float v) { return log10f(v); }
 __device__ __forceinline__ float mwx_ceil(float v) { return ceilf(v); }
 __device__ __forceinline__ float mwx_hypot(float a, float b) { return hypotf(a, b); }
 __device__ __forceinline__ float mwx_fmod(float a, float b) { return fmodf(a, b); }

@@ -73,7 +73,14 @@ def _prescan(text: str) -> str:
         raise ExpressionError(f"the text is {len(text):,} characters long; at most {MAX_LENGTH:,} "
                               f"are allowed (use sum(...) over x[i] for many terms)")
     depth = 0
+    signs = 0  # a run of unary signs nests too: refuse it before ast builds a 1,000-deep tree
     for k, ch in enumerate(text):
+        if ch in "+-~":
+            signs += 1
+            if signs > MAX_DEPTH:
+                raise ExpressionError(f"more than {MAX_DEPTH} signs in a row", k + 1)
+        elif ch not in " \t\r\n":
+            signs = 0
         if ch == "\0":
             raise ExpressionError("NUL byte in the text", k + 1)
         if ord(ch) > 126:
