@@ -1,0 +1,111 @@
+"""Base class of the numba engine's algorithms: compiled per-walker loops on all CPU cores.
+
+A subclass has the interface of :class:`solvers.algorithms.base.Algorithm` and the Params of its
+reference module. Walkers are NumPy (n, d) arrays; each compiled kernel runs a whole chunk of
+iterations with ``prange`` over walkers, so Python runs once per chunk. Random numbers come from
+Philox keyed by (seed, walker, stream, draw) as in kernels/random.cuh, so a run does not depend on
+the number of threads. The best point is found on the host after each chunk by ``np.argmin`` (first
+minimum wins, the same rule on every thread count).
+"""
+from __future__ import annotations
+
+from typing import ClassVar
+
+import numba
+import numpy as np
+from numba import njit, prange
+
+from ..algorithms.base import Algorithm, State
+from . import functions
+
+PJIT = dict(parallel=True, nogil=True, cache=True, fastmath=False)
+
+
+@njit(**PJIT)
+def evaluate_rows(fid, X, out):
+    """out[i] = f(X[i]) for every row, NaN/inf mapped to +inf; rows in parallel."""
+    n, d = X.shape
+    for i in prange(n):
+        x = np.empty(d, dtype=np.float64)
+        for j in range(d):
+            x[j] = X[i, j]
+        out[i] = functions.sanitized(fid, x)
+
+
+def default_threads() -> int:
+    """Every core numba may use (NUMBA_NUM_THREADS, else the machine's core count)."""
+    return int(numba.config.NUMBA_NUM_THREADS)
+
+
+def check_threads(threads) -> int:
+    """A valid thread count: None -> all cores; ValueError for anything else out of range."""
+    limit = default_threads()
+    if threads is None:
+        return limit
+    if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or not 1 <= threads <= limit:
+        raise ValueError(f"threads must be an integer from 1 to {limit}, got {threads!r}")
+    return int(threads)
+
+
+class NumbaAlgorithm(Algorithm):
+    """Common machinery: function id, thread count, seeding, host-side best update."""
+
+    single: bool = False  # float32 run: 24-bit uniforms, 4 per Philox block (as the cuda engine)
+    threads: ClassVar[int | None] = None  # None = all cores; set per instance by the engine
+
+    def __init__(self, problem, params, *, xp=np, dtype=np.float64, threads: int | None = None):
+        super().__init__(problem, params, xp=np, dtype=dtype)
+        self.fid = functions.function_id(problem)
+        self.threads = check_threads(threads if threads is not None else type(self).threads)
+        self.single = self.dtype == np.float32
+        self.lower = np.ascontiguousarray(problem.lower, dtype=self.dtype)
+        self.upper = np.ascontiguousarray(problem.upper, dtype=self.dtype)
+        self.span = self.upper - self.lower
+
+    def use_threads(self) -> None:
+        """Set this run's thread count for the calling thread's next parallel kernels."""
+        numba.set_num_threads(self.threads)
+
+    def seed_from(self, rng) -> int:
+        """The 64-bit Philox key of a run (the cuda engine's rule: same seed -> same key)."""
+        return int(rng.raw_seed()) & 0xFFFFFFFFFFFFFFFF
+
+    def evaluate(self, state: State, X):
+        """Values of the rows of X through the compiled function (counted), in the run's dtype."""
+        self.use_threads()
+        X = np.ascontiguousarray(X)
+        out = np.empty(X.shape[0], dtype=np.float64)
+        evaluate_rows(self.fid, X, out)
+        state.evals += int(X.shape[0])
+        return out.astype(self.dtype)
+
+    def fold_best(self, state: State, X, f) -> None:
+        """Fold the first minimum of f (n,) at rows of X into state.best_x/best_f."""
+        i = int(np.argmin(f))
+        if f[i] < state.best_f:
+            state.best_f = np.asarray(f[i], dtype=self.dtype)
+            state.best_x = np.array(X[i], dtype=self.dtype)
+
+    def memory_estimate(self) -> int:
+        return int(4 * self.total_walkers() * (self.problem.dim + 2) * self.dtype.itemsize)
+
+
+def with_compiled_evaluation(reference: type) -> type:
+    """The reference class with every evaluation through the compiled, multi-core objective.
+
+    Same random stream and same arithmetic as the numpy engine (results equal up to the rounding
+    of the compiled sums); used where a fused per-walker kernel does not exist yet.
+    """
+
+    class Compiled(reference):
+        __init__ = NumbaAlgorithm.__init__
+        use_threads = NumbaAlgorithm.use_threads
+        evaluate = NumbaAlgorithm.evaluate
+        memory_estimate = NumbaAlgorithm.memory_estimate
+
+        def uniform_points(self, rng, n):
+            return rng.uniform(self.lower, self.upper, (n, self.problem.dim), self.dtype)
+
+    Compiled.__name__ = Compiled.__qualname__ = f"{reference.__name__}Numba"
+    Compiled.fused = False
+    return Compiled

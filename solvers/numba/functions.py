@@ -1,0 +1,329 @@
+"""Every built-in objective as a compiled scalar function of one point, for the numba engine.
+
+The twin of kernels/problems.cuh: one function per functor, following the NumPy formula of
+solvers/problems term by term (same order of operations, sums over j = 0..d-1). A point of either
+dtype is evaluated in float64 (the kernels copy a float32 point into a float64 work row), so each
+function compiles once and float32 runs differ from NumPy's float32 arithmetic by rounding only.
+``evaluate(fid, x)`` dispatches on an integer id; ``function_id(problem)`` maps a problem to it by
+its ``cuda_functor`` name, the name both compiled engines share.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit, types
+from numba.extending import intrinsic
+
+from ..errors import EngineUnavailable
+from ..problems.annealing_suite import FOXHOLES_A, FOXHOLES_C, SHEKEL_A, SHEKEL_C
+
+JIT = dict(nogil=True, cache=True, fastmath=False)
+PI = math.pi
+E = math.e
+
+# functor name (ProblemDef.cuda_functor) -> id used by evaluate(); order is free but fixed
+FUNCTORS = (
+    "Sphere", "Schwefel222", "Schwefel12", "Schwefel221", "Rosenbrock", "Step", "Quartic",
+    "QuarticNoisy", "Schwefel226", "Rastrigin", "Ackley", "Griewank", "Penalized1", "Penalized2",
+    "SchwefelNormalized", "Branin", "CosineMixture", "DekkersAarts", "Easom", "Exponential",
+    "GoldsteinPrice", "Himmelblau", "LevyMontalvo", "Langerman", "Michalewicz", "Salomon",
+    "SixHumpCamel", "Shubert", "Shekel5", "Shekel7", "Shekel10", "ShekelFoxholes", "SchafferF7",
+    "PortfolioVariance",
+)
+FUNCTOR_IDS = {name: i for i, name in enumerate(FUNCTORS)}
+
+_FOX_A = np.ascontiguousarray(FOXHOLES_A, dtype=np.float64)
+_FOX_C = np.ascontiguousarray(FOXHOLES_C, dtype=np.float64)
+_SHEKEL_A = np.ascontiguousarray(SHEKEL_A, dtype=np.float64)
+_SHEKEL_C = np.ascontiguousarray(SHEKEL_C, dtype=np.float64)
+
+_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
+_MIX2 = np.uint64(0x94D049BB133111EB)
+_NOISE_SEED = np.uint64(0x9E3779B97F4A7C15)
+
+
+def function_id(problem) -> int:
+    """The id of `problem`'s compiled twin; EngineUnavailable if it has none."""
+    functor = problem.definition.cuda_functor
+    if functor not in FUNCTOR_IDS:
+        raise EngineUnavailable(f"function '{problem.name}' has no compiled numba twin")
+    return FUNCTOR_IDS[functor]
+
+
+@intrinsic
+def _float_bits(typingctx, value):
+    """The IEEE bit pattern of a float64 as uint64 (__double_as_longlong)."""
+    if value != types.float64:
+        return None
+
+    def codegen(context, builder, signature, args):
+        return builder.bitcast(args[0], context.get_value_type(types.uint64))
+    return types.uint64(types.float64), codegen
+
+
+@njit(**JIT)
+def _splitmix(z):
+    z = z ^ (z >> np.uint64(30))
+    z = z * _MIX1
+    z = z ^ (z >> np.uint64(27))
+    z = z * _MIX2
+    return z ^ (z >> np.uint64(31))
+
+
+@njit(**JIT)
+def _penalty_u(v, a, k):
+    hi = max(v - a, 0.0)
+    lo = max(-v - a, 0.0)
+    hi2 = hi * hi
+    lo2 = lo * lo
+    return k * (hi2 * hi2) + k * (lo2 * lo2)
+
+
+@njit(**JIT)
+def _penalized_2_body(x):
+    d = x.shape[0]
+    s0 = math.sin(3.0 * PI * x[0])
+    body = s0 * s0
+    for j in range(d - 1):
+        xm = x[j] - 1.0
+        s = math.sin(3.0 * PI * x[j + 1])
+        body += xm * xm * (1.0 + s * s)
+    last = x[d - 1]
+    xm = last - 1.0
+    t = math.sin(2.0 * PI * last)
+    body += xm * xm * (1.0 + t * t)
+    return 0.1 * body
+
+
+@njit(**JIT)
+def _inverse_distance_sum(x, a, c, m):
+    acc = 0.0
+    for k in range(m):
+        D = 0.0
+        for j in range(x.shape[0]):
+            t = x[j] - a[k, j]
+            D += t * t
+        acc += 1.0 / (D + c[k])
+    return -acc
+
+
+@njit(**JIT)
+def _sum_squares(x):
+    s = 0.0
+    for j in range(x.shape[0]):
+        s += x[j] * x[j]
+    return s
+
+
+@njit(**JIT)
+def evaluate(fid, x):
+    """f(x) of function `fid` at the float64 point x (1-D, contiguous)."""
+    d = x.shape[0]
+    if fid == 0:  # Sphere
+        return _sum_squares(x)
+    if fid == 1:  # Schwefel 2.22
+        s = 0.0
+        p = 1.0
+        for j in range(d):
+            a = abs(x[j])
+            s += a
+            p *= a
+        return s + p
+    if fid == 2:  # Schwefel 1.2
+        c = 0.0
+        s = 0.0
+        for j in range(d):
+            c += x[j]
+            s += c * c
+        return s
+    if fid == 3:  # Schwefel 2.21
+        m = abs(x[0])
+        for j in range(1, d):
+            m = max(m, abs(x[j]))
+        return m
+    if fid == 4:  # Rosenbrock
+        s = 0.0
+        for j in range(d - 1):
+            head = x[j]
+            a = x[j + 1] - head * head
+            b = head - 1.0
+            s += 100.0 * a * a + b * b
+        return s
+    if fid == 5:  # Step
+        s = 0.0
+        for j in range(d):
+            v = math.floor(x[j] + 0.5)
+            s += v * v
+        return s
+    if fid == 6 or fid == 7:  # Quartic, and with Yao's noise as a hash of the point
+        s = 0.0
+        h = _NOISE_SEED
+        for j in range(d):
+            v2 = x[j] * x[j]
+            s += (j + 1.0) * (v2 * v2)
+            if fid == 7:
+                h = _splitmix(h ^ _float_bits(x[j]))
+        if fid == 7:
+            s += float(h >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+        return s
+    if fid == 8 or fid == 14:  # Schwefel 2.26 (shifted) and the normalised Schwefel
+        s = 0.0
+        for j in range(d):
+            v = x[j]
+            s += v * math.sin(math.sqrt(abs(v)))
+        if fid == 8:
+            return 418.9829 * d - s
+        return -(s / d)
+    if fid == 9:  # Rastrigin
+        s = 0.0
+        for j in range(d):
+            v = x[j]
+            s += v * v - 10.0 * math.cos(2.0 * PI * v) + 10.0
+        return s
+    if fid == 10:  # Ackley
+        s1 = 0.0
+        s2 = 0.0
+        for j in range(d):
+            v = x[j]
+            s1 += v * v
+            s2 += math.cos(2.0 * PI * v)
+        return -20.0 * math.exp(-0.2 * math.sqrt(s1 / d)) - math.exp(s2 / d) + 20.0 + E
+    if fid == 11:  # Griewank
+        s = 0.0
+        p = 1.0
+        for j in range(d):
+            v = x[j]
+            s += v * v
+            p *= math.cos(v / math.sqrt(j + 1.0))
+        return s / 4000.0 - p + 1.0
+    if fid == 12:  # Penalized 1
+        y = 1.0 + (x[0] + 1.0) / 4.0
+        s0 = math.sin(PI * y)
+        body = 10.0 * (s0 * s0)
+        for j in range(d - 1):
+            ym = y - 1.0
+            yn = 1.0 + (x[j + 1] + 1.0) / 4.0
+            s = math.sin(PI * yn)
+            body += ym * ym * (1.0 + 10.0 * (s * s))
+            y = yn
+        ym = y - 1.0
+        body += ym * ym
+        pen = 0.0
+        for j in range(d):
+            pen += _penalty_u(x[j], 10.0, 100.0)
+        return (PI / d) * body + pen
+    if fid == 13:  # Penalized 2
+        pen = 0.0
+        for j in range(d):
+            pen += _penalty_u(x[j], 5.0, 100.0)
+        return _penalized_2_body(x) + pen
+    if fid == 15:  # Branin
+        x1 = x[0]
+        x2 = x[1]
+        t = x2 - (5.1 / (4.0 * PI * PI)) * x1 * x1 + (5.0 / PI) * x1 - 6.0
+        return t * t + (10.0 * (1.0 - 1.0 / (8.0 * PI))) * math.cos(x1) + 10.0
+    if fid == 16:  # Cosine mixture
+        sc = 0.0
+        for j in range(d):
+            sc += math.cos(5.0 * PI * x[j])
+        return -0.1 * sc + _sum_squares(x)
+    if fid == 17:  # Dekkers & Aarts
+        a = x[0] * x[0]
+        b = x[1] * x[1]
+        r = a + b
+        r2 = r * r
+        return 1.0e5 * a + b - r2 + 1.0e-5 * (r2 * r2)
+    if fid == 18:  # Easom
+        p = x[0] - PI
+        q = x[1] - PI
+        return -math.cos(x[0]) * math.cos(x[1]) * math.exp(-(p * p + q * q))
+    if fid == 19:  # Exponential
+        return -math.exp(-0.5 * _sum_squares(x))
+    if fid == 20:  # Goldstein & Price
+        x1 = x[0]
+        x2 = x[1]
+        a = x1 + x2 + 1.0
+        b = 19.0 - 14.0 * x1 + 3.0 * x1 * x1 - 14.0 * x2 + 6.0 * x1 * x2 + 3.0 * x2 * x2
+        c = 2.0 * x1 - 3.0 * x2
+        e = 18.0 - 32.0 * x1 + 12.0 * x1 * x1 + 48.0 * x2 - 36.0 * x1 * x2 + 27.0 * x2 * x2
+        return (1.0 + a * a * b) * (30.0 + c * c * e)
+    if fid == 21:  # Himmelblau
+        a = x[0] * x[0] + x[1] - 11.0
+        b = x[0] + x[1] * x[1] - 7.0
+        return a * a + b * b
+    if fid == 22:  # Levy & Montalvo
+        return _penalized_2_body(x)
+    if fid == 23:  # Modified Langerman
+        acc = 0.0
+        for k in range(5):
+            D = 0.0
+            for j in range(d):
+                t = x[j] - _FOX_A[k, j]
+                D += t * t
+            acc += _FOX_C[k] * math.exp(-D / PI) * math.cos(PI * D)
+        return -acc
+    if fid == 24:  # Michalewicz, m = 10
+        s = 0.0
+        for j in range(d):
+            v = x[j]
+            q = math.sin((j + 1.0) * v * v / PI)
+            q2 = q * q
+            q4 = q2 * q2
+            q8 = q4 * q4
+            q16 = q8 * q8
+            s += math.sin(v) * (q16 * q4)
+        return -s
+    if fid == 25:  # Salomon
+        r = math.sqrt(_sum_squares(x))
+        return 1.0 - math.cos(2.0 * PI * r) + 0.1 * r
+    if fid == 26:  # Six-hump camel
+        a = x[0] * x[0]
+        b = x[1] * x[1]
+        return (4.0 - 2.1 * a + a * a / 3.0) * a + x[0] * x[1] + (-4.0 + 4.0 * b) * b
+    if fid == 27:  # Shubert
+        prod = 1.0
+        for i in range(d):
+            v = x[i]
+            g = 0.0
+            for j in range(1, 6):
+                g += j * math.cos((j + 1.0) * v + j)
+            prod = g if i == 0 else prod * g
+        return prod
+    if fid == 28:
+        return _inverse_distance_sum(x, _SHEKEL_A, _SHEKEL_C, 5)
+    if fid == 29:
+        return _inverse_distance_sum(x, _SHEKEL_A, _SHEKEL_C, 7)
+    if fid == 30:
+        return _inverse_distance_sum(x, _SHEKEL_A, _SHEKEL_C, 10)
+    if fid == 31:
+        return _inverse_distance_sum(x, _FOX_A, _FOX_C, 30)
+    if fid == 32:  # Schaffer F7
+        acc = 0.0
+        for j in range(d - 1):
+            a = x[j]
+            b = x[j + 1]
+            s = math.sqrt(a * a + b * b)
+            t = math.sin(50.0 * s ** 0.2)
+            acc += math.sqrt(s) * (1.0 + t * t)
+        mean = acc / (d - 1)
+        return mean * mean
+    if fid == 33:  # Portfolio variance
+        s = 0.0
+        for j in range(d):
+            s += x[j]
+        if not s > 0.0:
+            return np.inf
+        q = _sum_squares(x)
+        u = s - 1.0
+        return ((10.0 - 7.5) * q + 7.5 * (s * s)) / (s * s) + 1.0 * (u * u)
+    return np.nan
+
+
+@njit(**JIT)
+def sanitized(fid, x):
+    """f(x), with NaN and +-inf mapped to +inf (they must never become a best point)."""
+    f = evaluate(fid, x)
+    if f != f or abs(f) == np.inf:
+        return np.inf
+    return f

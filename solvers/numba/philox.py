@@ -1,0 +1,119 @@
+"""Philox4x32-10 for the numba engine: the generator and counter layout of kernels/random.cuh.
+
+A draw is a pure function of (run seed, walker, stream, draw index), so results never depend on the
+thread count or the chunking, and the numba and cuda engines draw the same numbers:
+    key   = (seed low 32 bits, seed high 32 bits)
+    ctr   = (draw low 32, draw high 32, walker low 32, stream << 24 | walker bits 32..55)
+All arithmetic is in uint64 masked to 32 bits (numba promotes uint32 operands unpredictably).
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+STREAM_INIT = 1  # MW_STREAM_INIT: initial points
+STREAM_RESTART = 2  # MW_STREAM_RESTART: restarts (draw index = iteration of the restart)
+STREAM_STEP = 3  # MW_STREAM_STEP: per-iteration moves
+STREAM_SAMPLE = 4  # MW_STREAM_SAMPLE
+STREAM_POLISH = 5  # MW_STREAM_POLISH
+
+_M32 = np.uint64(0xFFFFFFFF)
+_MUL0 = np.uint64(0xD2511F53)
+_MUL1 = np.uint64(0xCD9E8D57)
+_W0 = np.uint64(0x9E3779B9)
+_W1 = np.uint64(0xBB67AE85)
+_S32 = np.uint64(32)
+_S24 = np.uint64(24)
+_S8 = np.uint64(8)
+_S11 = np.uint64(11)
+_S21 = np.uint64(21)
+_M24 = np.uint64(0xFFFFFF)
+_M53 = np.uint64((1 << 53) - 1)
+
+JIT = dict(nogil=True, cache=True, fastmath=False)
+
+
+@njit(**JIT)
+def philox4x32_10(c0, c1, c2, c3, k0, k1):
+    """Ten Philox rounds on the counter (c0..c3) with key (k0, k1); all uint64 holding 32 bits."""
+    for _ in range(10):
+        p0 = _MUL0 * c0
+        p1 = _MUL1 * c2
+        hi0 = p0 >> _S32
+        lo0 = p0 & _M32
+        hi1 = p1 >> _S32
+        lo1 = p1 & _M32
+        c0, c1, c2, c3 = (hi1 ^ c1 ^ k0), lo1, (hi0 ^ c3 ^ k1), lo0
+        k0 = (k0 + _W0) & _M32
+        k1 = (k1 + _W1) & _M32
+    return c0, c1, c2, c3
+
+
+@njit(**JIT)
+def words(seed, walker, stream, draw):
+    """The four 32-bit words of draw `draw` of walker `walker` in `stream` (MwRng of random.cuh)."""
+    seed = np.uint64(seed)
+    walker = np.uint64(walker)
+    draw = np.uint64(draw)
+    k0 = seed & _M32
+    k1 = seed >> _S32
+    c2 = walker & _M32
+    c3 = ((np.uint64(stream) << _S24) | ((walker >> _S32) & _M24)) & _M32
+    return philox4x32_10(draw & _M32, draw >> _S32, c2, c3, k0, k1)
+
+
+@njit(**JIT)
+def u01f(u):
+    """float-style uniform in [0, 1) from one word: 24 bits (mw_u01f), returned as float64."""
+    return float(u >> _S8) * (1.0 / 16777216.0)
+
+
+@njit(**JIT)
+def u01d(hi, lo):
+    """double uniform in [0, 1) from two words: 53 bits (mw_u01d)."""
+    bits = ((hi << _S21) ^ (lo >> _S11)) & _M53
+    return float(bits) * (1.0 / 9007199254740992.0)
+
+
+@njit(**JIT)
+def below(u, m):
+    """An integer in [0, m) from one word (mw_below: multiply-shift)."""
+    return np.int64((u * np.uint64(m)) >> _S32)
+
+
+@njit(**JIT)
+def fill_uniform(seed, walker, stream, first_draw, lower, upper, out, single):
+    """A uniform point of the box into `out` (mw_fill_uniform): float32 runs take 4 coordinates
+    per Philox block (24-bit uniforms), float64 runs 2 (53-bit)."""
+    d = out.shape[0]
+    per = 4 if single else 2
+    j0 = 0
+    block = np.uint64(first_draw)
+    while j0 < d:
+        w0, w1, w2, w3 = words(seed, walker, stream, block)
+        for k in range(per):
+            j = j0 + k
+            if j < d:
+                if single:
+                    w = w0 if k == 0 else (w1 if k == 1 else (w2 if k == 2 else w3))
+                    u = u01f(w)
+                else:
+                    u = u01d(w0, w1) if k == 0 else u01d(w2, w3)
+                lo = lower[j]
+                hi = upper[j]
+                out[j] = min(lo + (hi - lo) * u, hi)
+        j0 += per
+        block += np.uint64(1)
+
+
+def blocks_per_point(d: int, single: bool) -> int:
+    """Philox blocks one d-dimensional uniform point uses (mw_blocks_per_point)."""
+    per = 4 if single else 2
+    return (d + per - 1) // per
+
+
+@njit(**JIT)
+def blocks_per_point_jit(d, single):
+    """blocks_per_point for compiled callers."""
+    per = 4 if single else 2
+    return np.uint64((d + per - 1) // per)
