@@ -1,0 +1,76 @@
+"""The numba engine: compiled, multi-core CPU implementations of every algorithm (the honest CPU
+baseline of every speedup).
+
+``numba_algorithm(name)`` returns the class for an algorithm, importing numba only then, so this
+package imports where numba is missing; ``numba_status()`` says whether the engine runs here and,
+if not, why. Pattern search and simulated annealing are fused per-walker kernels (philox.py,
+functions.py); the other algorithms run their reference array code with every evaluation through
+the compiled multi-core objective (``base.with_compiled_evaluation``).
+"""
+from __future__ import annotations
+
+import functools
+import importlib
+
+from ..errors import EngineUnavailable
+
+# registry name -> (module in solvers.numba, class name); None = reference with compiled evaluation
+_NUMBA_CLASSES: dict[str, tuple[str, str] | None] = {
+    "pattern_search": ("pattern_search", "PatternSearchNumba"),
+    "simulated_annealing": ("simulated_annealing", "SimulatedAnnealingNumba"),
+    "multidirectional_search": None,
+    "particle_swarm": None,
+    "differential_evolution": None,
+}
+
+COMPILING_MESSAGE = "compiling the numba engine (once)"
+
+
+@functools.lru_cache(maxsize=None)
+def numba_status() -> tuple[bool, str]:
+    """(usable, description): the CPU and thread count, or why numba cannot run here."""
+    try:
+        import numba  # noqa: PLC0415
+    except Exception as exc:  # ImportError, or a broken llvmlite underneath
+        return False, f"Numba is not installed or failed to import ({type(exc).__name__}: {exc})"
+    return True, f"{cpu_model()}, {numba.config.NUMBA_NUM_THREADS} threads (Numba {numba.__version__})"
+
+
+@functools.lru_cache(maxsize=None)
+def cpu_model() -> str:
+    """The CPU's model name (Linux /proc/cpuinfo, else platform.processor())."""
+    try:
+        with open("/proc/cpuinfo") as fh:
+            for line in fh:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    import platform  # noqa: PLC0415
+
+    return platform.processor() or "unknown CPU"
+
+
+def numba_algorithms() -> list[str]:
+    return list(_NUMBA_CLASSES)
+
+
+@functools.lru_cache(maxsize=None)
+def numba_algorithm(name: str) -> type:
+    """The numba-engine class of algorithm `name`; EngineUnavailable saying why if there is none."""
+    ok, reason = numba_status()
+    if not ok:
+        raise EngineUnavailable(f"engine 'numba' is not available: {reason}")
+    if name not in _NUMBA_CLASSES:
+        raise EngineUnavailable(f"no numba implementation of '{name}'")
+    entry = _NUMBA_CLASSES[name]
+    try:
+        if entry is None:
+            from ..algorithms import get_algorithm  # noqa: PLC0415
+            from .base import with_compiled_evaluation  # noqa: PLC0415
+
+            return with_compiled_evaluation(get_algorithm(name))
+        module = importlib.import_module(f"{__name__}.{entry[0]}")
+    except ImportError as exc:
+        raise EngineUnavailable(f"numba engine for '{name}' failed to import: {exc}") from exc
+    return getattr(module, entry[1])

@@ -97,15 +97,7 @@ def with_compiled_evaluation(reference: type) -> type:
     of the compiled sums); used where a fused per-walker kernel does not exist yet.
     """
 
-    class Compiled(reference):
-        __init__ = NumbaAlgorithm.__init__
-        use_threads = NumbaAlgorithm.use_threads
-        evaluate = NumbaAlgorithm.evaluate
-        memory_estimate = NumbaAlgorithm.memory_estimate
-
-        def uniform_points(self, rng, n):
-            return rng.uniform(self.lower, self.upper, (n, self.problem.dim), self.dtype)
-
-    Compiled.__name__ = Compiled.__qualname__ = f"{reference.__name__}Numba"
-    Compiled.fused = False
-    return Compiled
+    compiled = type(f"{reference.__name__}Numba", (NumbaAlgorithm, reference),
+                    {"__doc__": f"{reference.__name__} with compiled multi-core evaluation.",
+                     "__module__": __name__, "fused": False})
+    return compiled

@@ -1,0 +1,198 @@
+"""Parallel simulated annealing on the numba engine (kernels/simulated_annealing.cu on CPU cores).
+
+Same Params, neighbour move, Metropolis rule, schedule, reheating and synchronous broadcast as
+solvers/algorithms/simulated_annealing.py, and the random numbers of the cuda kernel (one Philox
+block per chain and proposal, stream STEP, draw index = the global iteration). A chain runs a whole
+chunk of proposals per call under ``prange``; in ``sync`` (and the hybrid) a chunk ends at every
+level end, where the host broadcasts the best point. ``async`` chunks span levels: the kernel
+follows the schedule itself and the host mirrors it for the snapshot's temperature.
+
+The hybrid's Nelder-Mead polishing (a handful of simplices) runs the reference's batched code
+(solvers/algorithms/nelder_mead.py) with compiled evaluations, one NM iteration per iteration.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numba import njit, prange
+
+from ..algorithms.simulated_annealing import (SimulatedAnnealing, SimulatedAnnealingParams,
+                                               SimulatedAnnealingState)
+from . import functions, philox
+from .base import PJIT, NumbaAlgorithm
+
+
+@njit(**PJIT)
+def sa_init(X, f, lower, upper, fid, seed, single):
+    n, d = X.shape
+    for i in prange(n):
+        x = np.empty(d, dtype=np.float64)
+        row = np.empty(d, dtype=X.dtype)
+        philox.fill_uniform(seed, i, philox.STREAM_INIT, np.uint64(0), lower, upper, row, single)
+        for j in range(d):
+            X[i, j] = row[j]
+            x[j] = row[j]
+        f[i] = functions.sanitized(fid, x)
+
+
+@njit(**PJIT)
+def sa_anneal(X, f, accepted, B, Bf, at_best, lower, upper, fid, seed, first_iter, iterations,
+              temperature, level_iter, chain_length, alpha, t_min, t0, width, counts, single):
+    """`iterations` proposals per chain from global iteration `first_iter`; counts[i, k] = accepted
+    proposals of chain i in the k-th level this call touches; Bf/B/at_best: each chain's best of
+    the call (B holds its point only once the chain has left it, as the cuda kernel keeps it)."""
+    n, d = X.shape
+    T = X.dtype.type
+    for i in prange(n):
+        x = np.empty(d, dtype=np.float64)
+        for j in range(d):
+            x[j] = X[i, j]
+        fi = f[i]
+        chain_best = fi
+        at_chain_best = True
+        acc = False
+        slot = 0
+        lit = level_iter
+        temp = temperature
+        for it in range(iterations):
+            w0, w1, w2, w3 = philox.words(seed, i, philox.STREAM_STEP, np.uint64(first_iter + it))
+            j = philox.below(w0, d)
+            if single:
+                u = T(philox.u01f(w1))
+                a = T(philox.u01f(w2))
+            else:
+                u = T(philox.u01d(w1, w2))
+                a = T(float(w3) * (1.0 / 4294967296.0))
+            lo = lower[j]
+            hi = upper[j]
+            xj = X[i, j]
+            towards_lower = xj - width * (T(1) - T(2) * u) * (xj - lo)
+            towards_upper = xj + width * (T(2) * u - T(1)) * (hi - xj)
+            proposal = min(max(towards_lower if u < T(0.5) else towards_upper, lo), hi)
+            x[j] = proposal
+            fn = T(functions.sanitized(fid, x))
+            e = -(fn - fi) / T(temp)
+            acc = (e >= T(0)) or (a < np.exp(e))  # NaN e: both false, rejected
+            if acc:
+                if fn < chain_best:
+                    chain_best = fn
+                    at_chain_best = True
+                elif at_chain_best:  # leaving the chain's best point: keep a copy
+                    for k in range(d):
+                        B[i, k] = X[i, k]
+                    at_chain_best = False
+                X[i, j] = proposal
+                fi = fn
+                counts[i, slot] += 1
+            else:
+                x[j] = xj
+            lit += 1
+            if lit >= chain_length:
+                slot += 1
+                lit = 0
+                temp *= alpha
+                if temp <= t_min:
+                    temp = t0
+        f[i] = fi
+        accepted[i] = acc
+        Bf[i] = chain_best
+        at_best[i] = at_chain_best
+
+
+@dataclass
+class SimulatedAnnealingNumbaState(SimulatedAnnealingState):
+    seed: int = 0
+    B: Any = None  # (n, d) each chain's best point of the last chunk, where it has left it
+    Bf: Any = None  # (n,) each chain's best value of the last chunk
+    at_best: Any = None  # (n,) bool: the chain sits on that best point
+
+
+class SimulatedAnnealingNumba(NumbaAlgorithm, SimulatedAnnealing):
+    """Compiled chains; schedule bookkeeping, polishing and snapshots inherited from the reference."""
+
+    name = SimulatedAnnealing.name
+    title = SimulatedAnnealing.title
+    Params = SimulatedAnnealingParams
+    reference = SimulatedAnnealing.reference
+    walker_word = SimulatedAnnealing.walker_word
+
+    def memory_estimate(self) -> int:
+        return int(self.params.walkers) * (2 * self.problem.dim + 4) * self.dtype.itemsize
+
+    def init(self, rng) -> SimulatedAnnealingNumbaState:
+        n, d, p = int(self.params.walkers), self.problem.dim, self.params
+        state = SimulatedAnnealingNumbaState(
+            X=np.empty((n, d), dtype=self.dtype), f=np.empty(n, dtype=self.dtype),
+            best_x=np.zeros(d, dtype=self.dtype), best_f=np.asarray(np.inf, dtype=self.dtype),
+            temperature=float(p.t0), accepted=np.zeros(n, dtype=bool), seed=self.seed_from(rng),
+            B=np.empty((n, d), dtype=self.dtype), Bf=np.empty(n, dtype=self.dtype),
+            at_best=np.ones(n, dtype=bool))
+        self.use_threads()
+        sa_init(state.X, state.f, self.lower, self.upper, self.fid, np.uint64(state.seed), self.single)
+        state.evals += n
+        self.fold_best(state, state.X, state.f)
+        return state
+
+    def step(self, state: SimulatedAnnealingNumbaState, iterations: int) -> None:
+        remaining = int(iterations)
+        while remaining > 0 and not state.done:
+            if state.phase == "polish":
+                self._polish_iteration(state)
+                state.iteration += 1
+                remaining -= 1
+            else:
+                remaining -= self._anneal(state, remaining)
+
+    def _anneal(self, state: SimulatedAnnealingNumbaState, budget: int) -> int:
+        p, n = self.params, int(self.params.walkers)
+        L = int(p.chain_length)
+        first_end = max(1, L - state.level_iteration)  # proposals until the current level ends
+        todo = budget
+        if self.synchronous or p.variant == "hybrid":
+            todo = min(todo, first_end)  # a global exchange (or the switch to polishing) follows
+        ends = 0 if todo < first_end else 1 + (todo - first_end) // L
+        counts = np.zeros((n, ends + 1), dtype=np.int64)
+        self.use_threads()
+        T = self.dtype.type
+        sa_anneal(state.X, state.f, state.accepted, state.B, state.Bf, state.at_best, self.lower,
+                  self.upper, self.fid, np.uint64(state.seed), np.int64(state.iteration), int(todo),
+                  float(state.temperature), int(state.level_iteration), L, float(p.alpha),
+                  float(p.t_min), float(p.t0), T(p.width), counts, self.single)
+        state.evals += n * todo
+        state.iteration += todo
+        self._fold_chain_bests(state)
+        counts = counts.sum(axis=0)
+        if ends == 0:
+            state.level_accepts = state.level_accepts + int(counts[0])
+            state.level_iteration += todo
+            return todo
+        for k in range(ends):  # the reference's _end_level for every level end of the chunk
+            length = state.level_iteration + first_end if k == 0 else L
+            accepts = int(counts[k]) + int(state.level_accepts) if k == 0 else int(counts[k])
+            if k == ends - 1:
+                state.last_level_acceptance = accepts / float(n * length)
+            state.level_iteration = 0
+            state.level += 1
+            state.temperature *= p.alpha
+            finished = state.temperature <= p.t_min
+            if finished and p.variant == "hybrid":
+                state.phase = "polish"
+                state.level_accepts = 0
+                return todo  # the chunk was cut here
+            if self.synchronous:
+                state.X[...] = state.best_x
+                state.f[...] = state.best_f
+            if finished:
+                state.temperature = float(p.t0)
+                state.rounds += 1
+        state.level_accepts = int(counts[ends])
+        state.level_iteration = todo - first_end - (ends - 1) * L
+        return todo
+
+    def _fold_chain_bests(self, state: SimulatedAnnealingNumbaState) -> None:
+        i = int(np.argmin(state.Bf))
+        if state.Bf[i] < state.best_f:
+            state.best_f = np.asarray(state.Bf[i], dtype=self.dtype)
+            state.best_x = np.array(state.X[i] if state.at_best[i] else state.B[i], dtype=self.dtype)
