@@ -1,0 +1,197 @@
+"""The numba engine: Philox, compiled objectives, every algorithm x variant x dtype, threads.
+
+Small sizes: numba compiles each kernel once per session (and caches it on disk), so the tests
+share one compilation of every kernel and dtype.
+"""
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+import pytest
+
+pytest.importorskip("numba")
+
+from solvers.algorithms import get_algorithm  # noqa: E402
+from solvers.errors import EngineUnavailable  # noqa: E402
+from solvers.problems import get_problem  # noqa: E402
+from solvers.problems.base import problem_definitions  # noqa: E402
+from solvers.rng import ArrayRNG  # noqa: E402
+
+from solvers.numba import functions, numba_algorithm, numba_status, philox  # noqa: E402
+
+DTYPES = (np.float64, np.float32)
+# (algorithm, params) for every variant, small
+VARIANTS = [
+    ("pattern_search", dict(walkers=48)),
+    ("pattern_search", dict(walkers=48, restart=True, round_iterations=7)),
+    ("multidirectional_search", dict(walkers=24)),
+    ("simulated_annealing", dict(walkers=64, variant="async", t0=10.0, alpha=0.7, chain_length=5)),
+    ("simulated_annealing", dict(walkers=64, variant="sync", t0=10.0, alpha=0.7, chain_length=5)),
+    ("simulated_annealing", dict(walkers=64, variant="hybrid", t0=10.0, alpha=0.7, chain_length=5,
+                                 polish_points=4)),
+    ("particle_swarm", dict(variant="classic", walkers=16, swarms=3)),
+    ("particle_swarm", dict(variant="spso2011", walkers=16, swarms=3)),
+    ("differential_evolution", dict(walkers=16, populations=3)),
+]
+IDS = [f"{a}-{p.get('variant', 'restart' if p.get('restart') else 'default')}" for a, p in VARIANTS]
+
+
+# --- Philox ---------------------------------------------------------------------------------------
+def _philox_python(ctr, key):
+    """Philox4x32-10 written from the Random123 specification, in plain Python integers."""
+    c, (k0, k1) = list(ctr), key
+    for _ in range(10):
+        p0, p1 = 0xD2511F53 * c[0], 0xCD9E8D57 * c[2]
+        c = [(p1 >> 32) ^ c[1] ^ k0, p1 & 0xFFFFFFFF, (p0 >> 32) ^ c[3] ^ k1, p0 & 0xFFFFFFFF]
+        k0, k1 = (k0 + 0x9E3779B9) & 0xFFFFFFFF, (k1 + 0xBB67AE85) & 0xFFFFFFFF
+    return c
+
+
+@pytest.mark.parametrize("ctr, key, expected", [
+    # Random123's known-answer vectors for philox4x32_10 (kat_vectors)
+    ((0, 0, 0, 0), (0, 0), (0x6627E8D5, 0xE169C58D, 0xBC57AC4C, 0x9B00DBD8)),
+    ((0xFFFFFFFF,) * 4, (0xFFFFFFFF,) * 2, (0x408F276D, 0x41C83B0E, 0xA20BC7C6, 0x6D5451FD)),
+    ((0x243F6A88, 0x85A308D3, 0x13198A2E, 0x03707344), (0xA4093822, 0x299F31D0),
+     (0xD16CFE09, 0x94FDCCEB, 0x5001E420, 0x24126EA1)),
+])
+def test_philox_known_answers(ctr, key, expected):
+    got = philox.philox4x32_10(*(np.uint64(v) for v in ctr + key))
+    assert tuple(int(w) for w in got) == expected
+    assert tuple(_philox_python(ctr, key)) == expected
+
+
+def test_philox_counter_layout_of_random_cuh():
+    seed, walker, stream, draw = 0x0123456789ABCDEF, (5 << 32) | 77, 3, (9 << 32) | 11
+    expected = _philox_python((11, 9, 77, (3 << 24) | 5), (0x89ABCDEF, 0x01234567))
+    assert [int(w) for w in philox.words(seed, walker, stream, draw)] == expected
+
+
+def test_philox_uniforms_in_unit_interval():
+    assert philox.u01f(np.uint64(0xFFFFFFFF)) < 1.0 and philox.u01f(np.uint64(0)) == 0.0
+    assert philox.u01d(np.uint64(0xFFFFFFFF), np.uint64(0xFFFFFFFF)) < 1.0
+    assert 0 <= philox.below(np.uint64(0xFFFFFFFF), 7) < 7
+
+
+# --- objectives -----------------------------------------------------------------------------------
+def _dims(definition):
+    if definition.dims is not None:
+        return definition.dims[:2]
+    return (max(definition.min_dim, 2), max(definition.min_dim, 7))
+
+
+@pytest.mark.parametrize("definition", problem_definitions(), ids=lambda d: d.name)
+def test_compiled_objective_matches_numpy(definition):
+    rng = np.random.default_rng(3)
+    for dim in _dims(definition):
+        problem = get_problem(definition.name, dim)
+        fid = functions.function_id(problem)
+        for dtype, rtol in ((np.float64, 1e-12), (np.float32, 2e-5)):
+            X = rng.uniform(problem.lower, problem.upper, (40, dim)).astype(dtype)
+            ref = problem.evaluate(X).astype(np.float64)
+            got = np.array([functions.evaluate(fid, x.astype(np.float64)) for x in X])
+            scale = np.maximum(1.0, np.abs(ref))
+            assert np.all(np.abs(got - ref) <= rtol * scale * (10 * dim)), (dim, dtype)
+
+
+# --- every algorithm x variant x dtype --------------------------------------------------------------
+def _pair(algorithm, params, dtype, dim=3, name="rastrigin", threads=1):
+    problem = get_problem(name, dim)
+    reference = get_algorithm(algorithm)
+    p = reference.Params(**params)
+    return problem, numba_algorithm(algorithm)(problem, p, dtype=dtype, threads=threads), reference(problem, p, dtype=dtype)
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=["f64", "f32"])
+@pytest.mark.parametrize("algorithm, params", VARIANTS, ids=IDS)
+def test_numba_algorithm_contract(algorithm, params, dtype):
+    problem, algo, ref = _pair(algorithm, params, dtype)
+    state, ref_state = algo.init(ArrayRNG(np, 5)), ref.init(ArrayRNG(np, 5))
+    assert state.evals == ref_state.evals
+    for iterations in (1, 6, 13):
+        algo.step(state, iterations)
+        ref.step(ref_state, iterations)
+    assert state.X.dtype == dtype and state.f.dtype == dtype
+    assert np.all(state.X >= problem.lower.astype(dtype)) and np.all(state.X <= problem.upper.astype(dtype))
+    data_dependent = algorithm == "multidirectional_search" or params.get("variant") == "hybrid"
+    if not data_dependent or dtype == np.float64:  # same trajectory, so the same count
+        assert state.evals == ref_state.evals
+    assert state.iteration == ref_state.iteration or data_dependent
+    f_best = float(problem.evaluate(np.asarray(state.best_x, dtype=np.float64)[None])[0])
+    assert f_best == pytest.approx(float(state.best_f), rel=1e-5, abs=1e-5)
+    assert float(state.best_f) <= float(np.min(state.f)) + 1e-6
+    data = algo.snapshot(state, np.arange(min(8, algo.total_walkers())))
+    assert set(data.extras) == set(ref.snapshot(ref_state, np.arange(min(8, ref.total_walkers()))).extras)
+
+
+@pytest.mark.parametrize("algorithm, params", [VARIANTS[0], VARIANTS[3], VARIANTS[4], VARIANTS[8]],
+                         ids=[IDS[0], IDS[3], IDS[4], IDS[8]])
+def test_results_do_not_depend_on_thread_count(algorithm, params):
+    runs = []
+    for threads in (1, 2):
+        _, algo, _ = _pair(algorithm, params, np.float64, threads=min(threads, _max_threads()))
+        state = algo.init(ArrayRNG(np, 9))
+        algo.step(state, 17)
+        runs.append((state.X.copy(), state.f.copy(), float(state.best_f), state.evals))
+    np.testing.assert_array_equal(runs[0][0], runs[1][0])
+    np.testing.assert_array_equal(runs[0][1], runs[1][1])
+    assert runs[0][2:] == runs[1][2:]
+
+
+def _max_threads():
+    import numba
+
+    return numba.config.NUMBA_NUM_THREADS
+
+
+QUALITY_FUNCTIONS = ["ackley", "rastrigin", "sphere", "himmelblau", "six_hump_camel", "shubert",
+                     "griewank", "rosenbrock"]
+# a short schedule (62 levels) for a modest budget; narrower moves than the seed's (width 1)
+SA_SCHEDULE = dict(t0=1.0, alpha=0.8, chain_length=20, t_min=1e-6)
+QUALITY_VARIANTS = [
+    ("pattern_search", dict(walkers=256), 60),
+    ("multidirectional_search", dict(walkers=256, restart=True), 150),
+    ("simulated_annealing", dict(walkers=1024, variant="async", width=0.2, **SA_SCHEDULE), 1500),
+    ("simulated_annealing", dict(walkers=1024, variant="sync", width=0.05, **SA_SCHEDULE), 1500),
+    ("simulated_annealing", dict(walkers=1024, variant="hybrid", width=0.2, **SA_SCHEDULE), 1500),
+    ("particle_swarm", dict(variant="classic", walkers=32, swarms=16), 300),
+    ("particle_swarm", dict(variant="spso2011", walkers=32, swarms=16), 300),
+    ("differential_evolution", dict(walkers=32, populations=16), 300),
+]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("algorithm, params, iterations", QUALITY_VARIANTS,
+                         ids=[f"{a}-{p.get('variant', '')}" for a, p, _ in QUALITY_VARIANTS])
+def test_every_variant_finds_the_minimum_in_2d(algorithm, params, iterations):
+    misses = []
+    for name in QUALITY_FUNCTIONS:
+        problem, algo, _ = _pair(algorithm, params, np.float64, dim=2, name=name, threads=1)
+        state = algo.init(ArrayRNG(np, 1))
+        algo.step(state, iterations)
+        gap = float(state.best_f) - problem.f_min
+        if not gap <= 1e-2:
+            misses.append((name, gap))
+    assert not misses
+
+
+# --- availability -----------------------------------------------------------------------------------
+def test_status_says_why_when_numba_is_missing(monkeypatch):
+    numba_status.cache_clear()
+    numba_algorithm.cache_clear()
+    monkeypatch.setitem(sys.modules, "numba", None)  # import numba now raises ImportError
+    try:
+        ok, reason = numba_status()
+        assert not ok and "Numba is not installed" in reason
+        with pytest.raises(EngineUnavailable, match="not available"):
+            numba_algorithm("pattern_search")
+    finally:
+        monkeypatch.undo()
+        numba_status.cache_clear()
+        numba_algorithm.cache_clear()
+    assert numba_status()[0]
+
+
+def test_threads_are_checked():
+    with pytest.raises(ValueError, match="threads"):
+        _pair("pattern_search", dict(walkers=8), np.float64, threads=0)
