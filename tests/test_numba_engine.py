@@ -121,6 +121,9 @@ def test_numba_algorithm_contract(algorithm, params, dtype):
     assert f_best == pytest.approx(float(state.best_f), rel=1e-5, abs=1e-5)
     assert float(state.best_f) <= float(np.min(state.f)) + 1e-6
     data = algo.snapshot(state, np.arange(min(8, algo.total_walkers())))
+    for key, value in data.extras.items():
+        if "rate" in key or "active" in key or "improved" in key or "redrew" in key:
+            assert 0.0 <= value <= 1.0, (key, value)
     assert set(data.extras) == set(ref.snapshot(ref_state, np.arange(min(8, ref.total_walkers()))).extras)
 
 

@@ -3,9 +3,10 @@ baseline of every speedup).
 
 ``numba_algorithm(name)`` returns the class for an algorithm, importing numba only then, so this
 package imports where numba is missing; ``numba_status()`` says whether the engine runs here and,
-if not, why. Pattern search and simulated annealing are fused per-walker kernels (philox.py,
-functions.py); the other algorithms run their reference array code with every evaluation through
-the compiled multi-core objective (``base.with_compiled_evaluation``).
+if not, why. Pattern search, simulated annealing, particle swarm and differential evolution are
+fused per-walker (per-swarm, per-population) kernels over philox.py and functions.py; the
+multi-directional search runs its reference array code with every evaluation through the compiled
+multi-core objective (``base.with_compiled_evaluation``).
 """
 from __future__ import annotations
 
@@ -19,8 +20,8 @@ _NUMBA_CLASSES: dict[str, tuple[str, str] | None] = {
     "pattern_search": ("pattern_search", "PatternSearchNumba"),
     "simulated_annealing": ("simulated_annealing", "SimulatedAnnealingNumba"),
     "multidirectional_search": None,
-    "particle_swarm": None,
-    "differential_evolution": None,
+    "particle_swarm": ("particle_swarm", "ParticleSwarmNumba"),
+    "differential_evolution": ("differential_evolution", "DifferentialEvolutionNumba"),
 }
 
 COMPILING_MESSAGE = "compiling the numba engine (once)"

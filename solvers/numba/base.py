@@ -16,7 +16,7 @@ import numpy as np
 from numba import njit, prange
 
 from ..algorithms.base import Algorithm, State
-from . import functions
+from . import functions, philox
 
 PJIT = dict(parallel=True, nogil=True, cache=True, fastmath=False)
 
@@ -30,6 +30,21 @@ def evaluate_rows(fid, X, out):
         for j in range(d):
             x[j] = X[i, j]
         out[i] = functions.sanitized(fid, x)
+
+
+@njit(**PJIT)
+def draw_uniform_points(X, f, lower, upper, fid, seed, single):
+    """Row i of X uniform in the box (Philox stream INIT, walker i, draw 0 on: the cuda engine's
+    initial points) and f[i] its value."""
+    n, d = X.shape
+    for i in prange(n):
+        x = np.empty(d, dtype=np.float64)
+        row = np.empty(d, dtype=X.dtype)
+        philox.fill_uniform(seed, i, philox.STREAM_INIT, np.uint64(0), lower, upper, row, single)
+        for j in range(d):
+            X[i, j] = row[j]
+            x[j] = row[j]
+        f[i] = functions.sanitized(fid, x)
 
 
 def default_threads() -> int:
@@ -86,8 +101,6 @@ class NumbaAlgorithm(Algorithm):
             state.best_f = np.asarray(f[i], dtype=self.dtype)
             state.best_x = np.array(X[i], dtype=self.dtype)
 
-    def memory_estimate(self) -> int:
-        return int(4 * self.total_walkers() * (self.problem.dim + 2) * self.dtype.itemsize)
 
 
 def with_compiled_evaluation(reference: type) -> type:

@@ -90,6 +90,9 @@ class PatternSearchNumba(NumbaAlgorithm):
     reference = PatternSearch.reference
     evals_per_iteration = PatternSearch.evals_per_iteration
 
+    def memory_words_per_walker(self) -> float:
+        return self.problem.dim + 4.0  # X, f, step, the improved flag
+
     def init(self, rng) -> PatternSearchNumbaState:
         n, d = int(self.params.walkers), self.problem.dim
         state = PatternSearchNumbaState(

@@ -117,3 +117,20 @@ def blocks_per_point_jit(d, single):
     """blocks_per_point for compiled callers."""
     per = 4 if single else 2
     return np.uint64((d + per - 1) // per)
+
+
+@njit(**JIT)
+def uniform_k(w0, w1, w2, w3, k, single):
+    """The k-th uniform of one block (mw_uniform<T>): float32 runs 4 (24-bit), float64 runs 2."""
+    if single:
+        w = w0 if k == 0 else (w1 if k == 1 else (w2 if k == 2 else w3))
+        return u01f(w)
+    return u01d(w0, w1) if k == 0 else u01d(w2, w3)
+
+
+@njit(**JIT)
+def uniform_at(seed, walker, stream, first_draw, j, single):
+    """Uniform number j of a sequence drawn P per block from `first_draw` on (P = 4 or 2)."""
+    per = 4 if single else 2
+    w0, w1, w2, w3 = words(seed, walker, stream, np.uint64(first_draw) + np.uint64(j // per))
+    return uniform_k(w0, w1, w2, w3, j % per, single)

@@ -39,9 +39,11 @@ def sa_init(X, f, lower, upper, fid, seed, single):
 
 @njit(**PJIT)
 def sa_anneal(X, f, accepted, B, Bf, at_best, lower, upper, fid, seed, first_iter, iterations,
-              temperature, level_iter, chain_length, alpha, t_min, t0, width, counts, single):
-    """`iterations` proposals per chain from global iteration `first_iter`; counts[i, k] = accepted
-    proposals of chain i in the k-th level this call touches; Bf/B/at_best: each chain's best of
+              temperature, level_iter, chain_length, alpha, t_min, t0, width, counts, ends, single):
+    """`iterations` proposals per chain from global iteration `first_iter`, crossing `ends` level
+    ends. counts[i] = accepted proposals of chain i in the first level this call touches, in the
+    last level it completes, and in the level left unfinished (the host needs no others, and a
+    column per level would grow with the chunk); Bf/B/at_best: each chain's best of
     the call (B holds its point only once the chain has left it, as the cuda kernel keeps it)."""
     n, d = X.shape
     T = X.dtype.type
@@ -85,7 +87,12 @@ def sa_anneal(X, f, accepted, B, Bf, at_best, lower, upper, fid, seed, first_ite
                     at_chain_best = False
                 X[i, j] = proposal
                 fi = fn
-                counts[i, slot] += 1
+                if slot == 0:
+                    counts[i, 0] += 1
+                elif slot == ends - 1:
+                    counts[i, 1] += 1
+                elif slot == ends:
+                    counts[i, 2] += 1
             else:
                 x[j] = xj
             lit += 1
@@ -118,8 +125,8 @@ class SimulatedAnnealingNumba(NumbaAlgorithm, SimulatedAnnealing):
     reference = SimulatedAnnealing.reference
     walker_word = SimulatedAnnealing.walker_word
 
-    def memory_estimate(self) -> int:
-        return int(self.params.walkers) * (2 * self.problem.dim + 4) * self.dtype.itemsize
+    def memory_words_per_walker(self) -> float:
+        return 2.0 * self.problem.dim + 12.0  # X, B, f, Bf, flags, 3 int64 acceptance counts
 
     def init(self, rng) -> SimulatedAnnealingNumbaState:
         n, d, p = int(self.params.walkers), self.problem.dim, self.params
@@ -153,24 +160,24 @@ class SimulatedAnnealingNumba(NumbaAlgorithm, SimulatedAnnealing):
         if self.synchronous or p.variant == "hybrid":
             todo = min(todo, first_end)  # a global exchange (or the switch to polishing) follows
         ends = 0 if todo < first_end else 1 + (todo - first_end) // L
-        counts = np.zeros((n, ends + 1), dtype=np.int64)
+        counts = np.zeros((n, 3), dtype=np.int64)
         self.use_threads()
         T = self.dtype.type
         sa_anneal(state.X, state.f, state.accepted, state.B, state.Bf, state.at_best, self.lower,
                   self.upper, self.fid, np.uint64(state.seed), np.int64(state.iteration), int(todo),
                   float(state.temperature), int(state.level_iteration), L, float(p.alpha),
-                  float(p.t_min), float(p.t0), T(p.width), counts, self.single)
+                  float(p.t_min), float(p.t0), T(p.width), counts, ends, self.single)
         state.evals += n * todo
         state.iteration += todo
         self._fold_chain_bests(state)
-        counts = counts.sum(axis=0)
+        first, last_done, unfinished = (int(c) for c in counts.sum(axis=0))
         if ends == 0:
-            state.level_accepts = state.level_accepts + int(counts[0])
+            state.level_accepts = state.level_accepts + first
             state.level_iteration += todo
             return todo
         for k in range(ends):  # the reference's _end_level for every level end of the chunk
             length = state.level_iteration + first_end if k == 0 else L
-            accepts = int(counts[k]) + int(state.level_accepts) if k == 0 else int(counts[k])
+            accepts = first + int(state.level_accepts) if k == 0 else last_done
             if k == ends - 1:
                 state.last_level_acceptance = accepts / float(n * length)
             state.level_iteration = 0
@@ -187,7 +194,7 @@ class SimulatedAnnealingNumba(NumbaAlgorithm, SimulatedAnnealing):
             if finished:
                 state.temperature = float(p.t0)
                 state.rounds += 1
-        state.level_accepts = int(counts[ends])
+        state.level_accepts = unfinished
         state.level_iteration = todo - first_end - (ends - 1) * L
         return todo
 

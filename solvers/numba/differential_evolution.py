@@ -1,0 +1,123 @@
+"""Differential evolution DE/rand/1/bin on the numba engine (kernels/differential_evolution.cu on CPU
+cores).
+
+Same Params, mutation, bounce-back, binomial crossover and generational greedy selection as
+solvers/algorithms/differential_evolution.py, and the random numbers of the cuda kernel: stream STEP,
+per generation t and individual (1 + ceil(d / P)) Philox blocks (block 0: r1, r2, r3, j_rand; then
+the crossover uniforms, P per block), bounce-back uniforms in their own stream. Populations are
+independent, so ``prange`` runs over populations and each runs a whole chunk of generations
+(double-buffered through the trial array) with no barrier.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numba import njit, prange
+
+from ..algorithms.differential_evolution import (DifferentialEvolution, DifferentialEvolutionParams,
+                                                  DifferentialEvolutionState)
+from . import functions, philox
+from .base import PJIT, NumbaAlgorithm, draw_uniform_points
+
+STREAM_BOUNCE = 16  # DE_STREAM_BOUNCE
+
+
+@njit(nogil=True, cache=True)
+def distinct(w0, w1, w2, m, me):
+    """r1, r2, r3 distinct from each other and from `me` (de_distinct / draw_distinct_indices)."""
+    r1 = philox.below(w0, m - 1)
+    r1 += r1 >= me
+    a = min(me, r1)
+    b = max(me, r1)
+    r2 = philox.below(w1, m - 2)
+    r2 += r2 >= a
+    r2 += r2 >= b
+    e0, e1, e2 = a, b, r2
+    if e2 < e1:
+        e1, e2 = e2, e1
+    if e1 < e0:
+        e0, e1 = e1, e0
+    r3 = philox.below(w2, m - 3)
+    r3 += r3 >= e0
+    r3 += r3 >= e1
+    r3 += r3 >= e2
+    return r1, r2, r3
+
+
+@njit(**PJIT)
+def de_generations(X, f, trials, f_trials, accepted, lower, upper, fid, m, seed, first_gen,
+                   generations, Fw, Cr, single):
+    n, d = X.shape
+    T = X.dtype.type
+    per = 4 if single else 2
+    cross_blocks = (d + per - 1) // per
+    per_gen = 1 + cross_blocks
+    for g in prange(n // m):
+        base = g * m
+        x = np.empty(d, dtype=np.float64)
+        for gen in range(generations):
+            t = np.uint64(first_gen + gen)
+            for il in range(m):  # every trial from the same population
+                i = base + il
+                w0, w1, w2, w3 = philox.words(seed, i, philox.STREAM_STEP, t * np.uint64(per_gen))
+                r1, r2, r3 = distinct(w0, w1, w2, m, il)
+                jr = philox.below(w3, d)
+                a1, a2, a3 = base + r1, base + r2, base + r3
+                for j in range(d):
+                    u = philox.uniform_at(seed, i, philox.STREAM_STEP, t * np.uint64(per_gen) + np.uint64(1),
+                                          j, single)
+                    if T(u) <= Cr or j == jr:
+                        a = X[a1, j]
+                        v = a + Fw * (X[a2, j] - X[a3, j])
+                        lo = lower[j]
+                        hi = upper[j]
+                        if v < lo or v > hi:
+                            bound = lo if v < lo else hi
+                            ub = philox.uniform_at(seed, i, STREAM_BOUNCE, t * np.uint64(cross_blocks), j, single)
+                            v = bound + T(ub) * (a - bound)
+                        trials[i, j] = v
+                    else:
+                        trials[i, j] = X[i, j]
+                    x[j] = trials[i, j]
+                f_trials[i] = T(functions.sanitized(fid, x))
+            for il in range(m):  # greedy selection, ties to the trial
+                i = base + il
+                take = f_trials[i] <= f[i]
+                accepted[i] = take
+                if take:
+                    f[i] = f_trials[i]
+                    for j in range(d):
+                        X[i, j] = trials[i, j]
+
+
+class DifferentialEvolutionNumba(NumbaAlgorithm, DifferentialEvolution):
+    """Compiled generations; snapshots inherited from the reference."""
+
+    def memory_words_per_walker(self) -> float:
+        return 2.0 * self.problem.dim + 4.0  # X, trials, f, their values, accepted
+
+    def init(self, rng) -> DifferentialEvolutionState:
+        n, d = self.total_walkers(), self.problem.dim
+        self._seed = self.seed_from(rng)
+        X = np.empty((n, d), dtype=self.dtype)
+        f = np.empty(n, dtype=self.dtype)
+        self.use_threads()
+        draw_uniform_points(X, f, self.lower, self.upper, self.fid, np.uint64(self._seed), self.single)
+        state = DifferentialEvolutionState(X=X, f=f, best_x=np.zeros(d, dtype=self.dtype),
+                                           best_f=np.asarray(np.inf, dtype=self.dtype), evals=n,
+                                           trials=X.copy(), accepted=np.zeros(n, dtype=bool))
+        state.f_trials = np.empty(n, dtype=self.dtype)
+        self.fold_best(state, X, f)
+        return state
+
+    def step(self, state: DifferentialEvolutionState, iterations: int) -> None:
+        p, T = self.params, self.dtype.type
+        self.use_threads()
+        de_generations(state.X, state.f, state.trials, state.f_trials, state.accepted, self.lower,
+                       self.upper, self.fid, int(p.walkers), np.uint64(self._seed),
+                       np.int64(state.iteration), int(iterations), T(p.F), T(p.Cr), self.single)
+        state.evals += self.total_walkers() * int(iterations)
+        state.iteration += int(iterations)
+        self.fold_best(state, state.X, state.f)

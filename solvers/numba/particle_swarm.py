@@ -1,0 +1,273 @@
+"""Particle swarm optimisation on the numba engine (kernels/particle_swarm.cu on CPU cores): the
+classic global-best PSO and SPSO-2011, many swarms at once.
+
+Same Params, equations, confinement and synchronous update as solvers/algorithms/particle_swarm.py,
+and the random numbers of the cuda kernel (Philox, draw index from the global iteration t):
+INIT draws the point (blocks 0..B-1) and the velocity (B..2B-1); STEP draws the classic r_p, r_g
+(P/2 coordinates per block) or SPSO's normals (Box-Muller, P per block) and the radius uniform
+(one more block); the K link targets of a particle are drawn from stream PSO_LINKS keyed by the
+iteration after which its swarm last redrew them (``epochs``), so links are never stored. Swarms are
+independent: ``prange`` runs over swarms and each runs a whole chunk of iterations.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numba import njit, prange
+
+from ..algorithms.particle_swarm import (SPSO_C, SPSO_W, ParticleSwarm, ParticleSwarmParams,
+                                          ParticleSwarmState)
+from . import functions, philox
+from .base import PJIT, NumbaAlgorithm
+
+STREAM_LINKS = 16  # PSO_STREAM_LINKS
+
+
+@njit(**PJIT)
+def pso_init(X, V, P, f, Pf, lower, upper, fid, seed, classic, single):
+    n, d = X.shape
+    per = 4 if single else 2
+    B = np.uint64((d + per - 1) // per)
+    for i in prange(n):
+        row = np.empty(d, dtype=X.dtype)
+        x = np.empty(d, dtype=np.float64)
+        philox.fill_uniform(seed, i, philox.STREAM_INIT, np.uint64(0), lower, upper, row, single)
+        for j in range(d):
+            lo = lower[j]
+            hi = upper[j]
+            a = -(hi - lo) if classic else lo - row[j]
+            b = (hi - lo) if classic else hi - row[j]
+            u = philox.uniform_at(seed, i, philox.STREAM_INIT, B, j, single)
+            V[i, j] = a + (b - a) * X.dtype.type(u)
+            X[i, j] = row[j]
+            P[i, j] = row[j]
+            x[j] = row[j]
+        f[i] = functions.sanitized(fid, x)
+        Pf[i] = f[i]
+
+
+@njit(nogil=True, cache=True)
+def link(seed, i, epoch, k, K, base, m):
+    """Particle i's k-th link target (global index) for links drawn after iteration `epoch`."""
+    per_draw = np.uint64((K + 3) // 4)
+    w0, w1, w2, w3 = philox.words(seed, i, STREAM_LINKS,
+                                  np.uint64(epoch + 1) * per_draw + np.uint64(k // 4))
+    q = k % 4
+    w = w0 if q == 0 else (w1 if q == 1 else (w2 if q == 2 else w3))
+    return base + philox.below(w, m)
+
+
+@njit(nogil=True, cache=True)
+def confine(x, v, lo, hi):
+    """SPSO-2011 confinement of one coordinate: clamp, reverse and halve the velocity."""
+    if x < lo:
+        return lo, -0.5 * v
+    if x > hi:
+        return hi, -0.5 * v
+    return x, v
+
+
+@njit(nogil=True, cache=True)
+def swarm_argmin(Pf, base, m):
+    k = base
+    for i in range(base + 1, base + m):
+        if Pf[i] < Pf[k]:
+            k = i
+    return k
+
+
+@njit(**PJIT)
+def pso_classic(X, V, P, f, Pf, swarm_f, lower, upper, fid, m, seed, first_iter, iterations,
+                omega, phi_p, phi_g, lr, single):
+    n, d = X.shape
+    T = X.dtype.type
+    C = 2 if single else 1  # coordinates per Philox block (r_p and r_g each)
+    per_iter = np.uint64((d + C - 1) // C)
+    for s in prange(n // m):
+        base = s * m
+        x = np.empty(d, dtype=np.float64)
+        g = np.empty(d, dtype=X.dtype)
+        gi = swarm_argmin(Pf, base, m)
+        for it in range(iterations):
+            t = np.uint64(first_iter + it)
+            for j in range(d):
+                g[j] = P[gi, j]
+            for i in range(base, base + m):
+                for j in range(d):
+                    w0, w1, w2, w3 = philox.words(seed, i, philox.STREAM_STEP, t * per_iter + np.uint64(j // C))
+                    q = j % C
+                    rp = T(philox.uniform_k(w0, w1, w2, w3, 2 * q, single))
+                    rg = T(philox.uniform_k(w0, w1, w2, w3, 2 * q + 1, single))
+                    xj = X[i, j]
+                    v = omega * V[i, j] + phi_p * rp * (P[i, j] - xj) + phi_g * rg * (g[j] - xj)
+                    xj = xj + lr * v
+                    xj, v = confine(xj, v, lower[j], upper[j])
+                    X[i, j] = xj
+                    V[i, j] = v
+                    x[j] = xj
+                fx = T(functions.sanitized(fid, x))
+                f[i] = fx
+                if fx < Pf[i]:  # only the particle itself reads its P: update at once
+                    Pf[i] = fx
+                    for j in range(d):
+                        P[i, j] = X[i, j]
+            gi = swarm_argmin(Pf, base, m)
+        swarm_f[s] = Pf[gi]
+
+
+@njit(**PJIT)
+def pso_spso(X, V, P, f, Pf, swarm_f, epochs, redrawn, lower, upper, fid, m, K, seed, first_iter,
+             iterations, w, c, single):
+    n, d = X.shape
+    T = X.dtype.type
+    NP = 4 if single else 2  # normals per Philox block
+    normal_blocks = np.uint64((d + NP - 1) // NP)
+    per_iter = normal_blocks + np.uint64(1)
+    tiny = np.finfo(X.dtype).tiny
+    for s in prange(n // m):
+        base = s * m
+        z = np.empty(d, dtype=X.dtype)
+        x = np.empty(d, dtype=np.float64)
+        best = np.empty(m, dtype=np.int64)  # best informant of each particle
+        pending = np.zeros(m, dtype=np.bool_)
+        previous = Pf[swarm_argmin(Pf, base, m)]
+        epoch = epochs[s]
+        for it in range(iterations):
+            t = first_iter + it
+            # informants: each particle informs itself and its K targets; the smallest personal
+            # best wins, ties to the smaller index (the reference's informant_best)
+            for p in range(m):
+                best[p] = base + p
+            for p in range(m):
+                src = base + p
+                for k in range(K):
+                    tgt = link(seed, src, epoch, k, K, base, m) - base
+                    b = best[tgt]
+                    if Pf[src] < Pf[b] or (Pf[src] == Pf[b] and src < b):
+                        best[tgt] = src
+            for p in range(m):
+                i = base + p
+                l = best[p]
+                coef = T(c) * (T(0.25) if l == i else T(1.0 / 3.0))
+                for j0 in range(0, d, NP):
+                    w0, w1, w2, w3 = philox.words(seed, i, philox.STREAM_STEP,
+                                                  np.uint64(t) * per_iter + np.uint64(j0 // NP))
+                    for h in range(NP // 2):  # Box-Muller on pairs (mw_normal2)
+                        u1 = T(philox.uniform_k(w0, w1, w2, w3, 2 * h, single))
+                        u2 = T(philox.uniform_k(w0, w1, w2, w3, 2 * h + 1, single))
+                        r = np.sqrt(T(-2) * np.log(T(1) - u1))
+                        a = T(2 * math.pi) * u2
+                        if j0 + 2 * h < d:
+                            z[j0 + 2 * h] = r * np.cos(a)
+                        if j0 + 2 * h + 1 < d:
+                            z[j0 + 2 * h + 1] = r * np.sin(a)
+                tc2 = T(0)
+                dir2 = T(0)
+                for j in range(d):
+                    tc = coef * (P[i, j] + P[l, j] - T(2) * X[i, j])
+                    tc2 += tc * tc
+                    dir2 += z[j] * z[j]
+                w0, w1, w2, w3 = philox.words(seed, i, philox.STREAM_STEP,
+                                              np.uint64(t) * per_iter + normal_blocks)
+                ru = T(philox.uniform_k(w0, w1, w2, w3, 0, single))
+                scale = np.sqrt(tc2) * ru / max(np.sqrt(dir2), tiny)
+                for j in range(d):
+                    xj = X[i, j]
+                    tc = coef * (P[i, j] + P[l, j] - T(2) * xj)
+                    v = T(w) * V[i, j] + tc + scale * z[j]
+                    xj = xj + v
+                    xj, v = confine(xj, v, lower[j], upper[j])
+                    X[i, j] = xj
+                    V[i, j] = v
+                    x[j] = xj
+                fx = T(functions.sanitized(fid, x))
+                f[i] = fx
+                if fx < Pf[i]:  # P is read by other particles: written after all have moved
+                    Pf[i] = fx
+                    pending[p] = True
+            for p in range(m):
+                if pending[p]:
+                    pending[p] = False
+                    for j in range(d):
+                        P[base + p, j] = X[base + p, j]
+            g = Pf[swarm_argmin(Pf, base, m)]
+            redraw = not g < previous
+            if redraw:
+                epoch = t
+            redrawn[s] = redraw
+            previous = g
+        epochs[s] = epoch
+        swarm_f[s] = previous
+
+
+@njit(**PJIT)
+def links_of(ids, seed, epochs, K, m):
+    out = np.empty((ids.shape[0], K), dtype=np.int64)
+    for r in prange(ids.shape[0]):
+        i = ids[r]
+        s = i // m
+        for k in range(K):
+            out[r, k] = link(seed, i, epochs[s], k, K, s * m, m)
+    return out
+
+
+class _Links:
+    """``state.links[ids]`` for the reference's snapshot: the targets of those particles, redrawn."""
+
+    def __init__(self, algo, state):
+        self.algo, self.state = algo, state
+
+    def __getitem__(self, ids):
+        p = self.algo.params
+        ids = np.atleast_1d(np.asarray(ids, dtype=np.int64))
+        return links_of(ids, np.uint64(self.algo._seed), self.state.epochs, int(p.informants), int(p.walkers))
+
+
+@dataclass
+class ParticleSwarmNumbaState(ParticleSwarmState):
+    epochs: Any = None  # spso: (swarms,) iteration after which the links were last drawn (-1: init)
+
+
+class ParticleSwarmNumba(NumbaAlgorithm, ParticleSwarm):
+    """Compiled swarms; snapshots inherited from the reference."""
+
+    def memory_words_per_walker(self) -> float:
+        return 3.0 * self.problem.dim + 3.0  # X, V, P, f, Pf
+
+    def init(self, rng) -> ParticleSwarmNumbaState:
+        p, n, d = self.params, self.total_walkers(), self.problem.dim
+        self._seed = self.seed_from(rng)
+        a = [np.empty((n, d), dtype=self.dtype) for _ in range(3)]
+        f, Pf = np.empty(n, dtype=self.dtype), np.empty(n, dtype=self.dtype)
+        self.use_threads()
+        pso_init(a[0], a[1], a[2], f, Pf, self.lower, self.upper, self.fid, np.uint64(self._seed),
+                 p.variant == "classic", self.single)
+        state = ParticleSwarmNumbaState(X=a[0], f=f, best_x=np.zeros(d, dtype=self.dtype),
+                                        best_f=np.asarray(np.inf, dtype=self.dtype), evals=n, V=a[1],
+                                        P=a[2], Pf=Pf)
+        state.swarm_best_f = Pf.reshape(p.swarms, p.walkers).min(axis=1)
+        if p.variant == "spso2011":
+            state.epochs = np.full(p.swarms, -1, dtype=np.int64)
+            state.redrawn = np.ones(p.swarms, dtype=np.bool_)
+            state.links = _Links(self, state)
+        self.fold_best(state, state.P, state.Pf)
+        return state
+
+    def step(self, state: ParticleSwarmNumbaState, iterations: int) -> None:
+        p, T = self.params, self.dtype.type
+        self.use_threads()
+        common = (state.X, state.V, state.P, state.f, state.Pf, state.swarm_best_f)
+        if p.variant == "classic":
+            pso_classic(*common, self.lower, self.upper, self.fid, int(p.walkers), np.uint64(self._seed),
+                        np.int64(state.iteration), int(iterations), T(p.omega), T(p.phi_p),
+                        T(p.phi_g), T(p.lr), self.single)
+        else:
+            pso_spso(*common, state.epochs, state.redrawn, self.lower, self.upper, self.fid,
+                     int(p.walkers), int(p.informants), np.uint64(self._seed), np.int64(state.iteration),
+                     int(iterations), SPSO_W, SPSO_C, self.single)
+        state.evals += self.total_walkers() * int(iterations)
+        state.iteration += int(iterations)
+        self.fold_best(state, state.P, state.Pf)
