@@ -27,11 +27,11 @@ import solvers  # noqa: E402
 # Smaller populations than the defaults, so single walkers and overlays can be told apart; names
 # that an algorithm does not declare are skipped.
 READABLE = {"walkers": 300, "swarms": 6, "populations": 6}
-ITERATIONS = {"pattern_search": 6, "multidirectional_search": 4, "simulated_annealing": 1550,
+ITERATIONS = {"pattern_search": 6, "multidirectional_search": 4, "simulated_annealing": 600,
               "particle_swarm": 25, "differential_evolution": 25}
 TRAILS = {"pattern_search", "particle_swarm"}  # elsewhere trails hide more than they show
-# (synchronous annealing restarts every chain from the best at each level's end, so 1550 rather
-# than 1500 iterations shows the chains spread out.)
+# independent chains stay spread over the minima while they cool (synchronous ones gather on the best)
+CHOICES = {"simulated_annealing": {"variant": "async"}}
 DEFAULT_ITERATIONS = 20
 
 
@@ -61,6 +61,8 @@ def set_up(window, algorithm: str, problem: str, dim: int, iterations: int) -> N
     form.dim_spin.setValue(dim)
     form.budget_kind.setCurrentText("iterations")
     form.budget_edit.setText(str(iterations))
+    for name, value in CHOICES.get(algorithm, {}).items():
+        form.params_form.editor(name).setCurrentText(value)
     for name, value in READABLE.items():
         editor = form.params_form.editor(name)
         if editor is not None:
