@@ -3,10 +3,9 @@ baseline of every speedup).
 
 ``numba_algorithm(name)`` returns the class for an algorithm, importing numba only then, so this
 package imports where numba is missing; ``numba_status()`` says whether the engine runs here and,
-if not, why. Pattern search, simulated annealing, particle swarm and differential evolution are
-fused per-walker (per-swarm, per-population) kernels over philox.py and functions.py; the
-multi-directional search runs its reference array code with every evaluation through the compiled
-multi-core objective (``base.with_compiled_evaluation``).
+if not, why. Every algorithm is a fused kernel over walkers (starts, chains, swarms, populations)
+built on philox.py and functions.py; ``base.with_compiled_evaluation`` (the reference array code
+with compiled evaluations) remains for an algorithm registered without one.
 """
 from __future__ import annotations
 
@@ -19,7 +18,7 @@ from ..errors import EngineUnavailable
 _NUMBA_CLASSES: dict[str, tuple[str, str] | None] = {
     "pattern_search": ("pattern_search", "PatternSearchNumba"),
     "simulated_annealing": ("simulated_annealing", "SimulatedAnnealingNumba"),
-    "multidirectional_search": None,
+    "multidirectional_search": ("multidirectional_search", "MultidirectionalSearchNumba"),
     "particle_swarm": ("particle_swarm", "ParticleSwarmNumba"),
     "differential_evolution": ("differential_evolution", "DifferentialEvolutionNumba"),
 }
