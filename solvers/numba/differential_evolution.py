@@ -65,22 +65,25 @@ def de_generations(X, f, trials, f_trials, accepted, lower, upper, fid, m, seed,
                 r1, r2, r3 = distinct(w0, w1, w2, m, il)
                 jr = philox.below(w3, d)
                 a1, a2, a3 = base + r1, base + r2, base + r3
-                for j in range(d):
-                    u = philox.uniform_at(seed, i, philox.STREAM_STEP, t * np.uint64(per_gen) + np.uint64(1),
-                                          j, single)
-                    if T(u) <= Cr or j == jr:
-                        a = X[a1, j]
-                        v = a + Fw * (X[a2, j] - X[a3, j])
-                        lo = lower[j]
-                        hi = upper[j]
-                        if v < lo or v > hi:
-                            bound = lo if v < lo else hi
-                            ub = philox.uniform_at(seed, i, STREAM_BOUNCE, t * np.uint64(cross_blocks), j, single)
-                            v = bound + T(ub) * (a - bound)
-                        trials[i, j] = v
-                    else:
-                        trials[i, j] = X[i, j]
-                    x[j] = trials[i, j]
+                first = t * np.uint64(per_gen) + np.uint64(1)
+                for j0 in range(0, d, per):  # one Philox block per P genes' crossover uniforms
+                    c0, c1, c2, c3 = philox.words(seed, i, philox.STREAM_STEP, first + np.uint64(j0 // per))
+                    for q in range(min(per, d - j0)):
+                        j = j0 + q
+                        if T(philox.uniform_k(c0, c1, c2, c3, q, single)) <= Cr or j == jr:
+                            a = X[a1, j]
+                            v = a + Fw * (X[a2, j] - X[a3, j])
+                            lo = lower[j]
+                            hi = upper[j]
+                            if v < lo or v > hi:
+                                bound = lo if v < lo else hi
+                                ub = philox.uniform_at(seed, i, STREAM_BOUNCE, t * np.uint64(cross_blocks), j,
+                                                       single)
+                                v = bound + T(ub) * (a - bound)
+                            trials[i, j] = v
+                        else:
+                            trials[i, j] = X[i, j]
+                        x[j] = trials[i, j]
                 f_trials[i] = T(functions.sanitized(fid, x))
             for il in range(m):  # greedy selection, ties to the trial
                 i = base + il
