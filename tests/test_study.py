@@ -2,6 +2,7 @@
 a small study, resume after the client is killed, a worker killed mid-study, bad study files."""
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import signal
@@ -59,6 +60,7 @@ def test_small_study_writes_one_row_per_run_matching_a_direct_run(cluster, tmp_p
     assert (again.written, again.resumed) == (0, 16) and len(read_rows(out)) == 16
 
 
+@pytest.mark.slow
 def test_resume_after_the_study_process_is_killed(cluster, tmp_path):
     spec, out = tmp_path / "slow.json", tmp_path / "slow.csv"
     spec.write_text(json.dumps(SLOW))
@@ -132,6 +134,30 @@ def test_reproduce_on_the_cluster_writes_the_report_here(cluster, tmp_path):
     assert list(tmp_path.glob("*.png")) and any("wrote" in line for line in lines)
 
 
+def test_gpu_machine_cluster_pins_one_worker_per_gpu(tmp_path, monkeypatch):
+    """Without dask-cuda, an embedded cluster on a 2-GPU machine has 2 workers, each seeing one GPU
+    (checked here with numpy runs and a pretended GPU count: the pinning, not the device)."""
+    # importlib: the attribute solvers.study is the API function, the package is solvers.study's module
+    cluster_module = importlib.import_module("solvers.study.cluster")
+
+    monkeypatch.setattr(cluster_module, "gpu_count", lambda: 2)
+    monkeypatch.setitem(sys.modules, "dask_cuda", None)  # the fallback path, even where it is installed
+    out = tmp_path / "pinned.csv"
+    solvers.study(SMALL, out)
+    assert {r["worker"] for r in read_rows(out)} == {"gpu0 (GPU 0)", "gpu1 (GPU 1)"}
+
+
+@pytest.mark.gpu
+def test_cuda_study_on_the_embedded_gpu_cluster(tmp_path):
+    out = tmp_path / "cuda.csv"
+    spec = dict(SMALL, engine="cuda", dtype="float32")
+    outcome = solvers.study(spec, out)
+    rows = read_rows(out)
+    assert outcome.failed == 0 and len(rows) == 16
+    assert all("GPU" in r["worker"] for r in rows)  # pinned workers (dask-cuda or our fallback)
+
+
+@pytest.mark.slow
 def test_a_killed_worker_loses_nothing_and_the_study_completes(cluster, tmp_path):
     out = tmp_path / "kill.csv"
     killed = []
