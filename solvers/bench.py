@@ -52,6 +52,7 @@ class Case:
     cupy_iterations: int | None = None
     label: str = ""
     options: dict = field(default_factory=dict)  # attributes set on the cuda solver (tuning knobs)
+    bounds: tuple | None = None  # the box, same in every coordinate (an "expr: ..." problem's)
 
     @property
     def variant(self) -> str:
@@ -137,7 +138,48 @@ def _quick_suite() -> list[Case]:
     ]
 
 
-SUITES = {"h100": _h100_suite, "quick": _quick_suite}
+# Issue 11: built-ins typed as expressions, timed beside the built-in functors in the same run.
+EXPRESSION_TWINS = (
+    ("rastrigin", 30, (-5.12, 5.12), "10*n + sum(x[i]**2 - 10*cos(2*pi*x[i]))"),
+    ("ackley", 20, (-30.0, 30.0),
+     "-20*exp(-0.2*sqrt(sum(x[i]**2)/n)) - exp(sum(cos(2*pi*x[i]))/n) + 20 + e"),
+)
+EXPRESSION_LABEL = "expression of "
+EXPRESSION_TARGET = 0.9  # of the built-in's rate (cuda: >= 90%; numpy: within 10%)
+
+
+def _expression_suite() -> list[Case]:
+    n = 131072
+    cases = []
+    for name, d, box, text in EXPRESSION_TWINS:
+        for problem, label in ((name, ""), (f"expr: {text}", EXPRESSION_LABEL + name)):
+            cases.append(Case("evaluation_only", problem, d, n, 2000, numpy_iterations=3,
+                              cupy_iterations=20, label=label, bounds=box))
+            cases.append(Case("pattern_search", problem, d, n, 40, numpy_iterations=1,
+                              cupy_iterations=2, label=label, bounds=box))
+    return cases
+
+
+def expression_targets(records: list[dict]) -> list[str]:
+    """Each expression row's rate as a fraction of its built-in twin's, measured in the same run."""
+    lines = []
+    for r in records:
+        label = r.get("label") or ""
+        if r.get("error") or not label.startswith(EXPRESSION_LABEL):
+            continue
+        twin = next((b for b in records if not b.get("error") and b["problem"] == label[len(EXPRESSION_LABEL):]
+                     and all(b[k] == r[k] for k in ("algorithm", "variant", "dim", "walkers", "engine",
+                                                    "dtype", "fast_math", "mode"))), None)
+        if twin is None or not twin.get("evals_per_second") or not r.get("evals_per_second"):
+            continue
+        frac = r["evals_per_second"] / twin["evals_per_second"]
+        ok = frac >= EXPRESSION_TARGET
+        lines.append(f"{'MET' if ok else 'NOT MET'}: {label} {r['dim']}-D, {r['algorithm']}, {r['engine']}, "
+                     f"{r['dtype']}: {frac:.0%} of the built-in's rate (target >= {EXPRESSION_TARGET:.0%})")
+    return lines
+
+
+SUITES = {"h100": _h100_suite, "quick": _quick_suite, "expressions": _expression_suite}
 
 
 # --- running ---------------------------------------------------------------------------------------
@@ -165,7 +207,7 @@ def measure(case: Case, engine: str, dtype: str, fast_math: bool, seed: int, rep
     from .rng import ArrayRNG  # noqa: PLC0415
 
     xp = array_module(engine)
-    problem = get_problem(case.problem, case.dim)
+    problem = get_problem(case.problem, case.dim, bounds=case.bounds)
     cls = solver_class(case.algorithm, engine)
     params = make_params(cls.Params, {"walkers": case.walkers, **case.params})
     iterations = case.iterations_for(engine)
@@ -495,7 +537,8 @@ def cases_from_args(args) -> list[Case]:
                                   args.walkers or 131072, args.iterations or 100, params,
                                   mode="end_to_end" if args.end_to_end else "rate"))
     overrides = {k: v for k, v in (("problem", args.problem), ("dim", args.dim), ("walkers", args.walkers),
-                                   ("iterations", args.iterations)) if v is not None}
+                                   ("iterations", args.iterations), ("bounds", args.bounds))
+                 if v is not None}
     cases = [replace(c, **overrides) for c in cases]
     if args.numpy_iterations is not None:
         cases = [replace(c, numpy_iterations=args.numpy_iterations) for c in cases]
@@ -513,7 +556,7 @@ def _validate(cases: list[Case]) -> None:
     from .problems import get_problem  # noqa: PLC0415
 
     for c in cases:
-        get_problem(c.problem, c.dim)  # ConfigError for unknown problems or dimensions
+        get_problem(c.problem, c.dim, bounds=c.bounds)  # ConfigError: unknown problem, dimension, box
         for value, name in ((c.walkers, "walkers"), (c.iterations, "iterations")):
             if value < 1:
                 raise ConfigError(f"--{name} must be >= 1, got {value}")
@@ -561,7 +604,7 @@ def cmd_bench(args) -> int:
     text = table(records)
     print()
     print(text)
-    lines = targets(records)
+    lines = targets(records) + expression_targets(records)
     if lines:
         print("\nTargets (issues 3 and 4):")
         for line in lines:
@@ -582,6 +625,7 @@ def _json_default(value):
 
 def register_cli(subparsers) -> None:
     """Add the 'bench' command to main.py's subcommands."""
+    from .cli import _parse_bounds  # noqa: PLC0415 - cli loads this module; one bounds syntax
     from .study.cluster import add_scheduler_option  # noqa: PLC0415
 
     p = subparsers.add_parser("bench", help="time the engines on the same work (evaluations per second)")
@@ -590,7 +634,10 @@ def register_cli(subparsers) -> None:
     p.add_argument("--algorithm", "-a", default=None,
                    help="comma-separated algorithms (evaluation_only included); filters a suite")
     p.add_argument("--variant", default=None, help="comma-separated variants (simulated_annealing)")
-    p.add_argument("--problem", "-f", default=None, help="function (default rastrigin)")
+    p.add_argument("--problem", "--function", "-f", dest="problem", default=None,
+                   help="function name or typed expression 'expr: ...' (default rastrigin)")
+    p.add_argument("--bounds", type=_parse_bounds, default=None, metavar="LOWER,UPPER",
+                   help="search box, same in every coordinate (default: the function's; [-5, 5] for 'expr: ...')")
     p.add_argument("--dim", "-d", type=int, default=None, help="dimension (default 30)")
     p.add_argument("--walkers", "-n", type=int, default=None, help="walkers (default 131072)")
     p.add_argument("--iterations", "-i", type=int, default=None, help="iterations timed on the GPU engines")

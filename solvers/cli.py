@@ -48,7 +48,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     run = sub.add_parser("run", help="run one algorithm on one function and print the result")
     run.add_argument("--algorithm", "-a", required=True, help="registry name (see 'list')")
-    run.add_argument("--function", "-f", required=True, help="problem name (see 'list')")
+    which = run.add_mutually_exclusive_group(required=True)
+    which.add_argument("--function", "-f", help="problem name (see 'list') or a typed expression "
+                       "'expr: 10*n + sum(x[i]**2 - 10*cos(2*pi*x[i]))' (README: Your own objective)")
+    which.add_argument("--function-file", metavar="FILE",
+                       help="read the expression from a text file (the 'expr:' prefix optional)")
     run.add_argument("--dim", "-d", type=int, default=None, help="dimension (default: the function's)")
     run.add_argument("--engine", "-e", default="numpy", choices=ENGINES)
     run.add_argument("--dtype", default="float64", choices=("float32", "float64"))
@@ -92,7 +96,8 @@ def cmd_run(args) -> int:
             raise ConfigError(f"-n/--walkers {args.walkers} and -p walkers={params['walkers']} both "
                               "set the walkers; give one of them")
         params["walkers"] = args.walkers
-    config = RunConfig.build(args.algorithm, args.function, args.dim, params=params, engine=args.engine,
+    function = args.function if args.function_file is None else read_function_file(args.function_file)
+    config = RunConfig.build(args.algorithm, function, args.dim, params=params, engine=args.engine,
                              dtype=args.dtype, seed=args.seed, max_evals=args.max_evals,
                              max_iters=args.max_iters, max_seconds=args.max_seconds,
                              fast_math=args.fast_math, sample_size=1, bounds=args.bounds)
@@ -119,6 +124,32 @@ def cmd_run(args) -> int:
     for warning in result.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     return 0
+
+
+def read_function_file(path: str) -> str:
+    """The 'expr: ...' name of the expression in a text file (ConfigError naming the file)."""
+    from .problems.custom import expression_name, is_expression  # noqa: PLC0415
+    from .problems.expression import MAX_LENGTH  # noqa: PLC0415
+
+    try:
+        with open(path, encoding="utf-8") as handle:
+            text = handle.read(MAX_LENGTH * 4 + 1)  # a long file is refused by length, unread
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"cannot read --function-file {path}: {exc.strerror or exc}") from None
+    # line breaks as spaces: one line for messages and set-ups, columns unchanged
+    text = text.strip().replace("\r", " ").replace("\n", " ").replace("\t", " ")
+    return text if is_expression(text) else expression_name(text)
+
+
+def _join_negative_values(argv: list[str]) -> list[str]:
+    """'--bounds -5,5' as '--bounds=-5,5': argparse would take '-5,5' for an option."""
+    out: list[str] = []
+    for arg in argv:
+        if out and out[-1] == "--bounds" and arg.startswith("-") and not arg.startswith("--"):
+            out[-1] = f"--bounds={arg}"
+        else:
+            out.append(arg)
+    return out
 
 
 def cmd_list(args) -> int:
@@ -170,7 +201,7 @@ def cmd_list(args) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the headless commands; returns the process exit code."""
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parser.parse_args(_join_negative_values(list(sys.argv[1:] if argv is None else argv)))
     if getattr(args, "func", None) is None:
         parser.print_help()
         return 2

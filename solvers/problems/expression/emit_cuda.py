@@ -14,6 +14,7 @@ T (the rule of problems.cuh); ``v ** 2`` and ``v ** 3`` become products, other p
 from __future__ import annotations
 
 import hashlib
+import math
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -156,9 +157,24 @@ class _Body:
             for arg in args[1:]:
                 value = f"{name}({value}, {arg})"
             return value
+        if node.func == "cos" and _pi_multiple(node.args[0]) is not None:
+            # cos(k pi v) as cospi(k v), as the built-in functors write Rastrigin and Ackley: exact
+            # argument reduction, and the fast path of the precise math
+            k, operand = _pi_multiple(node.args[0])
+            return f"mw_cospi({_literal(k)} * {self.expr(operand)})"
         if node.func == "sign":
             return f"mwx_sign<T>({args[0]})"
         return f"{name}({', '.join(args)})"
+
+
+def _pi_multiple(node: Node):
+    """(k, v) when node is c * v with c a folded k * pi (k with at most 6 decimals), else None."""
+    if not (isinstance(node, Binary) and node.op == "*" and isinstance(node.left, Num)):
+        return None
+    k = round(node.left.value / math.pi, 6)
+    if k == 0 or node.left.value != k * math.pi:
+        return None
+    return k, node.right
 
 
 def _term(offset: int) -> str:
