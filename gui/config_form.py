@@ -18,6 +18,9 @@ from solvers.config import DEFAULT_MAX_ITERS, DTYPES
 from solvers.engines import ENGINES
 from solvers.problems import get_definition, get_problem, problem_definitions
 
+from solvers.problems.custom import expression_box, is_expression, set_expression_box
+
+from .expression_dialog import CustomFunction, ExpressionDialog
 from .field_row import ERROR_STYLE, FieldRow
 from .landscape_grid import landscape_limit
 from .param_form import INT_MAX, LIVE_MARK, ParamForm
@@ -26,6 +29,7 @@ BUDGET_KINDS = {"iterations": "max_iters", "evaluations": "max_evals", "seconds"
 ANY_DIM_LIMIT = 100_000  # a spin box needs an upper limit; functions of any dimension accept more
 _RUNCONFIG_DEFAULTS = {f.name: f.default for f in dataclasses.fields(RunConfig)}
 NAME_ROLE = QtCore.Qt.ItemDataRole.UserRole
+CUSTOM_ENTRY = "__custom__"  # the "Custom..." item: opens the expression editor
 
 
 def format_number(x: float | None) -> str:
@@ -63,6 +67,9 @@ class ConfigForm(QtWidgets.QWidget):
         self._param_values: dict[str, dict] = {}
         self._current_algorithm: str | None = None
         self._running = False
+        self._custom: dict[str, CustomFunction] = {}  # typed functions, by 'expr: ...' name
+        self._last_problem_row = -1
+        self.custom_dialog: ExpressionDialog | None = None
         outer = QtWidgets.QVBoxLayout(self)
 
         # --- algorithm -------------------------------------------------------------------------
@@ -207,11 +214,52 @@ class ConfigForm(QtWidgets.QWidget):
             return RunConfig.build(self.algorithm(), self.problem(), self.dim(), params=params,
                                    engine=self.engine(), dtype=self.dtype_combo.currentText(),
                                    seed=self.seed_spin.value(), sample_size=self.sample_spin.value(),
-                                   **budget)
+                                   bounds=self._bounds(), **budget)
         except ConfigError as exc:  # cross-field rules of the Params class, mostly
             if not self.params_form.show_error(str(exc)):
                 self.show_general_error(str(exc))
             return None
+
+    def _bounds(self) -> tuple[float, float] | None:
+        """A typed function's box (saved with the set-up); None for a built-in's own box."""
+        name = self.problem()
+        return expression_box(name) if is_expression(name) else None
+
+    # --- custom functions ------------------------------------------------------------------------
+    def open_custom_editor(self) -> ExpressionDialog:
+        """Open the expression editor (window-modal, not blocking); OK selects the function."""
+        name = self.problem()
+        initial = self._custom.get(name) if is_expression(name) else None
+        dialog = self.custom_dialog = ExpressionDialog(self, initial)
+        dialog.accepted.connect(self._on_custom_dialog_accepted)
+        dialog.rejected.connect(self._on_custom_dialog_rejected)
+        dialog.open()
+        return dialog
+
+    def set_custom_function(self, function: CustomFunction) -> None:
+        """Add (or update) a typed function in the picker and select it at its dimension."""
+        set_expression_box(function.name, function.lower, function.upper)
+        self._custom[function.name] = function
+        model = self.problem_combo.model()
+        row = self.problem_combo.findData(function.name, NAME_ROLE)
+        if row < 0:
+            row = self.problem_combo.findData(CUSTOM_ENTRY, NAME_ROLE)
+            item = QtGui.QStandardItem("    " + function.text)
+            item.setData(function.name, NAME_ROLE)
+            item.setToolTip(function.name)
+            model.insertRow(row, item)
+        self.problem_combo.setCurrentIndex(row)
+        self._on_problem_combo_changed()  # the box may have changed with the same name
+        self.dim_spin.setValue(function.dim)
+
+    def _on_custom_dialog_accepted(self) -> None:
+        function = self.custom_dialog.value() if self.custom_dialog else None
+        if function is not None:
+            self.set_custom_function(function)
+
+    def _on_custom_dialog_rejected(self) -> None:
+        if self._last_problem_row >= 0:
+            self.problem_combo.setCurrentIndex(self._last_problem_row)
 
     def _budget_kwargs(self) -> dict | None:
         text = self.budget_edit.text().strip()
@@ -279,7 +327,8 @@ class ConfigForm(QtWidgets.QWidget):
                 "engine": self.engine(), "dtype": self.dtype_combo.currentText(),
                 "seed": self.seed_spin.value(), "sample_size": self.sample_spin.value(),
                 "budget_kind": self.budget_kind.currentText(), "budget": self.budget_edit.text(),
-                "params": {k: dict(v) for k, v in self._param_values.items()}}
+                "params": {k: dict(v) for k, v in self._param_values.items()},
+                "bounds": list(self._bounds()) if self._bounds() else None}
 
     def set_state(self, state: dict[str, Any]) -> None:
         """Restore a saved state; names no longer registered and bad values are skipped."""
@@ -293,7 +342,11 @@ class ConfigForm(QtWidgets.QWidget):
         self._select_data(self.algorithm_combo, state.get("algorithm"))
         if state.get("algorithm") == self.algorithm():
             self.params_form.set_values(self._param_values.get(self.algorithm(), {}))
-        self._select_data(self.problem_combo, state.get("problem"))
+        problem, bounds = state.get("problem"), state.get("bounds")
+        if is_expression(problem):
+            self._restore_custom(problem, state.get("dim"), bounds)
+        else:
+            self._select_data(self.problem_combo, problem)
         dim = state.get("dim")
         if isinstance(dim, int) and not isinstance(dim, bool):
             self.dim_spin.setValue(dim)
@@ -311,6 +364,16 @@ class ConfigForm(QtWidgets.QWidget):
         if isinstance(state.get("budget"), (str, int, float)):
             self.budget_edit.setText(str(state["budget"]))
 
+    def _restore_custom(self, name: str, dim, bounds) -> None:
+        """A typed function from a saved state or set-up; an invalid one is skipped."""
+        try:
+            lo, hi = (float(v) for v in bounds) if bounds else expression_box(name)
+            problem = get_problem(name, dim if isinstance(dim, int) else None, bounds=(lo, hi))
+            text = problem.definition.expression.text
+        except (ConfigError, TypeError, ValueError):
+            return
+        self.set_custom_function(CustomFunction(text, problem.dim, lo, hi))
+
     def apply_config(self, config: RunConfig) -> None:
         """Show a RunConfig in the form (used when a saved configuration is loaded)."""
         budget = config.budget
@@ -319,7 +382,8 @@ class ConfigForm(QtWidgets.QWidget):
         self.set_state({"algorithm": config.algorithm, "problem": config.problem, "dim": config.dim,
                         "engine": config.engine, "dtype": config.dtype, "seed": config.seed,
                         "sample_size": config.sample_size, "budget_kind": kind, "budget": f"{value:g}",
-                        "params": {config.algorithm: config.params_dict()}})
+                        "params": {config.algorithm: config.params_dict()},
+                        "bounds": list(config.bounds) if config.bounds else None})
 
     # --- slots ---------------------------------------------------------------------------------
     def _on_algorithm_combo_changed(self, *_args) -> None:
@@ -347,6 +411,10 @@ class ConfigForm(QtWidgets.QWidget):
         name = self.problem()
         if not name:
             return
+        if name == CUSTOM_ENTRY:
+            self.open_custom_editor()
+            return
+        self._last_problem_row = self.problem_combo.currentIndex()
         definition = get_definition(name)
         self.dim_spin.blockSignals(True)
         if definition.dims:
@@ -434,6 +502,14 @@ def _grouped_problem_model(parent: QtCore.QObject) -> QtGui.QStandardItemModel:
             item.setData(definition.name, NAME_ROLE)
             item.setToolTip(f"{definition.name}: {definition.source}")
             model.appendRow(item)
+    header = QtGui.QStandardItem("Your own")
+    header.setFlags(QtCore.Qt.ItemFlag.NoItemFlags)
+    header.setFont(bold)
+    model.appendRow(header)
+    custom = QtGui.QStandardItem("    Custom...")
+    custom.setData(CUSTOM_ENTRY, NAME_ROLE)
+    custom.setToolTip("type your own f(x) (README: Your own objective)")
+    model.appendRow(custom)
     return model
 
 

@@ -22,6 +22,25 @@ DEFAULT_BOX = (-5.0, 5.0)  # the box of "expr: ..." when none is given (--bounds
 GROUP = "Custom"
 
 
+# The box last given to an expression in this process (the window's editor sets it), used when a
+# caller names the expression without a box: the landscape, compare and sweep tabs then draw and run
+# the box the user typed. Runs and set-up files always carry their box explicitly (RunConfig.bounds).
+_SESSION_BOXES: dict[str, tuple[float, float]] = {}
+
+
+def set_expression_box(name: str, lower: float, upper: float) -> None:
+    """Make [lower, upper] the box of expression `name` ('expr: ...' or its text) in this process."""
+    text = expression_text(name) if is_expression(name) else name.strip()
+    check_bounds(np.array([float(lower)]), np.array([float(upper)]), expression_name(text))
+    _SESSION_BOXES[parse(text).text] = (float(lower), float(upper))
+
+
+def expression_box(name: str) -> tuple[float, float]:
+    """The box an expression gets when none is given: its session box, else DEFAULT_BOX."""
+    text = expression_text(name) if is_expression(name) else name.strip()
+    return _SESSION_BOXES.get(text, DEFAULT_BOX)
+
+
 def is_expression(name: str) -> bool:
     return isinstance(name, str) and name.lstrip().lower().startswith(EXPR_PREFIX)
 
@@ -75,8 +94,9 @@ def expression_problem(text: str, dim: int | None = None, lower=None, upper=None
         raise ConfigError(f"dimension {int(dim):,} is too large (at most {MAX_DIM:,})")
     expr.check_dim(int(dim))
     dim = int(dim)
-    lo = DEFAULT_BOX[0] if lower is None else lower
-    hi = DEFAULT_BOX[1] if upper is None else upper
+    default = _SESSION_BOXES.get(expr.text, DEFAULT_BOX)
+    lo = default[0] if lower is None else lower
+    hi = default[1] if upper is None else upper
     try:
         lo = np.broadcast_to(np.asarray(lo, dtype=np.float64), (dim,)).copy()
         hi = np.broadcast_to(np.asarray(hi, dtype=np.float64), (dim,)).copy()

@@ -1,0 +1,71 @@
+"""The window's "Custom..." function: the editor shows errors as you type (message and column), OK
+selects the typed function with its box, and a set-up with it saves and loads unchanged."""
+from __future__ import annotations
+
+import pytest
+from PyQt6 import QtWidgets
+
+from gui.config_form import CUSTOM_ENTRY, ConfigForm
+from gui.expression_dialog import CustomFunction
+from solvers.config_io import load_config, save_config
+
+
+
+@pytest.fixture
+def form(qtbot):
+    widget = ConfigForm()
+    qtbot.addWidget(widget)
+    return widget
+
+
+def _ok(dialog):
+    return dialog.buttons.button(QtWidgets.QDialogButtonBox.StandardButton.Ok)
+
+
+def test_custom_entry_opens_the_editor_and_shows_errors_live(qtbot, form):
+    before = form.problem()
+    form.problem_combo.setCurrentIndex(form.problem_combo.findData(CUSTOM_ENTRY))
+    dialog = form.custom_dialog
+    assert dialog is not None and dialog.isVisible()
+    dialog.text_edit.setText("x1**2 + y")
+    assert "column 9: unknown name 'y'" in dialog.error()
+    assert dialog.caret.text() == " " * 8 + "^" and not _ok(dialog).isEnabled()
+    dialog.text_edit.setText("x1**2 + x3")
+    dialog.dim_spin.setValue(2)
+    assert "x3 is out of range for dimension 2" in dialog.error()
+    dialog.dim_spin.setValue(3)
+    assert dialog.error() == "" and _ok(dialog).isEnabled()
+    dialog.lower_edit.setText("4")
+    dialog.upper_edit.setText("1")
+    assert "inverted" in dialog.box_error() and not _ok(dialog).isEnabled()
+    dialog.reject()
+    assert form.problem() == before  # cancel returns to the function chosen before
+
+
+def test_accepted_function_is_selected_with_its_box(qtbot, form):
+    form.problem_combo.setCurrentIndex(form.problem_combo.findData(CUSTOM_ENTRY))
+    dialog = form.custom_dialog
+    dialog.text_edit.setText("sum(abs(x[i] - 1))")
+    dialog.dim_spin.setValue(4)
+    dialog.lower_edit.setText("-3")
+    dialog.upper_edit.setText("3")
+    _ok(dialog).click()
+    assert form.problem() == "expr: sum(abs(x[i] - 1))" and form.dim() == 4
+    form.budget_edit.setText("5")
+    config = form.build_config()
+    assert config is not None and config.bounds == (-3.0, 3.0) and config.problem == form.problem()
+    assert config.make_problem().upper[0] == 3.0
+
+
+def test_set_up_with_an_expression_saves_and_loads(qtbot, form, tmp_path):
+    form.set_custom_function(CustomFunction("where(x1 > 0, x1, -2*x1) + x2**2", 2, -4.0, 6.0))
+    form.budget_edit.setText("7")
+    config = form.build_config()
+    path = save_config(config, tmp_path / "custom.json")
+    loaded = load_config(path)
+    assert loaded == config
+    other = ConfigForm()
+    qtbot.addWidget(other)
+    other.apply_config(loaded)
+    assert other.problem() == config.problem and other.dim() == 2
+    assert other.build_config() == config
