@@ -219,3 +219,22 @@ def test_status_says_why_when_numba_is_missing(monkeypatch):
 def test_threads_are_checked():
     with pytest.raises(ValueError, match="threads"):
         _pair("pattern_search", dict(walkers=8), np.float64, threads=0)
+
+
+@pytest.mark.parametrize("variant", ["async", "hybrid"])
+def test_auto_schedule_and_auto_walkers_follow_the_reference(variant):
+    """'auto' parameters are fitted by the reference's own rules (plan, fit_schedule)."""
+    from solvers.config import Budget
+
+    problem = get_problem("rastrigin", 2)
+    params = get_algorithm("simulated_annealing").Params(walkers=0, variant=variant)
+    algo = numba_algorithm("simulated_annealing")(problem, params, dtype=np.float64, threads=1)
+    ref = get_algorithm("simulated_annealing")(problem, params, dtype=np.float64)
+    for a in (algo, ref):
+        a.plan(Budget(max_evals=200_000))
+    state, ref_state = algo.init(ArrayRNG(np, 4)), ref.init(ArrayRNG(np, 4))
+    assert algo.params.walkers == ref.params.walkers > 0
+    assert (algo.params.alpha, algo.params.chain_length) == (ref.params.alpha, ref.params.chain_length)
+    assert algo.params.t0 == pytest.approx(ref.params.t0, rel=0.5)  # std(f) of other points
+    algo.step(state, 200)
+    assert state.temperature < algo.params.t0  # cooled, no reheat within the budget

@@ -14,7 +14,7 @@ import numpy as np
 from numba import njit, prange
 
 from ..algorithms.base import SnapshotData
-from ..algorithms.pattern_search import PatternSearch, PatternSearchParams
+from ..algorithms.pattern_search import PatternSearch
 from ..algorithms.base import State
 from . import functions, philox
 from .base import PJIT, NumbaAlgorithm
@@ -83,12 +83,8 @@ class PatternSearchNumbaState(State):
     improved: Any = None  # (n,) uint8
 
 
-class PatternSearchNumba(NumbaAlgorithm):
-    name = PatternSearch.name
-    title = PatternSearch.title
-    Params = PatternSearchParams
-    reference = PatternSearch.reference
-    evals_per_iteration = PatternSearch.evals_per_iteration
+class PatternSearchNumba(NumbaAlgorithm, PatternSearch):
+    """Compiled compass searches; "auto" walkers and the rest from the reference."""
 
     def memory_words_per_walker(self) -> float:
         return self.problem.dim + 4.0  # X, f, step, the improved flag
@@ -130,7 +126,7 @@ class PatternSearchNumba(NumbaAlgorithm):
             self.fold_best(state, state.X, state.f)
 
     def snapshot(self, state: PatternSearchNumbaState, sample: np.ndarray) -> SnapshotData:
-        data = super().snapshot(state, sample)
+        data = NumbaAlgorithm.snapshot(self, state, sample)
         data.overlays["steps"] = state.step[sample]
         data.extras["step size (median, x range)"] = float(np.median(state.step))
         data.extras["walkers improved last iteration"] = float(state.improved.mean())

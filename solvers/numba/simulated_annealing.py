@@ -18,8 +18,8 @@ from typing import Any
 import numpy as np
 from numba import njit, prange
 
-from ..algorithms.simulated_annealing import (SimulatedAnnealing, SimulatedAnnealingParams,
-                                               SimulatedAnnealingState)
+from ..algorithms.simulated_annealing import (WIDTH_POWER, SimulatedAnnealing,
+                                               SimulatedAnnealingParams, SimulatedAnnealingState)
 from . import functions, philox
 from .base import PJIT, NumbaAlgorithm
 
@@ -39,7 +39,8 @@ def sa_init(X, f, lower, upper, fid, seed, single):
 
 @njit(**PJIT)
 def sa_anneal(X, f, accepted, B, Bf, at_best, lower, upper, fid, seed, first_iter, iterations,
-              temperature, level_iter, chain_length, alpha, t_min, t0, width, counts, ends, single):
+              temperature, level_iter, chain_length, alpha, t_min, t0, width, width_power, counts, ends,
+              single):
     """`iterations` proposals per chain from global iteration `first_iter`, crossing `ends` level
     ends. counts[i] = accepted proposals of chain i in the first level this call touches, in the
     last level it completes, and in the level left unfinished (the host needs no others, and a
@@ -58,6 +59,8 @@ def sa_anneal(X, f, accepted, B, Bf, at_best, lower, upper, fid, seed, first_ite
         slot = 0
         lit = level_iter
         temp = temperature
+        # the auto schedule's width ~ (T / T0)^width_power (0: the seed's fixed width)
+        w = T(width * min(temp / t0, 1.0) ** width_power) if width_power > 0.0 else T(width)
         for it in range(iterations):
             w0, w1, w2, w3 = philox.words(seed, i, philox.STREAM_STEP, np.uint64(first_iter + it))
             j = philox.below(w0, d)
@@ -70,8 +73,8 @@ def sa_anneal(X, f, accepted, B, Bf, at_best, lower, upper, fid, seed, first_ite
             lo = lower[j]
             hi = upper[j]
             xj = X[i, j]
-            towards_lower = xj - width * (T(1) - T(2) * u) * (xj - lo)
-            towards_upper = xj + width * (T(2) * u - T(1)) * (hi - xj)
+            towards_lower = xj - w * (T(1) - T(2) * u) * (xj - lo)
+            towards_upper = xj + w * (T(2) * u - T(1)) * (hi - xj)
             proposal = min(max(towards_lower if u < T(0.5) else towards_upper, lo), hi)
             x[j] = proposal
             fn = T(functions.sanitized(fid, x))
@@ -102,6 +105,8 @@ def sa_anneal(X, f, accepted, B, Bf, at_best, lower, upper, fid, seed, first_ite
                 temp *= alpha
                 if temp <= t_min:
                     temp = t0
+                if width_power > 0.0:
+                    w = T(width * min(temp / t0, 1.0) ** width_power)
         f[i] = fi
         accepted[i] = acc
         Bf[i] = chain_best
@@ -130,6 +135,7 @@ class SimulatedAnnealingNumba(NumbaAlgorithm, SimulatedAnnealing):
 
     def init(self, rng) -> SimulatedAnnealingNumbaState:
         n, d, p = int(self.params.walkers), self.problem.dim, self.params
+        self._rng = rng
         state = SimulatedAnnealingNumbaState(
             X=np.empty((n, d), dtype=self.dtype), f=np.empty(n, dtype=self.dtype),
             best_x=np.zeros(d, dtype=self.dtype), best_f=np.asarray(np.inf, dtype=self.dtype),
@@ -140,6 +146,8 @@ class SimulatedAnnealingNumba(NumbaAlgorithm, SimulatedAnnealing):
         sa_init(state.X, state.f, self.lower, self.upper, self.fid, np.uint64(state.seed), self.single)
         state.evals += n
         self.fold_best(state, state.X, state.f)
+        self.fit_schedule(state.f)  # the auto schedule's T0 from the spread of f, the budget's levels
+        state.temperature = float(self.params.t0)
         return state
 
     def step(self, state: SimulatedAnnealingNumbaState, iterations: int) -> None:
@@ -166,7 +174,8 @@ class SimulatedAnnealingNumba(NumbaAlgorithm, SimulatedAnnealing):
         sa_anneal(state.X, state.f, state.accepted, state.B, state.Bf, state.at_best, self.lower,
                   self.upper, self.fid, np.uint64(state.seed), np.int64(state.iteration), int(todo),
                   float(state.temperature), int(state.level_iteration), L, float(p.alpha),
-                  float(p.t_min), float(p.t0), T(p.width), counts, ends, self.single)
+                  float(p.t_min), float(p.t0), float(p.width),
+                  float(WIDTH_POWER if p.schedule == "auto" else 0.0), counts, ends, self.single)
         state.evals += n * todo
         state.iteration += todo
         self._fold_chain_bests(state)
