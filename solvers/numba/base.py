@@ -16,6 +16,7 @@ import numpy as np
 from numba import njit, prange
 
 from ..algorithms.base import Algorithm, State
+from ..errors import ConfigError
 from . import functions, philox
 
 PJIT = dict(parallel=True, nogil=True, cache=True, fastmath=False)
@@ -53,12 +54,13 @@ def default_threads() -> int:
 
 
 def check_threads(threads) -> int:
-    """A valid thread count: None -> all cores; ValueError for anything else out of range."""
+    """A valid thread count: None -> all cores; ConfigError for anything else out of range."""
     limit = default_threads()
     if threads is None:
         return limit
     if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or not 1 <= threads <= limit:
-        raise ValueError(f"threads must be an integer from 1 to {limit}, got {threads!r}")
+        raise ConfigError(f"threads must be an integer from 1 to {limit} (the cores numba may use "
+                          f"here), got {threads!r}")
     return int(threads)
 
 
