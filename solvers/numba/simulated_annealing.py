@@ -21,20 +21,7 @@ from numba import njit, prange
 from ..algorithms.simulated_annealing import (WIDTH_POWER, SimulatedAnnealing,
                                                SimulatedAnnealingParams, SimulatedAnnealingState)
 from . import functions, philox
-from .base import PJIT, NumbaAlgorithm
-
-
-@njit(**PJIT)
-def sa_init(X, f, lower, upper, fid, seed, single):
-    n, d = X.shape
-    for i in prange(n):
-        x = np.empty(d, dtype=np.float64)
-        row = np.empty(d, dtype=X.dtype)
-        philox.fill_uniform(seed, i, philox.STREAM_INIT, np.uint64(0), lower, upper, row, single)
-        for j in range(d):
-            X[i, j] = row[j]
-            x[j] = row[j]
-        f[i] = functions.sanitized(fid, x)
+from .base import PJIT, NumbaAlgorithm, draw_uniform_points
 
 
 @njit(**PJIT)
@@ -143,7 +130,8 @@ class SimulatedAnnealingNumba(NumbaAlgorithm, SimulatedAnnealing):
             B=np.empty((n, d), dtype=self.dtype), Bf=np.empty(n, dtype=self.dtype),
             at_best=np.ones(n, dtype=bool))
         self.use_threads()
-        sa_init(state.X, state.f, self.lower, self.upper, self.fid, np.uint64(state.seed), self.single)
+        draw_uniform_points(state.X, state.f, self.lower, self.upper, self.fid, np.uint64(state.seed),
+                            self.single)
         state.evals += n
         self.fold_best(state, state.X, state.f)
         self.fit_schedule(state.f)  # the auto schedule's T0 from the spread of f, the budget's levels
