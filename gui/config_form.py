@@ -23,6 +23,7 @@ from solvers.problems.custom import expression_box, is_expression, set_expressio
 from .expression_dialog import CustomFunction, ExpressionDialog
 from .field_row import ERROR_STYLE, FieldRow
 from .landscape_grid import landscape_limit
+from .range_spin import RangeSpinBox
 from .param_form import INT_MAX, LIVE_MARK, ParamForm
 
 BUDGET_KINDS = {"iterations": "max_iters", "evaluations": "max_evals", "seconds": "max_seconds"}
@@ -91,9 +92,10 @@ class ConfigForm(QtWidgets.QWidget):
         self.problem_combo = QtWidgets.QComboBox()
         self.problem_combo.setModel(_grouped_problem_model(self.problem_combo))
         self.problem_info = _info_label()
-        self.dim_spin = QtWidgets.QSpinBox()
+        self.dim_spin = RangeSpinBox()
         self.dim_spin.setKeyboardTracking(False)
         self.dim_row = FieldRow(self.dim_spin)
+        self.dim_spin.sigOutOfRange.connect(self.dim_row.show_error)
         fn_layout.addRow(self.problem_combo)
         fn_layout.addRow(self.problem_info)
         fn_layout.addRow("Dimension", self.dim_row)

@@ -16,6 +16,7 @@ from PyQt6 import QtCore, QtWidgets
 from solvers.params import ParamSpec, specs
 
 from .field_row import FieldRow
+from .range_spin import RangeDoubleSpinBox, RangeSpinBox
 
 INT_MAX = 2**31 - 1  # QSpinBox holds a C int
 FLOAT_LIMIT = 1e15  # a spin box needs finite limits where a parameter declares none
@@ -37,7 +38,7 @@ def _decimals_for(spec: ParamSpec) -> int:
     return min(max([2] + [_decimals_in(v) for v in values]), 15)
 
 
-class CompactDoubleSpinBox(QtWidgets.QDoubleSpinBox):
+class CompactDoubleSpinBox(RangeDoubleSpinBox):
     """A QDoubleSpinBox that shows 0.05 rather than 0.05000000 when many decimals are allowed."""
 
     def textFromValue(self, value: float) -> str:
@@ -64,7 +65,7 @@ def make_editor(spec: ParamSpec) -> QtWidgets.QWidget:
     elif spec.kind is str:
         editor = QtWidgets.QLineEdit(str(spec.default))
     elif spec.kind is int:
-        editor = QtWidgets.QSpinBox()
+        editor = RangeSpinBox()
         lo = -INT_MAX if spec.lo is None else max(-INT_MAX, int(math.ceil(spec.lo)))
         hi = INT_MAX if spec.hi is None else min(INT_MAX, int(math.floor(spec.hi)))
         if spec.auto:  # 0 is "auto": the algorithm chooses from the budget (shown in the result)
@@ -186,6 +187,8 @@ class ParamForm(QtWidgets.QWidget):
             self._labels[spec.name] = label
             _changed_signal(editor).connect(
                 lambda *_, name=spec.name: self._on_editor_changed(name))
+            if hasattr(editor, "sigOutOfRange"):  # a typed value out of range is said, not clamped
+                editor.sigOutOfRange.connect(row.show_error)
         self._update_applicability()
 
     def values(self) -> dict[str, Any]:

@@ -101,7 +101,11 @@ def cmd_run(args) -> int:
                              dtype=args.dtype, seed=args.seed, max_evals=args.max_evals,
                              max_iters=args.max_iters, max_seconds=args.max_seconds,
                              fast_math=args.fast_math, sample_size=1, bounds=args.bounds)
-    runner = Runner(config)
+    def warn(text: str) -> None:
+        if text.startswith("warning:"):
+            print(f"{PROG}: {one_line(text)}", file=sys.stderr, flush=True)
+
+    runner = Runner(config, on_status=warn)
     try:
         result = runner.run()
     except KeyboardInterrupt:

@@ -24,6 +24,11 @@ from .params import changed_fields, make_params, specs
 from .rng import ArrayRNG
 from .snapshot import Snapshot
 
+# Coordinates evaluated per slice of a large iteration (~0.05-0.3 s of NumPy): the time budget,
+# Stop, pause and closing the window wait at most one slice, not one whole iteration.
+SLICE_WORK = 2**22
+SLOW_ITERATION_S = 3.0  # an iteration that cannot be split and takes longer is warned about
+
 
 @dataclass(frozen=True)
 class RunResult:
@@ -83,6 +88,8 @@ class Runner:
         self.state = None
         self.seconds = 0.0
         self.history: list[tuple[int, float, float]] = []
+        self.warnings: list[str] = []
+        self._slices = None  # the unfinished iteration's slice generator, if one is under way
         self._last_snapshot: Snapshot | None = None
 
     # --- control, from any thread --------------------------------------------------------------
@@ -156,6 +163,7 @@ class Runner:
         self.seconds = time.perf_counter() - t0
         self._sample = sample_indices(self.algorithm.total_walkers(), cfg.sample_size)
         self.history = [(self.state.evals, self.seconds, self._best_f())]
+        self._warn_if_slow()
         self._status("running")
 
     def run(self) -> RunResult:
@@ -181,7 +189,8 @@ class Runner:
                 delay = self._delay
             iters = 1 if (single or delay > 0) else self._clamp_chunk(chunk_iters)
             t0 = time.perf_counter()
-            self.algorithm.step(self.state, iters)
+            if self._advance(iters, whole=bool(single)):
+                iters = 1  # a slice of an iteration: the chunk never grows past one iteration
             synchronize(xp)
             dt = time.perf_counter() - t0
             self.seconds += dt
@@ -218,6 +227,45 @@ class Runner:
         return dataclasses.asdict(self.algorithm.params)
 
     # --- internals -----------------------------------------------------------------------------
+    def _advance(self, iters: int, whole: bool = False) -> bool:
+        """Run `iters` iterations, or, when one iteration is large and the algorithm can split it,
+        one slice of it (all its remaining slices when `whole`: a single step). True if sliced."""
+        algo = self.algorithm
+        if self._slices is None and algo.iteration_work() > SLICE_WORK:
+            self._slices = algo.iteration_slices(self.state, SLICE_WORK)
+        if self._slices is None:
+            algo.step(self.state, iters)
+            return False
+        while True:
+            try:
+                next(self._slices)
+            except StopIteration:
+                self._slices = None
+                return True
+            if not whole:
+                return True
+
+    def _warn_if_slow(self) -> None:
+        """Warn (status line, ``warnings``) when one iteration cannot be split and will take longer
+        than SLOW_ITERATION_S, judged from the rate of the initial evaluation."""
+        algo, state = self.algorithm, self.state
+        if self.seconds <= 0 or state.evals <= 0:
+            return
+        if algo.iteration_work() <= SLICE_WORK:
+            return
+        probe = algo.iteration_slices(state, SLICE_WORK)
+        if probe is not None:
+            probe.close()  # never started: closing it runs nothing
+            return
+        rate = state.evals * self.config.dim / self.seconds  # coordinates per second
+        expected = algo.iteration_work() / rate
+        if expected > SLOW_ITERATION_S:
+            text = (f"warning: one iteration will take about {expected:.0f} s; the budget, Stop and "
+                    "Close wait for it (use fewer walkers or a lower dimension)")
+            self.warnings.append(text)
+            self._status(text)
+
+
     def _status(self, text: str) -> None:
         if self._on_status is not None:
             self._on_status(text)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import abc
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Iterator
 
 import numpy as np
 
@@ -161,6 +161,17 @@ class Algorithm(abc.ABC):
     def evals_per_iteration(self) -> float:
         """Expected evaluations per iteration, for budgeting chunks (upper estimate is fine)."""
         return float(self.total_walkers())
+
+    def iteration_work(self) -> float:
+        """Coordinates evaluated in one iteration (evaluations x d): what one iteration costs."""
+        return self.evals_per_iteration() * self.problem.dim
+
+    def iteration_slices(self, state: State, work: float) -> Iterator[None] | None:
+        """One iteration split into slices of about `work` coordinates evaluated each: a generator
+        that yields between slices (the state consistent there: points, values and best agree,
+        every evaluation counted) and ends when the iteration is complete. None where an iteration
+        cannot be split; the runner then warns when one iteration takes long."""
+        return None
 
     def set_params(self, state: State, params) -> None:
         """Apply parameters changed mid-run; only fields declared live differ from self.params."""

@@ -122,16 +122,38 @@ class MultidirectionalSearch(Algorithm):
         for _ in range(iterations):
             if state.done:
                 return
-            self._iterate(state)
-            state.iteration += 1
+            for _ in self._iteration(state, state.simplices.shape[0]):
+                pass
+
+    def iteration_slices(self, state: MultidirectionalSearchState, work: float):
+        if state.done:
+            return None
+        # a start's iteration evaluates 2 d vertices of d coordinates
+        per_start = 2.0 * self.problem.dim ** 2
+        return self._iteration(state, max(1, int(work // per_start)))
 
     # --- one iteration ---------------------------------------------------------------------------
-    def _iterate(self, state: MultidirectionalSearchState) -> None:
+    def _iteration(self, state: MultidirectionalSearchState, block: int):
+        """One iteration over the starts in blocks of `block`, yielding between blocks (the starts
+        are independent; each block leaves its simplices, values and the best consistent)."""
+        starts = state.simplices.shape[0]
+        for lo in range(0, starts, block):
+            hi = min(starts, lo + block)
+            self._iterate_rows(state, lo, hi)
+            if hi < starts:
+                yield
+        p = self.params
+        state.X, state.f = state.simplices[:, 0], state.values[:, 0]
+        state.done = not p.restart and not bool(state.active.any())
+        state.iteration += 1
+
+    def _iterate_rows(self, state: MultidirectionalSearchState, lo: int, hi: int) -> None:
         xp, p = self.xp, self.params
-        S, F = state.simplices, state.values
+        S, F = state.simplices[lo:hi], state.values[lo:hi]  # views: updates land in the state
         evaluate = lambda X: self.evaluate(state, X)  # noqa: E731 - counts every row
-        restarting = ~state.active if p.restart else xp.zeros_like(state.active)
-        moving = state.active
+        active = state.active[lo:hi]
+        restarting = ~active if p.restart else xp.zeros_like(active)
+        moving = active
 
         v0 = S[:, :1, :]
         reflected = v0 - (S[:, 1:] - v0)
@@ -155,18 +177,17 @@ class MultidirectionalSearch(Algorithm):
         S[:, 1:] = xp.where(replaced[:, None, None], new_vertices, S[:, 1:])
         F[:, 1:] = xp.where(replaced[:, None], new_values, F[:, 1:])
         move_best_to_head(xp, S, F)
-        state.active = moving & (simplex_sizes(xp, S, self.span) >= p.tol)
+        state.active[lo:hi] = moving & (simplex_sizes(xp, S, self.span) >= p.tol)
 
         if bool(restarting.any()):
-            self._restart(state, restarting)
-        state.X, state.f = S[:, 0], F[:, 0]
-        self.update_best(state, state.X, state.f)
-        state.done = not p.restart and not bool(state.active.any())
+            self._restart(state, restarting, offset=lo)
+        self.update_best(state, S[:, 0], F[:, 0])
 
-    def _restart(self, state: MultidirectionalSearchState, which) -> None:
-        """Fresh random simplices (evaluated, counted) for the starts in `which`."""
+    def _restart(self, state: MultidirectionalSearchState, which, offset: int = 0) -> None:
+        """Fresh random simplices (evaluated, counted) for the starts in `which` (a mask over the
+        starts from `offset` on)."""
         xp = self.xp
-        idx = xp.nonzero(which)[0]
+        idx = xp.nonzero(which)[0] + offset
         fresh = self._random_simplices(int(idx.shape[0]))
         n = self.problem.dim
         values = self.evaluate(state, fresh.reshape(-1, n)).reshape(-1, n + 1)

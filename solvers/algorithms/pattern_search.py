@@ -78,33 +78,48 @@ class PatternSearch(Algorithm):
         return state
 
     def step(self, state: PatternSearchState, iterations: int) -> None:
+        for _ in range(iterations):
+            for _ in self._iteration(state, self.problem.dim):
+                pass
+
+    def iteration_slices(self, state: PatternSearchState, work: float):
+        # one coordinate costs two evaluations of every walker
+        per_coordinate = 2.0 * state.X.shape[0] * self.problem.dim
+        return self._iteration(state, max(1, int(work // per_coordinate)))
+
+    def _iteration(self, state: PatternSearchState, block: int):
+        """One iteration, yielding after every `block` coordinates (never after the last)."""
         xp, p = self.xp, self.params
         tol = p.delta0 / 2.0 ** p.tol_halvings
-        for _ in range(iterations):
-            if p.restart and state.iteration > 0 and state.iteration % p.round_iterations == 0:
-                self._restart(state)
-            X, f = state.X, state.f
-            improved = xp.zeros(X.shape[0], dtype=bool)
-            for j in range(self.problem.dim):
-                delta = state.step * self.span[j]
-                xj = X[:, j].copy()
-                X[:, j] = xp.minimum(xj + delta, self.upper[j])
-                f_plus = self.evaluate(state, X)
-                plus = X[:, j].copy()
-                X[:, j] = xp.maximum(xj - delta, self.lower[j])
-                f_minus = self.evaluate(state, X)
-                take_plus = (f_plus <= f) & (f_plus <= f_minus)
-                take_minus = ~take_plus & (f_minus <= f)
-                X[:, j] = xp.where(take_plus, plus, xp.where(take_minus, X[:, j], xj))
-                f_new = xp.where(take_plus, f_plus, xp.where(take_minus, f_minus, f))
-                improved |= f_new < f
-                f = f_new
-            state.f = f
-            state.step = xp.where(improved, state.step, state.step * 0.5)
-            state.step = xp.where(state.step < tol, xp.asarray(p.delta0, dtype=self.dtype), state.step)
-            state.improved_fraction = improved
-            state.iteration += 1
-            self.update_best(state, X, f)
+        if p.restart and state.iteration > 0 and state.iteration % p.round_iterations == 0:
+            self._restart(state)
+        X, f = state.X, state.f
+        improved = xp.zeros(X.shape[0], dtype=bool)
+        d = self.problem.dim
+        for j in range(d):
+            delta = state.step * self.span[j]
+            xj = X[:, j].copy()
+            X[:, j] = xp.minimum(xj + delta, self.upper[j])
+            f_plus = self.evaluate(state, X)
+            plus = X[:, j].copy()
+            X[:, j] = xp.maximum(xj - delta, self.lower[j])
+            f_minus = self.evaluate(state, X)
+            take_plus = (f_plus <= f) & (f_plus <= f_minus)
+            take_minus = ~take_plus & (f_minus <= f)
+            X[:, j] = xp.where(take_plus, plus, xp.where(take_minus, X[:, j], xj))
+            f_new = xp.where(take_plus, f_plus, xp.where(take_minus, f_minus, f))
+            improved |= f_new < f
+            f = f_new
+            if (j + 1) % block == 0 and j + 1 < d:
+                state.f = f  # X and f agree after every coordinate: a safe place to stop
+                self.update_best(state, X, f)
+                yield
+        state.f = f
+        state.step = xp.where(improved, state.step, state.step * 0.5)
+        state.step = xp.where(state.step < tol, xp.asarray(p.delta0, dtype=self.dtype), state.step)
+        state.improved_fraction = improved
+        state.iteration += 1
+        self.update_best(state, X, f)
 
     def _restart(self, state: PatternSearchState) -> None:
         n = state.X.shape[0]

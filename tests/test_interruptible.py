@@ -1,0 +1,84 @@
+"""Large iterations are split into slices (issue 17, item 3): the time budget, Stop and the
+window's Close are honoured within a fraction of a second even when one pattern-search iteration
+is 2 d n evaluations, and slicing never changes the numbers a run produces."""
+from __future__ import annotations
+
+import threading
+import time
+
+import numpy as np
+import pytest
+
+from solvers import RunConfig, Runner
+from solvers import runner as runner_module
+
+BIG = dict(problem="rastrigin", dim=300)  # one iteration: 2 x 300 x 2048 = 1.2 M evaluations
+
+
+def big_config(algorithm="pattern_search", walkers=2048, **budget):
+    return RunConfig.build(algorithm, BIG["problem"], BIG["dim"], params={"walkers": walkers}, **budget)
+
+
+def test_max_seconds_is_honoured_inside_one_iteration():
+    runner = Runner(big_config(max_seconds=0.3))
+    runner.prepare()
+    start = runner.seconds
+    t0 = time.perf_counter()
+    result = runner.run()
+    wall = time.perf_counter() - t0
+    assert result.stop_reason == "max_seconds"
+    assert result.iterations == 0  # it stopped part-way through the first iteration
+    assert wall < 0.3 - min(start, 0.3) + 1.0, wall
+    assert np.isfinite(result.best_f) and result.evals > 2048
+
+
+def test_stop_from_another_thread_is_quick():
+    runner = Runner(big_config(max_seconds=120))
+    runner.prepare()
+    done = threading.Event()
+    results = []
+    thread = threading.Thread(target=lambda: (results.append(runner.run()), done.set()))
+    thread.start()
+    time.sleep(0.5)
+    t0 = time.perf_counter()
+    runner.stop()
+    assert done.wait(5.0)
+    latency = time.perf_counter() - t0
+    thread.join()
+    assert latency < 1.0, latency  # one slice (~0.1-0.3 s here), not one 30 s iteration
+    assert results[0].stop_reason == "stopped" and results[0].iterations == 0
+
+
+@pytest.mark.parametrize("algorithm, params", [
+    ("pattern_search", {"walkers": 16, "restart": True, "round_iterations": 2}),
+    ("multidirectional_search", {"walkers": 12, "restart": True}),
+])
+def test_slicing_changes_nothing(monkeypatch, algorithm, params):
+    config = RunConfig.build(algorithm, "rastrigin", 9, params=params, max_iters=5, seed=3)
+    whole = Runner(config).run()
+    monkeypatch.setattr(runner_module, "SLICE_WORK", 50)  # a slice of one or two coordinates/starts
+    sliced_runner = Runner(config)
+    sliced = sliced_runner.run()
+    assert (sliced.best_f, sliced.evals, sliced.iterations) == (whole.best_f, whole.evals, whole.iterations)
+    np.testing.assert_array_equal(sliced.best_x, whole.best_x)
+    assert len(sliced.history) > len(whole.history)  # it really went slice by slice
+
+
+def test_single_step_runs_a_whole_iteration(monkeypatch):
+    monkeypatch.setattr(runner_module, "SLICE_WORK", 50)
+    config = RunConfig.build("pattern_search", "sphere", 8, params={"walkers": 8}, max_iters=3)
+    runner = Runner(config)
+    runner.prepare()
+    assert runner._advance(1, whole=True)
+    assert runner.state.iteration == 1 and runner._slices is None
+
+
+def test_an_iteration_that_cannot_be_split_is_warned_about(monkeypatch):
+    monkeypatch.setattr(runner_module, "SLICE_WORK", 0)
+    monkeypatch.setattr(runner_module, "SLOW_ITERATION_S", 0.0)
+    seen = []
+    config = RunConfig.build("differential_evolution", "sphere", 5, params={"walkers": 16}, max_iters=1)
+    runner = Runner(config, on_status=seen.append)
+    runner.run()
+    assert runner.warnings and runner.warnings[0].startswith("warning: one iteration will take")
+    assert runner.warnings[0] in seen
