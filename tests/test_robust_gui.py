@@ -1,0 +1,165 @@
+"""Issue 17 in the window: closing during a huge iteration, failed saves and loads that say so,
+the exception hook's dialog, out-of-range typing and the landscape's memory bound."""
+from __future__ import annotations
+
+import errno
+import json
+import os
+import time
+import tracemalloc
+
+import numpy as np
+import pytest
+
+pytest.importorskip("PyQt6")
+pytest.importorskip("pyqtgraph")
+from PyQt6 import QtCore, QtWidgets  # noqa: E402
+
+from solvers.problems import get_problem  # noqa: E402
+
+
+@pytest.fixture
+def window(qtbot, tmp_path):
+    from gui.main_window import MainWindow
+
+    settings = QtCore.QSettings(str(tmp_path / "s.ini"), QtCore.QSettings.Format.IniFormat)
+    win = MainWindow(settings)
+    qtbot.addWidget(win)
+    win.show()
+    yield win
+    win.close()
+
+
+def configure(win, algorithm, problem="sphere", dim=2, budget="30", walkers=None):
+    form = win.form
+    form.algorithm_combo.setCurrentIndex(form.algorithm_combo.findData(algorithm))
+    form.problem_combo.setCurrentIndex(form.problem_combo.findData(problem))
+    form.dim_spin.setValue(dim)
+    form.budget_kind.setCurrentText("iterations")
+    form.budget_edit.setText(budget)
+    if walkers is not None:
+        form.params_form.editor("walkers").setValue(walkers)
+
+
+def test_window_closes_within_a_second_during_a_d300_pattern_search(window, qtbot):
+    configure(window, "pattern_search", "rastrigin", dim=300, budget="1000", walkers=2048)
+    assert window.start()
+    qtbot.waitUntil(lambda: window.controller.is_running, timeout=5000)
+    time.sleep(1.5)  # well inside the first 1.2 M-evaluation iteration
+    t0 = time.perf_counter()
+    window.close()
+    elapsed = time.perf_counter() - t0
+    assert window.controller.thread is None and not window.controller.is_running
+    assert elapsed < 1.0, f"closing took {elapsed:.2f} s"
+
+
+def test_failed_exports_are_reported_not_called_saved(window, tmp_path, monkeypatch):
+    from gui import export
+
+    missing = tmp_path / "no-such-folder" / "x.png"
+    for target in (window.landscape.plot, window.chart.view, window):
+        monkeypatch.setattr(export, "ask_save_path", lambda *a, p=missing: p)
+        window.statusBar().clearMessage()
+        window._export_png(target, "x.png")
+        assert "failed" in window.error_banner.text() and not window.error_banner.isHidden()
+        assert not window.statusBar().currentMessage().startswith("saved")
+    assert not missing.exists()
+    window.results.append(type("R", (), {"history": [], "params": {}})())
+    monkeypatch.setattr(export, "ask_save_path", lambda *a: tmp_path / "no-such-folder" / "h.csv")
+    window._export_csv()
+    assert "Export CSV failed" in window.error_banner.text()
+
+
+def test_deeply_nested_and_huge_setups_show_a_message(window, tmp_path, monkeypatch):
+    from gui import export
+
+    shown = []
+    monkeypatch.setattr(QtWidgets.QMessageBox, "warning", lambda parent, title, text: shown.append(text))
+    for name, text in (("nested.json", "[" * 100_000 + "]" * 100_000),
+                       ("huge.json", json.dumps({"format": "multiwalk-run", "version": 1,
+                                                 "algorithm": "pattern_search", "problem": "sphere",
+                                                 "dim": 10**400}))):
+        path = tmp_path / name
+        path.write_text(text)
+        monkeypatch.setattr(QtWidgets.QFileDialog, "getOpenFileName", lambda *a, p=path: (str(p), ""))
+        assert export.load_config_dialog(window) is None
+    assert "nested too deeply" in shown[0] and "too large" in shown[1]
+
+
+def test_exception_hook_shows_a_dialog_with_copy_details(qtbot, monkeypatch):
+    from gui import error_dialog
+
+    boxes = []
+    monkeypatch.setattr(QtWidgets.QMessageBox, "exec", lambda self: boxes.append(self) or 0)
+    try:
+        raise RuntimeError("boom in a slot")
+    except RuntimeError as exc:
+        error_dialog.excepthook(type(exc), exc, exc.__traceback__)
+    box = boxes[0]
+    assert "boom in a slot" in box.text() and "Traceback" in box.detailedText()
+    copy = [b for b in box.buttons() if b.text() == "Copy details"][0]
+    copy.click()
+    assert "boom in a slot" in QtWidgets.QApplication.clipboard().text()
+
+
+def test_app_installs_the_hook_and_a_slot_exception_does_not_abort(tmp_path):
+    import subprocess
+    import sys
+
+    code = ("import sys; sys.argv=['main.py']; from gui import app; "
+            "from PyQt6 import QtCore, QtWidgets; from gui import error_dialog; "
+            "QtWidgets.QMessageBox.exec = lambda self: print('DIALOG', self.text().splitlines()[0]); "
+            "a = QtWidgets.QApplication([]); error_dialog.install_excepthook(); "
+            "QtCore.QTimer.singleShot(0, lambda: 1/0); QtCore.QTimer.singleShot(100, a.quit); "
+            "print('rc', a.exec())")
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
+                          timeout=60, cwd=os.path.dirname(os.path.dirname(__file__)))
+    assert "DIALOG An unexpected error happened: ZeroDivisionError" in proc.stdout, proc.stderr
+    assert "rc 0" in proc.stdout and proc.returncode == 0
+
+
+def test_typed_out_of_range_values_are_said_beside_the_field(window, qtbot):
+    configure(window, "pattern_search")
+    editor = window.form.params_form.editor("delta0")
+    editor.lineEdit().setText("1e999")
+    editor.interpretText()
+    editor.fixup(editor.lineEdit().text())
+    assert "out of range" in window.form.params_form.row("delta0").error
+    walkers = window.form.params_form.editor("walkers")
+    walkers.fixup("999999999999")
+    assert "out of range" in window.form.params_form.row("walkers").error
+    window.form.dim_spin.fixup("5000000")
+    assert "out of range" in window.form.dim_row.error
+
+
+def test_dimension_that_cannot_be_drawn_is_refused_beside_the_field(window):
+    from gui.landscape_grid import MAX_DRAWN_DIM
+
+    configure(window, "pattern_search", "sphere", dim=MAX_DRAWN_DIM + 1)
+    assert "draws landscapes up to" in window.form.dim_row.error
+    assert window.form.build_config() is None
+
+
+def test_landscape_memory_is_bounded_at_high_dimension():
+    from gui.landscape_grid import CHUNK_ELEMENTS, evaluate_slice, slice_resolution
+
+    problem = get_problem("sphere", 20_000)
+    tracemalloc.start()
+    try:
+        grid = evaluate_slice(problem, (0, 1), np.zeros(20_000))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert grid.values.shape == (slice_resolution(20_000),) * 2
+    assert peak < 4 * CHUNK_ELEMENTS * 8, peak  # a few chunks, not 256 x 256 x d (10 GB)
+
+
+def test_landscape_slice_stops_when_cancelled():
+    from gui.landscape_grid import SliceCancelled, evaluate_slice
+
+    calls = []
+    with pytest.raises(SliceCancelled):
+        evaluate_slice(get_problem("sphere", 5000), (0, 1), np.zeros(5000),
+                       cancelled=lambda: calls.append(1) or len(calls) > 2)
+    assert len(calls) == 3
