@@ -360,8 +360,8 @@ class SweepPanel(QtWidgets.QWidget):
         if path is not None:
             try:
                 self.export_csv(path)
-            except OSError as exc:
-                QtWidgets.QMessageBox.warning(self, "Export sweep", f"cannot write {path}: {exc}")
+            except (OSError, ConfigError) as exc:  # SaveError is a ConfigError: the old file is kept
+                QtWidgets.QMessageBox.warning(self, "Export sweep", str(exc))
 
     def _current_sender(self) -> bool:
         """False for signals of a worker already joined by shutdown() (still queued after it)."""

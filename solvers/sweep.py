@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import csv
 import gc
+import io
 import math
 import threading
 import time
@@ -27,6 +28,7 @@ from pathlib import Path
 from typing import Callable, Iterable, Iterator, Mapping, Sequence
 
 from .algorithms import get_algorithm
+from .atomic_write import atomic_write_text
 from .engines import ENGINES, algorithm_class, array_module, engine_status, synchronize
 from .errors import ConfigError, DeviceMemoryError, EngineUnavailable
 from .params import make_params, specs
@@ -191,7 +193,7 @@ def run_sweep(spec: SweepSpec, cancel: threading.Event | None = None,
 def write_csv(records: Iterable[SweepRecord], path: str | Path, spec: SweepSpec | None = None) -> Path:
     """Write the records as CSV; `spec` adds comment lines (# key=value) naming the setting."""
     path = Path(path)
-    with path.open("w", newline="", encoding="utf-8") as handle:
+    with io.StringIO(newline="") as handle:  # built in memory, saved atomically below
         if spec is not None:
             for key, value in describe(spec).items():
                 handle.write(f"# {key}={value}\n")
@@ -200,7 +202,8 @@ def write_csv(records: Iterable[SweepRecord], path: str | Path, spec: SweepSpec 
         for r in records:
             writer.writerow([r.walkers, r.engine, r.status, _num(r.seconds), r.evals,
                              _num(r.evals_per_second), _num(r.speedup), r.iterations, r.note])
-    return path
+        text = handle.getvalue()
+    return atomic_write_text(path, text)
 
 
 def describe(spec: SweepSpec) -> dict:
