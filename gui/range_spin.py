@@ -32,45 +32,29 @@ def _fmt(value: float) -> str:
     return f"{value:,}" if float(value).is_integer() and abs(value) < 1e15 else f"{value:g}"
 
 
-def _validate(box, state, text: str):
-    """A number out of range (or not finite) stays typeable, so fixup() can report it."""
-    if state == Invalid and _number(box, text) is not None:
-        return Intermediate
-    return state
+def _reporting(base: type, name: str) -> type:
+    """`base` (a Qt spin box) with sigOutOfRange and the validate/fixup overrides; built by type()
+    so both spin boxes share one implementation (PyQt reads the signal from the class dict)."""
+
+    def validate(self, text: str, pos: int):
+        # a number out of range (or not finite) stays typeable, so fixup() can report it
+        state, text, pos = base.validate(self, text, pos)
+        if state == Invalid and _number(self, text) is not None:
+            state = Intermediate
+        return state, text, pos
+
+    def fixup(self, text: str) -> str:
+        value = _number(self, text)
+        if value is not None and (not math.isfinite(value)
+                                  or not self.minimum() <= value <= self.maximum()):
+            self.sigOutOfRange.emit(f"{text.strip()} is out of range [{_fmt(self.minimum())}, "
+                                    f"{_fmt(self.maximum())}]; the field keeps {self.text()}")
+        return base.fixup(self, text)
+
+    doc = f"A {base.__name__} reporting out-of-range typed values through sigOutOfRange."
+    return type(name, (base,), {"__doc__": doc, "sigOutOfRange": QtCore.pyqtSignal(str),
+                                "validate": validate, "fixup": fixup})
 
 
-def _fixup(box, text: str) -> None:
-    value = _number(box, text)
-    if value is None:
-        return
-    if not math.isfinite(value) or not box.minimum() <= value <= box.maximum():
-        box.sigOutOfRange.emit(f"{text.strip()} is out of range [{_fmt(box.minimum())}, "
-                               f"{_fmt(box.maximum())}]; the field keeps {box.text()}")
-
-
-class RangeSpinBox(QtWidgets.QSpinBox):
-    """A QSpinBox reporting out-of-range typed values through sigOutOfRange."""
-
-    sigOutOfRange = QtCore.pyqtSignal(str)
-
-    def validate(self, text: str, pos: int):  # noqa: D401 - Qt override
-        state, text, pos = super().validate(text, pos)
-        return _validate(self, state, text), text, pos
-
-    def fixup(self, text: str) -> str:  # noqa: D401 - Qt override
-        _fixup(self, text)
-        return super().fixup(text)
-
-
-class RangeDoubleSpinBox(QtWidgets.QDoubleSpinBox):
-    """A QDoubleSpinBox reporting out-of-range typed values through sigOutOfRange."""
-
-    sigOutOfRange = QtCore.pyqtSignal(str)
-
-    def validate(self, text: str, pos: int):  # noqa: D401 - Qt override
-        state, text, pos = super().validate(text, pos)
-        return _validate(self, state, text), text, pos
-
-    def fixup(self, text: str) -> str:  # noqa: D401 - Qt override
-        _fixup(self, text)
-        return super().fixup(text)
+RangeSpinBox = _reporting(QtWidgets.QSpinBox, "RangeSpinBox")
+RangeDoubleSpinBox = _reporting(QtWidgets.QDoubleSpinBox, "RangeDoubleSpinBox")
