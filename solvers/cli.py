@@ -101,9 +101,12 @@ def cmd_run(args) -> int:
                              dtype=args.dtype, seed=args.seed, max_evals=args.max_evals,
                              max_iters=args.max_iters, max_seconds=args.max_seconds,
                              fast_math=args.fast_math, sample_size=1, bounds=args.bounds)
+    early = set()  # warnings about the run ahead, printed before it starts
+
     def warn(text: str) -> None:
-        if text.startswith("warning:"):
-            print(f"{PROG}: {one_line(text)}", file=sys.stderr, flush=True)
+        if text.startswith("warning: "):
+            early.add(text[len("warning: "):])
+            print(one_line(text), file=sys.stderr, flush=True)
 
     runner = Runner(config, on_status=warn)
     try:
@@ -126,7 +129,8 @@ def cmd_run(args) -> int:
     used = ", ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}" for k, v in result.params.items())
     print(f"parameters  {used}   (effective: 'auto' resolved for the budget)")
     for warning in result.warnings:
-        print(f"warning: {warning}", file=sys.stderr)
+        if warning not in early:
+            print(f"warning: {warning}", file=sys.stderr)
     return 0
 
 

@@ -88,7 +88,6 @@ class Runner:
         self.state = None
         self.seconds = 0.0
         self.history: list[tuple[int, float, float]] = []
-        self.warnings: list[str] = []
         self._slices = None  # the unfinished iteration's slice generator, if one is under way
         self._last_snapshot: Snapshot | None = None
 
@@ -246,7 +245,7 @@ class Runner:
                 return True
 
     def _warn_if_slow(self) -> None:
-        """Warn (status line, ``warnings``) when one iteration cannot be split and will take longer
+        """Warn (status line, the result's ``warnings``) when one iteration cannot be split and will take longer
         than SLOW_ITERATION_S, judged from the rate of the initial evaluation."""
         algo, state = self.algorithm, self.state
         if self.seconds <= 0 or state.evals <= 0:
@@ -260,10 +259,10 @@ class Runner:
         rate = state.evals * self.config.dim / self.seconds  # coordinates per second
         expected = algo.iteration_work() / rate
         if expected > SLOW_ITERATION_S:
-            text = (f"warning: one iteration will take about {expected:.0f} s; the budget, Stop and "
-                    "Close wait for it (use fewer walkers or a lower dimension)")
-            self.warnings.append(text)
-            self._status(text)
+            text = (f"one iteration will take about {expected:.0f} s; the budget, Stop and Close "
+                    "wait for it (use fewer walkers or a lower dimension)")
+            algo.warnings = (*algo.warnings, text)  # reported with the result, like the budget's
+            self._status(f"warning: {text}")
 
 
     def _status(self, text: str) -> None:

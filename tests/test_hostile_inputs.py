@@ -31,7 +31,7 @@ CLI_CASES = {
     "dtype-unknown": (RUN + ["--dtype", "float16"], "invalid choice"),
     "seed-negative": (RUN + ["-s", "-1"], "seed"),
     "seed-huge": (RUN + ["-s", str(2**70)], "seed"),
-    "walkers-zero": (RUN + ["-n", "0"], "walkers"),
+    "walkers-negative": (RUN + ["-n", "-1"], "walkers"),
     "walkers-text": (RUN[:-2] + ["-n", "many"], "invalid int"),
     "walkers-twice": (RUN[:-2] + ["-n", "5", "-p", "walkers=7"], "give one of them"),
     "param-unknown": (RUN + ["-p", "colour=red"], "unknown parameter"),
