@@ -713,6 +713,16 @@ class MainWindow(QtWidgets.QMainWindow):
                 panel.shutdown()
         self.landscape.shutdown()
 
+    def resizeEvent(self, event: QtGui.QResizeEvent) -> None:  # noqa: N802 - Qt override
+        super().resizeEvent(event)
+        # Qt gives a growing window's width to the centre only: a chart column squeezed on a
+        # small screen would stay squeezed on a large one. Give it back its width when there is room.
+        if (event.oldSize().width() > 0 and event.size().width() > event.oldSize().width()
+                and event.size().width() >= 1300 and self.chart_dock.isVisible()
+                and not self.chart_dock.isFloating() and self.chart_dock.width() < 0.8 * CHART_WIDTH):
+            QtCore.QTimer.singleShot(0, lambda: self.resizeDocks(
+                [self.chart_dock], [CHART_WIDTH], QtCore.Qt.Orientation.Horizontal))
+
     def closeEvent(self, event: QtGui.QCloseEvent) -> None:  # noqa: N802 - Qt override
         self.save_settings()
         self.shutdown()

@@ -304,6 +304,17 @@ def test_window_lays_out_from_a_projector_to_a_large_screen(qtbot, make_window, 
     assert window.landscape.plot.getPlotItem().getViewBox().state["aspectLocked"]
 
 
+def test_chart_column_recovers_after_shrinking_and_enlarging(qtbot, make_window):
+    from gui.main_window import CHART_WIDTH
+
+    window = make_window()
+    window.resize(1024, 640)
+    qtbot.waitUntil(lambda: window.width() == 1024, timeout=2000)
+    window.resizeDocks([window.chart_dock], [200], QtCore.Qt.Orientation.Horizontal)
+    window.resize(2560, 1440)
+    qtbot.waitUntil(lambda: window.chart_dock.width() >= 0.8 * CHART_WIDTH, timeout=2000)
+
+
 def test_reset_layout_recovers_a_squashed_chart_column(qtbot, make_window):
     window = make_window()
     window.resize(1400, 860)
@@ -342,3 +353,31 @@ def test_held_colour_scale_keeps_one_colour_for_one_value_and_the_tooltip_explai
     with qtbot.waitSignal(view.sigLandscapeReady, timeout=5000):
         view._request_slice(np.full(6, 1.5), force=True)
     assert view.grid.levels != held
+
+
+# --- 3: the GPU tabs without a GPU ---------------------------------------------------------------------
+RAW = "no CUDA driver or device (CUDARuntimeError: cudaErrorInsufficientDriver: CUDA driver version is insufficient)"
+
+
+@pytest.mark.parametrize("module_name, cls_name", [("gui.compare", "ComparePanel"), ("gui.sweep", "SweepPanel")])
+def test_gpu_tabs_say_in_plain_words_why_the_gpu_engines_are_unavailable(qtbot, monkeypatch,
+                                                                          module_name, cls_name):
+    import importlib
+
+    module = importlib.import_module(module_name)
+    monkeypatch.setattr(module, "gpu_status", lambda: (False, RAW))
+    panel = getattr(module, cls_name)()
+    qtbot.addWidget(panel)
+    note = panel.gpu_note
+    assert note.isVisibleTo(panel)
+    assert "GPU engines (cupy, cuda) are unavailable" in note.text()
+    assert "NVIDIA GPU" in note.text() and "driver" in note.text()  # what would make them available
+    assert "cudaError" not in note.text() and "cudaError" in note.toolTip()
+    assert "exclude kernel compilation" in panel.timing_note.text()
+    texts = [item for item in panel.speedup_plot.getPlotItem().items
+             if type(item).__name__ == "TextItem"]
+    assert texts and "no GPU engine here" in texts[0].toPlainText()
+    monkeypatch.setattr(module, "gpu_status", lambda: (True, "NVIDIA H100, 80 GiB"))
+    other = getattr(module, cls_name)()
+    qtbot.addWidget(other)
+    assert not other.gpu_note.isVisibleTo(other)
