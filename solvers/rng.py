@@ -14,10 +14,18 @@ class ArrayRNG:
     def __init__(self, xp, seed: int | None):
         self.xp = xp
         self.seed = seed
-        if xp is np:
-            self._gen = np.random.default_rng(seed)
-        else:
-            self._gen = xp.random.RandomState(seed)
+        self._generator = None
+
+    @property
+    def _gen(self):
+        # Made on the first draw, with the same seed (so the same stream): the cuda engine only asks
+        # for raw_seed(), and setting up CuPy's generator is host time inside every end-to-end run.
+        if self._generator is None:
+            if self.xp is np:
+                self._generator = np.random.default_rng(self.seed)
+            else:
+                self._generator = self.xp.random.RandomState(self.seed)
+        return self._generator
 
     def random(self, shape, dtype=np.float64):
         """Uniform draws in [0, 1)."""
