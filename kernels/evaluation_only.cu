@@ -24,27 +24,6 @@ template <typename T> struct EoColumn {
     __device__ __forceinline__ T operator[](int j) const { return column[j * stride]; }
 };
 
-// The point of MwRandomPoint(rng, first_draw, lower, upper), written to column[j * stride]: one
-// Philox block per P coordinates, its words taken by constant index (registers, no select chain).
-template <typename T>
-__device__ __forceinline__ void eo_draw_point(const MwRng& rng, unsigned long long first_draw,
-                                              const T* __restrict__ lower, const T* __restrict__ upper,
-                                              T* column, int stride, int d) {
-    const int P = MwPerBlock<T>::value;
-    unsigned long long draw = first_draw;
-    for (int j0 = 0; j0 < d; j0 += P, ++draw) {
-        const MwWords r = rng(draw);
-#pragma unroll
-        for (int k = 0; k < P; ++k) {
-            const int j = j0 + k;
-            if (j < d) {
-                const T lo = lower[j], hi = upper[j];
-                column[j * stride] = mw_fmin(lo + (hi - lo) * mw_uniform<T>(r, k), hi);
-            }
-        }
-    }
-}
-
 // `rounds` rounds starting at round `first_round`; one thread per walker. f_last (n,) gets each
 // walker's last value (for snapshots); best_round (n,) its best round in this launch. The last block
 // regenerates the launch's best point and folds it into best_f/best_x (no host round trip).
@@ -67,8 +46,8 @@ __global__ void eo_rounds(const T* __restrict__ lower, const T* __restrict__ upp
             const EoColumn<T> x{column, (int)blockDim.x};
             for (int r = 0; r < rounds; ++r) {
                 const long long t = first_round + r;
-                eo_draw_point<T>(rng, (unsigned long long)t * per_point, lower, upper, column,
-                                 (int)blockDim.x, d);
+                mw_fill_uniform(rng, (unsigned long long)t * per_point, lower, upper, column,
+                                (int)blockDim.x, d);
                 f = mw_sanitize(F::template eval<T>(x, d));
                 if (f < mine.f) {
                     mine.f = f;

@@ -137,21 +137,25 @@ __device__ __forceinline__ unsigned long long mw_blocks_per_point(int d, int per
     return (unsigned long long)((d + per_block - 1) / per_block);
 }
 
-// Write the uniform point of walker `i` into column i of a (d, n) array: the same numbers as
-// MwRandomPoint with the same rng and first_draw.
-template <typename T>
+// Write the uniform point of walker `i` into column i of a (d, n) array (stride n; any stride:
+// 1 for a row, blockDim.x for a column of a shared-memory tile): the same numbers as MwRandomPoint
+// with the same rng and first_draw. One Philox block per P coordinates, its words taken by
+// constant index (registers, no select chain); the draw index counts up, no division.
+template <typename T, typename S>
 __device__ __forceinline__ void mw_fill_uniform(const MwRng& rng, unsigned long long first_draw,
-                                                const T* lower, const T* upper, T* column,
-                                                long long stride, int d) {
+                                                const T* __restrict__ lower,
+                                                const T* __restrict__ upper, T* column, S stride,
+                                                int d) {
     const int P = MwPerBlock<T>::value;
-    for (int j0 = 0; j0 < d; j0 += P) {
-        const MwWords r = rng(first_draw + (unsigned long long)(j0 / P));
+    unsigned long long draw = first_draw;
+    for (int j0 = 0; j0 < d; j0 += P, ++draw) {
+        const MwWords r = rng(draw);
 #pragma unroll
         for (int k = 0; k < P; ++k) {
             const int j = j0 + k;
             if (j < d) {
                 const T lo = lower[j], hi = upper[j];
-                column[(long long)j * stride] = mw_fmin(lo + (hi - lo) * mw_uniform<T>(r, k), hi);
+                column[(S)j * stride] = mw_fmin(lo + (hi - lo) * mw_uniform<T>(r, k), hi);
             }
         }
     }

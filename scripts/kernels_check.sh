@@ -7,7 +7,8 @@
 #
 # Files written (flat, at most 8, so the device tool brings them all back): env.txt, pytest.log,
 # after.json, after.md, before.json, before.md, ncu.txt, bench.log.
-# TESTS=... narrows the test files (default tests/test_gpu_*.py); SKIP_TESTS=1 skips them.
+# TESTS=... narrows the test files (default tests/test_gpu_*.py); SKIP_TESTS=1 skips them; NO_NCU=1
+# skips the profile.
 set -u -o pipefail
 
 OUTDIR="$(mkdir -p "${1:?usage: kernels_check.sh OUTDIR [BEFORE_TREE]}" && cd "$1" && pwd)"
@@ -48,7 +49,7 @@ bench_tree() {  # tree tag: the h100 suite on the cuda engine only (numpy/cupy r
 [[ -n "$BEFORE" ]] && bench_tree "$BEFORE" before
 bench_tree . after
 
-if command -v ncu >/dev/null; then
+if [[ -z "${NO_NCU:-}" ]] && command -v ncu >/dev/null; then
   echo "== ncu (one launch each, after)"
   sections=(--section SpeedOfLight --section Occupancy --section WarpStateStats
             --section ComputeWorkloadAnalysis --section InstructionStats --section MemoryWorkloadAnalysis)
