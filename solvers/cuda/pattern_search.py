@@ -33,6 +33,7 @@ class PatternSearchCuda(CudaAlgorithm):
     title = PatternSearch.title
     Params = PatternSearchParams
     reference = PatternSearch.reference
+    auto_values = PatternSearch.auto_values  # 'auto' walkers fitted to the budget, as the reference
     kernel_file = "pattern_search.cu"
     # Lanes per walker: 1 (ps_iterate) or 2, 4, 8 (ps_iterate_group: the plus/minus trials of 1, 2
     # or 4 coordinates at once). Groups are used while one lane per walker would leave fewer than
