@@ -9,23 +9,28 @@ How to wire it (main window; MainWindow.add_panel already does the first three):
 Each engine runs on its own gui.controller.RunController (one SolverWorker on one QThread), so
 starting, stopping and joining follow the main run's rules exactly. Charts: evaluations per second
 per engine over time, each GPU engine's speedup over numpy (ratio of evaluations per second so far),
-and best value against seconds per engine. Engines that cannot run (no device, no CuPy, no fused
+and best value against seconds per engine. Those live figures share the interpreter with the
+window's repainting, which slows light CPU runs several-fold; so once the race ends, each engine's
+rate is measured again, one engine at a time on a worker thread while the charts are still, by the
+rule of solvers/measure.py (the benchmark's and the sweep's), and the table shows those numbers. Engines that cannot run (no device, no CuPy, no fused
 kernel for this algorithm) are shown disabled with the reason in their tooltip.
 """
 from __future__ import annotations
+
+import threading
 
 import numpy as np
 import pyqtgraph as pg
 from PyQt6 import QtCore, QtWidgets
 
+from solvers import measure
 from solvers.config import RunConfig
-from solvers.engines import ENGINES, algorithm_class, engine_status, gpu_status
-from solvers.errors import ConfigError, EngineUnavailable
+from solvers.engines import get_engine, gpu_status, list_engines, reference_engine
 from solvers.problems import list_problems
 
 from .controller import RunController
 from .engine_words import TIMING_NOTE, gpu_notice_label, plain_reason
-from .sweep import ENGINE_COLORS, engine_pen
+from .sweep import engine_color, engine_pen
 
 MAX_POINTS = 20_000  # per engine and series; beyond it every other point is dropped
 # The charts need only scalars, so the compared runs copy a single walker per snapshot: less
@@ -35,14 +40,43 @@ COMPARE_SAMPLE_SIZE = 1
 
 def engine_availability(engine: str, algorithm: str) -> tuple[bool, str]:
     """(available, reason or device) for running `algorithm` on `engine` here."""
-    ok, reason = engine_status(engine)
-    if not ok:
-        return False, reason
-    try:
-        algorithm_class(algorithm, engine)  # the cuda engine needs a fused kernel for it
-    except (EngineUnavailable, ConfigError) as exc:
-        return False, str(exc)
-    return True, reason
+    return get_engine(engine).supports(algorithm)
+
+
+class MeasureWorker(QtCore.QObject):
+    """Measures each engine's rate for one configuration by solvers/measure.py's rule, one engine
+    after another, on the thread it is moved to; stop() (any thread) ends it between engines."""
+
+    sigStatus = QtCore.pyqtSignal(str, str)  # engine, text
+    sigMeasured = QtCore.pyqtSignal(str, object)  # engine, measure.Timing
+    sigErrored = QtCore.pyqtSignal(str, str)  # engine, message
+    sigFinished = QtCore.pyqtSignal()
+
+    def __init__(self, config: RunConfig, engines: list[str]):
+        super().__init__()
+        self.config, self.engines = config, list(engines)
+        self._cancel = threading.Event()
+
+    def stop(self) -> None:
+        self._cancel.set()
+
+    @QtCore.pyqtSlot()
+    def run(self) -> None:
+        c = self.config
+        try:
+            for engine in self.engines:
+                if self._cancel.is_set():
+                    break
+                self.sigStatus.emit(engine, "measuring")
+                try:
+                    timing = measure.measure_rate(engine, c.algorithm, c.make_problem(), c.params,
+                                                  dtype=c.dtype, fast_math=c.fast_math, seed=c.seed)
+                except Exception as exc:  # noqa: BLE001 - reported in the engine's row
+                    self.sigErrored.emit(engine, f"{type(exc).__name__}: {exc}")
+                    continue
+                self.sigMeasured.emit(engine, timing)
+        finally:
+            self.sigFinished.emit()
 
 
 class _Series:
@@ -82,7 +116,7 @@ class _EngineRow:
 
     def __init__(self, engine: str, grid: QtWidgets.QGridLayout, row: int):
         self.check = QtWidgets.QCheckBox(engine)
-        r, g, b = ENGINE_COLORS.get(engine, (200, 200, 200))
+        r, g, b = engine_color(engine)
         self.check.setStyleSheet(f"QCheckBox {{ color: rgb({r},{g},{b}); font-weight: bold; }}")
         self.busy = QtWidgets.QProgressBar()
         self.busy.setRange(0, 0)  # indeterminate: compiling, initialising
@@ -118,6 +152,10 @@ class ComparePanel(QtWidgets.QWidget):
         self._results: dict[str, object] = {}
         self._errors: dict[str, str] = {}
         self._usable: set[str] = set()  # engines that can run the current algorithm here
+        self._measured: dict[str, measure.Timing] = {}
+        self._measure_thread: QtCore.QThread | None = None
+        self._measure_worker: MeasureWorker | None = None
+        self._stopped = False
         self._build_ui()
         self.set_config(self._config)
 
@@ -133,7 +171,12 @@ class ComparePanel(QtWidgets.QWidget):
 
     @property
     def is_running(self) -> bool:
-        return any(c.is_running for c in self._controllers.values())
+        return self._measure_thread is not None or any(c.is_running for c in self._controllers.values())
+
+    @property
+    def measured(self) -> dict:
+        """engine -> measure.Timing of the last comparison (the rates the table shows)."""
+        return dict(self._measured)
 
     @property
     def results(self) -> dict:
@@ -157,6 +200,7 @@ class ComparePanel(QtWidgets.QWidget):
             self.status_label.setText("choose at least one available engine")
             return False
         self._clear()
+        self._stopped = False
         for engine in engines:
             controller = RunController(self)
             controller.sigStatus.connect(lambda text, e=engine: self._on_controller_status(e, text))
@@ -176,13 +220,22 @@ class ComparePanel(QtWidgets.QWidget):
 
     def stop(self) -> None:
         """Ask every engine to stop at its next chunk; the panel is idle once all have joined."""
+        self._stopped = True
         for controller in self._controllers.values():
             controller.stop()
+        if self._measure_worker is not None:
+            self._measure_worker.stop()
 
     def shutdown(self) -> None:
         """Stop and join every engine's thread now (window close); safe to call twice."""
+        self._stopped = True
         for controller in list(self._controllers.values()):
             controller.shutdown()  # emits sigFinished synchronously once joined
+        if self._measure_thread is not None:
+            self._measure_worker.stop()
+            self._measure_thread.quit()
+            self._measure_thread.wait()
+            self._on_measure_finished()
 
     def closeEvent(self, event) -> None:  # noqa: N802 - Qt's name
         self.shutdown()
@@ -196,7 +249,11 @@ class ComparePanel(QtWidgets.QWidget):
         for col, title in enumerate(("engine", "", "status", "evaluations / s", "best", "speedup")):
             label = QtWidgets.QLabel(f"<i>{title}</i>")
             grid.addWidget(label, 0, col)
-        self._rows = {engine: _EngineRow(engine, grid, i + 1) for i, engine in enumerate(ENGINES)}
+        grid.itemAtPosition(0, 3).widget().setToolTip(
+            "Live during the race; once it ends, measured one engine at a time (build and warm-up "
+            "excluded, median of timed repeats), like the benchmark and the sweep")
+        self._rows = {engine: _EngineRow(engine, grid, i + 1)
+                      for i, engine in enumerate(list_engines())}
         grid.setColumnStretch(2, 1)
         self.start_button = QtWidgets.QPushButton("Compare")
         self.start_button.setToolTip("Run the form's configuration on every checked engine at once")
@@ -284,6 +341,7 @@ class ComparePanel(QtWidgets.QWidget):
         self._series.clear()
         self._results.clear()
         self._errors.clear()
+        self._measured.clear()
         for row in self._rows.values():
             row.clear()
 
@@ -334,14 +392,15 @@ class ComparePanel(QtWidgets.QWidget):
         self.sigSnapshot.emit(engine, snap)
 
     def _update_speedups(self) -> None:
-        base = self._series.get("numpy")
+        reference = reference_engine().name
+        base = self._series.get(reference)
         if base is None or len(base.seconds) < 2:
             return
         t0 = np.asarray(base.seconds)
         rate0 = np.asarray(base.evals, float) / np.where(t0 > 0, t0, np.nan)
         now_rate0 = base.evals_per_second()
         for engine, series in self._series.items():
-            if engine == "numpy" or len(series.seconds) < 2:
+            if engine == reference or len(series.seconds) < 2:
                 continue
             t = np.asarray(series.seconds)
             rate = np.asarray(series.evals, float) / np.where(t > 0, t, np.nan)
@@ -354,7 +413,7 @@ class ComparePanel(QtWidgets.QWidget):
             current = series.evals_per_second()
             if current and now_rate0:
                 self._rows[engine].speedup.setText(f"{current / now_rate0:.3g}x")
-        self._rows["numpy"].speedup.setText("1x")
+        self._rows[reference].speedup.setText("1x")
 
     def _on_controller_errored(self, engine: str, message: str) -> None:
         self._errors[engine] = message
@@ -374,10 +433,68 @@ class ComparePanel(QtWidgets.QWidget):
             row.status.setText(f"done ({result.stop_reason}) in {result.seconds:.3g} s")
         if not self._controllers:
             done = [e for e, r in self._results.items() if r is not None]
-            self.status_label.setText(f"finished: {', '.join(done) or 'none'}"
-                                      + (f"; failed: {', '.join(self._errors)}" if self._errors else ""))
-            self._set_running(False)
-            self.sigFinished.emit()
+            if done and not self._stopped:
+                self._start_measuring(done)
+            else:
+                self._finish()
+
+    def _finish(self) -> None:
+        done = [e for e, r in self._results.items() if r is not None]
+        self.status_label.setText(f"finished: {', '.join(done) or 'none'}"
+                                  + (f"; failed: {', '.join(self._errors)}" if self._errors else ""))
+        self._set_running(False)
+        self.sigFinished.emit()
+
+    # --- measuring after the race (solvers/measure.py's rule) ------------------------------------
+    def _start_measuring(self, engines: list[str]) -> None:
+        self.status_label.setText("measuring each engine's rate, one at a time")
+        worker = MeasureWorker(self._config.replace(sample_size=COMPARE_SAMPLE_SIZE), engines)
+        thread = QtCore.QThread()
+        thread.setObjectName("compare-measure")
+        worker.moveToThread(thread)
+        worker.sigStatus.connect(self._on_measure_status)
+        worker.sigMeasured.connect(self._on_measure_measured)
+        worker.sigErrored.connect(self._on_measure_errored)
+        worker.sigFinished.connect(thread.quit)
+        thread.started.connect(worker.run)
+        thread.finished.connect(self._on_measure_finished)
+        self._measure_worker, self._measure_thread = worker, thread
+        thread.start()
+
+    def _on_measure_status(self, engine: str, text: str) -> None:
+        self._rows[engine].status.setText(text)
+        self._rows[engine].busy.show()
+
+    def _on_measure_measured(self, engine: str, timing) -> None:
+        self._measured[engine] = timing
+        row = self._rows[engine]
+        row.busy.hide()
+        rate = timing.evals_per_second
+        row.rate.setText("" if rate is None else f"{rate:,.0f}")
+        result = self._results.get(engine)
+        done = f"done ({result.stop_reason}) in {result.seconds:.3g} s; " if result is not None else ""
+        row.status.setText(f"{done}rate measured: median of {timing.repeats} x "
+                           f"{timing.iterations:,} iterations")
+        base = self._measured.get(reference_engine().name)
+        for name, t in self._measured.items():
+            if base is not None and base.evals_per_second and t.evals_per_second:
+                self._rows[name].speedup.setText(f"{t.evals_per_second / base.evals_per_second:.3g}x")
+
+    def _on_measure_errored(self, engine: str, message: str) -> None:
+        row = self._rows[engine]
+        row.busy.hide()
+        row.status.setText(f"not measured: {message}")
+        row.status.setToolTip(message)
+
+    def _on_measure_finished(self) -> None:
+        thread, self._measure_thread = self._measure_thread, None
+        if thread is None:
+            return  # already joined by shutdown()
+        thread.wait()
+        self._measure_worker = None
+        for row in self._rows.values():
+            row.busy.hide()
+        self._finish()
 
 
 def _budget_text(config: RunConfig) -> str:

@@ -22,20 +22,22 @@ import pyqtgraph as pg
 from PyQt6 import QtCore, QtWidgets
 
 from solvers.config import RunConfig
-from solvers.engines import ENGINES, engine_status, gpu_status
+from solvers.engines import get_engine, gpu_status, list_engines
 from solvers.errors import ConfigError
 from solvers.problems import list_problems
 from solvers.sweep import MAX_EXP, SweepRecord, SweepSpec, run_sweep, write_csv
 
 from .engine_words import TIMING_NOTE, gpu_notice_label, plain_reason
-
-# One colour per engine, shared by the sweep and compare panels.
-ENGINE_COLORS = {"numpy": (90, 140, 220), "cupy": (240, 150, 40), "cuda": (60, 180, 90)}
 TABLE_COLUMNS = ("walkers", "engine", "seconds", "evals", "evals/s", "speedup", "note")
 
 
+def engine_color(engine: str) -> tuple[int, int, int]:
+    """The engine's colour, shared by the sweep and compare panels."""
+    return get_engine(engine).color
+
+
 def engine_pen(engine: str, width: float = 2.0):
-    return pg.mkPen(ENGINE_COLORS.get(engine, (200, 200, 200)), width=width)
+    return pg.mkPen(engine_color(engine), width=width)
 
 
 class SweepWorker(QtCore.QObject):
@@ -67,7 +69,7 @@ class SweepWorker(QtCore.QObject):
 
     def _on_point_start(self, walkers: int, engine: str) -> None:
         self.sigStatus.emit(f"timing {walkers:,} walkers on {engine}"
-                            + (" (compiles on first use)" if engine == "cuda" else ""))
+                            + (" (compiles on first use)" if get_engine(engine).compiles else ""))
 
 
 def _default_config() -> RunConfig:
@@ -199,8 +201,8 @@ class SweepPanel(QtWidgets.QWidget):
 
         self.engine_boxes: dict[str, QtWidgets.QCheckBox] = {}
         engines_row = QtWidgets.QHBoxLayout()
-        for engine in ENGINES:
-            ok, reason = engine_status(engine)
+        for engine in list_engines():
+            ok, reason = get_engine(engine).status()
             box = QtWidgets.QCheckBox(engine)
             box.setChecked(ok)
             box.setEnabled(ok)
@@ -313,7 +315,7 @@ class SweepPanel(QtWidgets.QWidget):
 
     def _curve(self, plot: pg.PlotWidget, curves: dict, engine: str) -> pg.PlotDataItem:
         if engine not in curves:
-            color = ENGINE_COLORS.get(engine, (200, 200, 200))
+            color = engine_color(engine)
             curves[engine] = plot.plot([], [], pen=engine_pen(engine), symbol="o", symbolSize=6,
                                        symbolBrush=color, name=engine)
         return curves[engine]
@@ -324,7 +326,7 @@ class SweepPanel(QtWidgets.QWidget):
             self._curve(self.time_plot, self._curves_time, engine).setData(
                 np.array([r.walkers for r in ok], float), np.array([r.seconds for r in ok]))
         fast = [r for r in ok if r.speedup]
-        if engine != "numpy" and fast:
+        if not get_engine(engine).is_reference and fast:
             self._curve(self.speedup_plot, self._curves_speedup, engine).setData(
                 np.array([r.walkers for r in fast], float), np.array([r.speedup for r in fast]))
 

@@ -46,8 +46,8 @@ try:
           "L2", props["l2CacheSize"] // 2**20, "MiB", "memory", props["totalGlobalMem"] // 2**30, "GiB")
 except Exception as e: print("cupy unavailable:", type(e).__name__, e)
 sys.path.insert(0, ".")
-from solvers.engines import engine_status
-for e in ("numpy", "cupy", "cuda"): print("engine", e, engine_status(e))
+from solvers.engines import engine_status, list_engines
+for e in list_engines(): print("engine", e, engine_status(e))
 EOF
 } > "$OUTDIR/env.txt" 2>&1
 cat "$OUTDIR/env.txt"

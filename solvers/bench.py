@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import json
 import platform
-import statistics
 import sys
 import time
 from dataclasses import dataclass, field, replace
@@ -30,11 +29,10 @@ from .atomic_write import atomic_write_text, check_writable_file
 from .errors import ConfigError, EngineUnavailable
 from .json_safe import strict_dumps
 
-ENGINE_ORDER = ("numpy", "cupy", "cuda")
+TARGETS_ENGINE = "cuda"  # the issues' targets are set for the fused kernels (data, not a branch)
 TABLE1_NUMPY_SECONDS = 3.1  # the issue's NumPy figure for the Table 1 setting (that machine's CPU)
 TABLE1_TARGET_MS = 1.0  # issue 14: end to end, default thread mapping (issue 3 asked for 1.5 ms)
 
-WARM_SECONDS = 0.3  # end-to-end rows: GPU work before timing (see measure())
 
 
 @dataclass(frozen=True)
@@ -59,11 +57,8 @@ class Case:
         return str(self.params.get("variant", ""))
 
     def iterations_for(self, engine: str) -> int:
-        if engine == "numpy" and self.numpy_iterations:
-            return self.numpy_iterations
-        if engine == "cupy" and self.cupy_iterations:
-            return self.cupy_iterations
-        return self.iterations
+        """The engine's own iteration count (``<engine>_iterations``) where the case sets one."""
+        return getattr(self, f"{engine}_iterations", None) or self.iterations
 
 
 # A hybrid schedule short enough that the timed run reaches Nelder-Mead polishing (66 levels).
@@ -183,104 +178,73 @@ SUITES = {"h100": _h100_suite, "quick": _quick_suite, "expressions": _expression
 
 
 # --- running ---------------------------------------------------------------------------------------
-def solver_class(algorithm: str, engine: str) -> type:
-    """The class that runs `algorithm` on `engine` (evaluation_only included)."""
-    if algorithm == "evaluation_only":
-        if engine == "cuda":
-            from .cuda import cuda_algorithm  # noqa: PLC0415
+def solver_class(algorithm: str, engine: str | None = None) -> type:
+    """The class that runs `algorithm` on `engine` (evaluation_only included); the reference class
+    (whose Params every engine shares) when no engine is named."""
+    from .engines import get_engine, reference_class  # noqa: PLC0415
 
-            return cuda_algorithm(algorithm)
-        from .cuda.evaluation_only import EvaluationOnly  # noqa: PLC0415
-
-        return EvaluationOnly
-    from .engines import algorithm_class  # noqa: PLC0415
-
-    return algorithm_class(algorithm, engine)
+    return reference_class(algorithm) if engine is None else get_engine(engine).algorithm_class(algorithm)
 
 
 def measure(case: Case, engine: str, dtype: str, fast_math: bool, seed: int, repeats: int) -> dict:
-    """Time one case on one engine; a record for the JSON output."""
+    """Time one case on one engine by solvers/measure.py's rule; a record for the JSON output."""
+    from . import measure as rule  # noqa: PLC0415
     from .arrays import to_numpy  # noqa: PLC0415
-    from .engines import array_module, synchronize  # noqa: PLC0415
+    from .engines import get_engine  # noqa: PLC0415
     from .params import make_params  # noqa: PLC0415
     from .problems import get_problem  # noqa: PLC0415
     from .rng import ArrayRNG  # noqa: PLC0415
 
-    xp = array_module(engine)
+    eng = get_engine(engine)
+    xp = eng.xp
     problem = get_problem(case.problem, case.dim, bounds=case.bounds)
     cls = solver_class(case.algorithm, engine)
     params = make_params(cls.Params, {"walkers": case.walkers, **case.params})
     iterations = case.iterations_for(engine)
 
     def build():
-        if engine == "cuda":
-            algo = cls(problem, params, xp=xp, dtype=dtype, fast_math=fast_math)
-            for name, value in case.options.items():
-                setattr(algo, name, value)
-            return algo
-        return cls(problem, params, xp=xp, dtype=dtype)
+        algo = eng.build(case.algorithm, problem, params, dtype, fast_math)
+        for name, value in case.options.items():
+            setattr(algo, name, value)
+        return algo
 
-    samples: list[tuple[float, int, float]] = []  # seconds, evaluations, best f
+    extra = {}
     if case.mode == "end_to_end":
         step_gpu: list[float] = []
 
-        def once():
+        def once(iters=iterations):
             t0 = time.perf_counter()
             algo = build()
-            if engine != "numpy":  # device time of initialisation and iterations, for the breakdown
+            if eng.is_gpu:  # device time of initialisation and iterations, for the breakdown
                 start, end = xp.cuda.Event(), xp.cuda.Event()
                 start.record()
             # one call, so that an engine may run the initial draw and the iterations as one launch
-            state = algo.init_and_step(ArrayRNG(xp, seed), iterations)
-            if engine != "numpy":
+            state = algo.init_and_step(ArrayRNG(xp, seed), iters)
+            if eng.is_gpu:
                 end.record()
             best = float(to_numpy(state.best_f))  # the host has the answer: the end of "end to end"
             seconds = time.perf_counter() - t0
-            if engine != "numpy":
+            if eng.is_gpu:
                 step_gpu.append(xp.cuda.get_elapsed_time(start, end) / 1e3)
             return seconds, int(state.evals), best
 
-        if engine != "numpy":
-            # compile, load and warm the allocator; then keep the GPU busy for a moment, so that a
-            # GPU left idle while the numpy baseline ran is back at its working clocks (one 2 ms
-            # run is not enough for that)
-            once()
-            warm_until = time.perf_counter() + WARM_SECONDS
-            while time.perf_counter() < warm_until:
-                once()
-            step_gpu.clear()
-        samples = [once() for _ in range(repeats)]
+        # warm-up: a one-iteration run compiles, loads and warms the allocator (and the GPU's clocks)
+        timing = rule.time_runs(once, eng, repeats=repeats, warm=lambda: once(1))
+        if eng.is_gpu:
+            extra["step_device_seconds"] = step_gpu[-timing.repeats:][timing.index]
     else:
-        algo = build()
-        warm = 1 if engine == "numpy" else min(iterations, 20)
-        state = None
-        for _ in range(repeats):
-            if state is None or getattr(state, "done", False):
-                # a fresh, warmed-up state (a run that converged, e.g. the hybrid, has no work left)
-                state = algo.init(ArrayRNG(xp, seed))
-                algo.step(state, warm)
-                synchronize(xp)
-            before = state.evals
-            t0 = time.perf_counter()
-            algo.step(state, iterations)
-            synchronize(xp)
-            seconds = time.perf_counter() - t0
-            samples.append((seconds, int(state.evals - before), float(to_numpy(state.best_f))))
-    rates = [e / s if s > 0 else 0.0 for s, e, _ in samples]
-    k = rates.index(statistics.median_low(rates))
-    seconds, evals, best = samples[k]
-    extra = {}
-    if case.mode == "end_to_end" and engine != "numpy":
-        extra["step_device_seconds"] = step_gpu[1:][k] if len(step_gpu) > len(samples) else step_gpu[k]
+        timing = rule.measure_rate(eng, case.algorithm, problem, params, dtype=dtype, fast_math=fast_math,
+                                   seed=seed, iterations=iterations, repeats=repeats,
+                                   configure=lambda algo: [setattr(algo, k, v) for k, v in case.options.items()])
     if case.options:
         extra["options"] = dict(case.options)
     return {**extra,
         "algorithm": case.algorithm, "variant": case.variant, "problem": case.problem,
         "dim": case.dim, "walkers": case.walkers, "engine": engine, "dtype": dtype,
-        "fast_math": bool(fast_math and engine == "cuda"), "mode": case.mode,
-        "iterations": iterations, "evaluations": evals, "seconds": seconds,
-        "evals_per_second": evals / seconds if seconds > 0 else None, "repeats": len(samples),
-        "best_f": best, "params": dict(case.params), "label": case.label,
+        "fast_math": eng.effective_fast_math(fast_math), "mode": case.mode,
+        "iterations": iterations, "evaluations": timing.evals, "seconds": timing.seconds,
+        "evals_per_second": timing.evals_per_second, "repeats": timing.repeats,
+        "best_f": timing.best_f, "params": dict(case.params), "label": case.label,
     }
 
 
@@ -327,8 +291,11 @@ def add_ratios(records: list[dict]) -> None:
     by_key = {}
     for r in records:
         by_key[key(r) + (("engine", r["engine"]), ("fast_math", r["fast_math"]))] = r
+    from .engines import reference_engine  # noqa: PLC0415
+
+    reference = reference_engine().name
     for r in records:
-        numpy_rec = by_key.get(key(r) + (("engine", "numpy"), ("fast_math", False)))
+        numpy_rec = by_key.get(key(r) + (("engine", reference), ("fast_math", False)))
         r["speedup_vs_numpy"] = None
         if numpy_rec and numpy_rec.get("evals_per_second") and r.get("evals_per_second"):
             if r["mode"] == "end_to_end":
@@ -378,7 +345,7 @@ def targets(records: list[dict]) -> list[str]:
     """The issue's targets that these records can decide, one line each."""
     lines = []
     for r in records:
-        if r.get("error") or r["engine"] != "cuda" or r["fast_math"] or r["dtype"] != "float32":
+        if r.get("error") or r["engine"] != TARGETS_ENGINE or r["fast_math"] or r["dtype"] != "float32":
             continue
         if r["mode"] == "rate" and r["problem"] == "rastrigin" and r["dim"] == 30:
             lines.extend(_part2_target(r))
@@ -465,24 +432,25 @@ def run_bench(cases: list[Case], engines: list[str], dtypes: list[str], fast_mat
 def measure_case(case: Case, engines: list[str], dtypes: list[str], fast_math_modes: list[bool], seed: int,
                  repeats: int, env: dict | None = None) -> list[dict]:
     """The records of one case on every dtype x math mode x engine (a Dask task with --scheduler)."""
-    from .engines import engine_status  # noqa: PLC0415
+    from .engines import get_engine  # noqa: PLC0415
 
     env = env or environment()
     records = []
     for dtype in dtypes:
         for fast in fast_math_modes:
             for engine in engines:
-                if (fast or case.options) and engine != "cuda":
-                    continue  # fast math and the tuning options are cuda-kernel switches only
-                ok, why = engine_status(engine)
+                eng = get_engine(engine)
+                if (fast or case.options) and not eng.honours_fast_math:
+                    continue  # fast math and the tuning options are kernel switches only
+                ok, why = eng.status()
                 rec = None
                 if not ok:
                     rec = {"error": why}
                 else:
                     try:
-                        n_repeats = 1 if engine == "numpy" else repeats
-                        if case.mode == "end_to_end" and engine != "numpy":
-                            n_repeats = max(repeats, 10)
+                        # end to end runs are short on a GPU: more of them (measure.py stops
+                        # repeating long ones, e.g. numpy's, after ENOUGH_SECONDS)
+                        n_repeats = max(repeats, 10) if case.mode == "end_to_end" else repeats
                         rec = measure(case, engine, dtype, fast, seed, n_repeats)
                     except (EngineUnavailable, MemoryError) as exc:
                         rec = {"error": f"{type(exc).__name__}: {exc}"}
@@ -491,7 +459,7 @@ def measure_case(case: Case, engines: list[str], dtypes: list[str], fast_math_mo
                                 "problem": case.problem, "dim": case.dim, "walkers": case.walkers,
                                 "engine": engine, "dtype": dtype, "fast_math": fast,
                                 "mode": case.mode})
-                rec.update({"device": env.get("gpu") if engine != "numpy" else env["cpu"],
+                rec.update({"device": env.get("gpu") if eng.is_gpu else env["cpu"],
                             "versions": env})
                 records.append(rec)
     return records
@@ -529,7 +497,7 @@ def cases_from_args(args) -> list[Case]:
 
         cases = []
         for algorithm in _split(args.algorithm):
-            has_variant = any(s.name == "variant" for s in specs(solver_class(algorithm, "numpy").Params))
+            has_variant = any(s.name == "variant" for s in specs(solver_class(algorithm).Params))
             variants = _split(args.variant) if (args.variant and has_variant) else [None]
             for variant in variants:
                 params = {"variant": variant} if variant else {}
@@ -560,18 +528,17 @@ def _validate(cases: list[Case]) -> None:
         for value, name in ((c.walkers, "walkers"), (c.iterations, "iterations")):
             if value < 1:
                 raise ConfigError(f"--{name} must be >= 1, got {value}")
-        cls = solver_class(c.algorithm, "numpy")
+        cls = solver_class(c.algorithm)
         make_params(cls.Params, {"walkers": c.walkers, **c.params})
 
 
 def cmd_bench(args) -> int:
-    from .engines import ENGINES  # noqa: PLC0415
+    from .engines import get_engine, list_engines  # noqa: PLC0415
 
-    engines = _split(args.engines)
+    engines = _split(args.engines) if args.engines else list_engines()
     for e in engines:
-        if e not in ENGINES:
-            raise ConfigError(f"unknown engine '{e}' (known: {', '.join(ENGINES)})")
-    engines = [e for e in ENGINE_ORDER if e in engines]
+        get_engine(e)  # ConfigError naming the known engines
+    engines = [e for e in list_engines() if e in engines]
     dtypes = _split(args.dtype)
     for d in dtypes:
         if d not in ("float32", "float64"):
@@ -646,7 +613,8 @@ def register_cli(subparsers) -> None:
     p.add_argument("--cupy-iterations", type=int, default=None, help="iterations for the cupy engine")
     p.add_argument("--end-to-end", action="store_true",
                    help="time build + init + iterations + reading the best (instead of a steady rate)")
-    p.add_argument("--engines", default="numpy,cupy,cuda", help="comma-separated engines")
+    p.add_argument("--engines", default=None,
+                   help="comma-separated engines (default: every registered engine)")
     p.add_argument("--dtype", default="float32", help="float32, float64 or both comma-separated")
     p.add_argument("--fast-math", choices=("off", "on", "both"), default="off",
                    help="cuda kernels with fast intrinsics (default off)")

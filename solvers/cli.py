@@ -40,7 +40,7 @@ def _parse_bounds(text: str) -> tuple[float, float]:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from .engines import ENGINES  # noqa: PLC0415
+    from .engines import list_engines, reference_engine  # noqa: PLC0415
 
     parser = OneLineParser(prog=PROG, description=(
         "Multiwalk: GPU-parallel derivative-free global optimisation. Without a command, opens the window."))
@@ -54,7 +54,7 @@ def build_parser() -> argparse.ArgumentParser:
     which.add_argument("--function-file", metavar="FILE",
                        help="read the expression from a text file (the 'expr:' prefix optional)")
     run.add_argument("--dim", "-d", type=int, default=None, help="dimension (default: the function's)")
-    run.add_argument("--engine", "-e", default="numpy", choices=ENGINES)
+    run.add_argument("--engine", "-e", default=reference_engine().name, choices=list_engines())
     run.add_argument("--dtype", default="float64", choices=("float32", "float64"))
     run.add_argument("--fast-math", action="store_true", help="cuda engine: fast intrinsics (__sinf, ...)")
     run.add_argument("--bounds", type=_parse_bounds, default=None, metavar="LOWER,UPPER",
@@ -162,7 +162,7 @@ def _join_negative_values(argv: list[str]) -> list[str]:
 
 def cmd_list(args) -> int:
     from .algorithms import get_algorithm, list_algorithms  # noqa: PLC0415
-    from .engines import ENGINES, engine_status  # noqa: PLC0415
+    from .engines import engine_status, list_engines  # noqa: PLC0415
     from .params import specs  # noqa: PLC0415
     from .problems import get_problem, list_problems, get_definition  # noqa: PLC0415
 
@@ -179,7 +179,8 @@ def cmd_list(args) -> int:
         problems.append({"name": name, "title": d.title, "group": d.group, "source": d.source,
                          "dims": list(d.dims) if d.dims else f">={d.min_dim}", "default_dim": d.default_dim,
                          "lower": float(p.lower.min()), "upper": float(p.upper.max()), "f_min": p.f_min})
-    engines = [{"name": e, "available": engine_status(e)[0], "detail": engine_status(e)[1]} for e in ENGINES]
+    engines = [{"name": e, "available": engine_status(e)[0], "detail": engine_status(e)[1]}
+               for e in list_engines()]
     if args.json:
         print(strict_dumps({"algorithms": algorithms, "problems": problems, "engines": engines}))
         return 0

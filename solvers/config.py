@@ -8,7 +8,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from .engines import ENGINES
+from .engines import get_engine, list_engines
 from .errors import ConfigError
 from .params import make_params
 from .problems import get_problem
@@ -113,8 +113,9 @@ class RunConfig:
                 raise ConfigError(f"bounds must be two numbers LOWER,UPPER, got {bounds!r}") from None
             check_bounds(np.array([lo]), np.array([hi]), problem)
             bounds = (lo, hi)
-        if not isinstance(engine, str) or engine not in ENGINES:
-            raise ConfigError(f"unknown engine '{engine}' (known: {', '.join(ENGINES)})")
+        if not isinstance(engine, str):
+            raise ConfigError(f"unknown engine '{engine}' (known: {', '.join(list_engines())})")
+        get_engine(engine)  # ConfigError naming the known engines
         if not isinstance(dtype, str) or dtype not in DTYPES:
             raise ConfigError(f"dtype must be float32 or float64, got '{dtype}'")
         for lo, hi in ((float(np.min(bound.lower)), float(np.max(bound.upper))),) + (

@@ -18,7 +18,7 @@ import numpy as np
 
 from .arrays import to_numpy
 from .config import RunConfig
-from .engines import algorithm_class, array_module, check_memory, synchronize
+from .engines import get_engine, reference_class
 from .errors import ConfigError
 from .params import changed_fields, make_params, specs
 from .rng import ArrayRNG
@@ -85,6 +85,7 @@ class Runner:
         self._pending_params = None
         self._delay = 0.0
         self.algorithm = None
+        self.engine = None
         self.state = None
         self.seconds = 0.0
         self.history: list[tuple[int, float, float]] = []
@@ -119,7 +120,7 @@ class Runner:
 
     def update_params(self, values: dict) -> None:
         """Queue parameter changes for the next chunk; ConfigError for bad or non-live ones."""
-        cls = algorithm_class(self.config.algorithm, "numpy")
+        cls = reference_class(self.config.algorithm)
         with self._lock:
             base = self._pending_params or self.config.params
         new = make_params(cls.Params, values, base=base)
@@ -144,21 +145,17 @@ class Runner:
         """Build the solver (compiling kernels on the cuda engine) and draw the initial walkers."""
         cfg = self.config
         problem = cfg.make_problem()
-        xp = array_module(cfg.engine)
-        cls = algorithm_class(cfg.algorithm, cfg.engine)
-        if cfg.engine == "cuda":
-            self._status("compiling kernels")
-            self.algorithm = cls(problem, cfg.params, xp=xp, dtype=cfg.dtype, fast_math=cfg.fast_math)
-            self.algorithm.plan(cfg.budget)  # "auto" parameters from the budget
-        else:
-            self.algorithm = cls(problem, cfg.params, xp=xp, dtype=cfg.dtype)
-            self.algorithm.plan(cfg.budget)  # "auto" parameters from the budget, max_evals a hard cap
-            check_memory(xp, self.algorithm.memory_estimate(),
-                         f"{cfg.algorithm} with {self.algorithm.total_walkers():,} walkers at d={cfg.dim}")
+        engine = self.engine = get_engine(cfg.engine)
+        xp = engine.xp
+        if engine.compiles:
+            self._status(engine.compile_message)
+        # "auto" parameters fitted to the budget (max_evals a hard cap), then the memory check
+        self.algorithm = engine.build(cfg.algorithm, problem, cfg.params, cfg.dtype, cfg.fast_math,
+                                      budget=cfg.budget)
         self._status("initialising walkers")
         t0 = time.perf_counter()
         self.state = self.algorithm.init(ArrayRNG(xp, cfg.seed))
-        synchronize(xp)
+        engine.synchronize()
         self.seconds = time.perf_counter() - t0
         self._sample = sample_indices(self.algorithm.total_walkers(), cfg.sample_size)
         self.history = [(self.state.evals, self.seconds, self._best_f())]
@@ -170,7 +167,7 @@ class Runner:
         if self.state is None:
             self.prepare()
         cfg, budget = self.config, self.config.budget
-        xp = self.algorithm.xp
+        engine = self.engine
         chunk_iters, target = 1, 1.0 / cfg.snapshot_hz
         last_publish = -1.0
         reason = ""
@@ -190,7 +187,7 @@ class Runner:
             t0 = time.perf_counter()
             if self._advance(iters, whole=bool(single)):
                 iters = 1  # a slice of an iteration: the chunk never grows past one iteration
-            synchronize(xp)
+            engine.synchronize()
             dt = time.perf_counter() - t0
             self.seconds += dt
             self.history.append((self.state.evals, self.seconds, self._best_f()))

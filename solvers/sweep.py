@@ -6,7 +6,7 @@ second and the speedup over numpy at the same walker count.
 
 How to wire it (gui/sweep.py runs it on a QThread; the CLI can print it):
     spec = SweepSpec.build("pattern_search", "ackley", 20, iterations=20,
-                           engines=["numpy", "cupy", "cuda"], min_exp=8, max_exp=20,
+                           engines=list_engines(), min_exp=8, max_exp=20,
                            point_cap_s=10.0)               # ConfigError on bad input
     cancel = threading.Event()                             # set() from any thread to stop
     for record in run_sweep(spec, cancel):                 # blocks; one SweepRecord per point
@@ -18,18 +18,17 @@ cap or fails; that record has status "stopped"/"error" and says why in ``note``.
 from __future__ import annotations
 
 import csv
-import gc
 import io
 import math
 import threading
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, Mapping, Sequence
 
 from .algorithms import get_algorithm
+from . import measure
 from .atomic_write import atomic_write_text
-from .engines import ENGINES, algorithm_class, array_module, engine_status, synchronize
+from .engines import get_engine
 from .errors import ConfigError, DeviceMemoryError, EngineUnavailable
 from .params import make_params, specs
 from .problems import get_problem
@@ -77,10 +76,9 @@ class SweepSpec:
         if not engines:
             raise ConfigError("choose at least one engine")
         for engine in engines:
-            if engine not in ENGINES:
-                raise ConfigError(f"unknown engine '{engine}' (known: {', '.join(ENGINES)})")
-        # numpy first: every other engine's speedup is measured against it at the same count
-        engines = tuple(sorted(engines, key=lambda e: e != "numpy"))
+            get_engine(engine)  # ConfigError naming the known engines
+        # the reference (numpy) first: every other engine's speedup is measured against it
+        engines = tuple(sorted(engines, key=lambda e: not get_engine(e).is_reference))
         for name, value in (("min_exp", min_exp), ("max_exp", max_exp)):
             if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_EXP:
                 raise ConfigError(f"{name} must be an integer in [0, {MAX_EXP}], got {value!r}")
@@ -145,7 +143,7 @@ def run_sweep(spec: SweepSpec, cancel: threading.Event | None = None,
     numpy_seconds: dict[int, float] = {}
 
     for engine in spec.engines:
-        ok, reason = engine_status(engine)
+        ok, reason = get_engine(engine).status()
         if not ok:
             stopped[engine] = f"engine unavailable: {reason}"
     for n in counts:
@@ -181,7 +179,7 @@ def run_sweep(spec: SweepSpec, cancel: threading.Event | None = None,
                 yield SweepRecord(n, engine, status, note=note, progress=progress)
                 continue
             last_seconds[engine] = (n, seconds)
-            if engine == "numpy":
+            if get_engine(engine).is_reference:
                 numpy_seconds[n] = seconds
             base = numpy_seconds.get(n)
             speedup = base / seconds if base is not None and seconds > 0 else None
@@ -233,69 +231,47 @@ def _predict(last: tuple[int, float] | None, n: int) -> float | None:
 
 
 def _build(spec: SweepSpec, engine: str, walkers: int):
-    xp = array_module(engine)
-    cls = algorithm_class(spec.algorithm, engine)
+    """(algorithm object, engine) of one point; compiles on first use and checks memory."""
+    engine = get_engine(engine)
+    cls = engine.algorithm_class(spec.algorithm)
     params = make_params(cls.Params, {**spec.params, WALKER_PARAM: walkers})
     problem = get_problem(spec.problem, spec.dim)
-    if engine == "cuda":
-        algo = cls(problem, params, xp=xp, dtype=spec.dtype, fast_math=spec.fast_math)
-    else:
-        algo = cls(problem, params, xp=xp, dtype=spec.dtype)
-    return algo, xp
+    return engine.build(spec.algorithm, problem, params, spec.dtype, spec.fast_math), engine
 
 
 def _time_point(spec: SweepSpec, engine: str, walkers: int, cancel: threading.Event) -> tuple[float, int]:
-    """Seconds and evaluations of `spec.iterations` iterations at `walkers`, after warm-up.
+    """Seconds and evaluations of `spec.iterations` iterations at `walkers`, by the measuring rule
+    of solvers/measure.py (build and warm-up untimed, timed repeats, median).
 
-    Warm-up, untimed: build (compiles kernels on cuda, once per process thanks to the loader's
-    cache), init, and one iteration, which also gives the per-iteration estimate used to check the
-    cap before the timed run and to size its chunks.
+    The warm-up's last iteration also gives the per-iteration estimate used to check the cap
+    before the timed run and to size its chunks (a cancel is seen between chunks).
     """
-    algo, xp = _build(spec, engine, walkers)
-    state = algo.init(ArrayRNG(xp, spec.seed))
-    per_iter = _one_iteration(algo, state, xp)
+    algo, engine = _build(spec, engine, walkers)
+    state, per_iter = measure.warm_up(algo, engine, spec.seed)
     if per_iter * spec.iterations > spec.point_cap_s and not cancel.is_set():
         # the first step on an engine may include compiling CuPy's kernels: measure once more
-        per_iter = _one_iteration(algo, state, xp)
+        state, per_iter = measure.warm_up(algo, engine, spec.seed, state=state)
     if cancel.is_set():
         raise _Cancelled
     predicted = per_iter * spec.iterations
     if predicted > spec.point_cap_s:
         raise _OverCap(f"predicted {predicted:.3g} s > {spec.point_cap_s:g} s per point")
-    chunk = max(1, int(CHUNK_SECONDS / per_iter)) if per_iter > 0 else spec.iterations
-    evals0, done, seconds = state.evals, 0, 0.0
-    while done < spec.iterations:
-        iters = min(chunk, spec.iterations - done)
-        t0 = time.perf_counter()
-        algo.step(state, iters)
-        synchronize(xp)
-        seconds += time.perf_counter() - t0
-        done += iters
+
+    def check(seconds: float, done: int) -> None:
         if cancel.is_set():
             raise _Cancelled
         if seconds > spec.point_cap_s and done < spec.iterations:
             raise _OverCap(f"passed {spec.point_cap_s:g} s after {done} of {spec.iterations} "
                            f"iterations")
-    return seconds, int(state.evals - evals0)
 
-
-def _one_iteration(algo, state, xp) -> float:
-    t0 = time.perf_counter()
-    algo.step(state, 1)
-    synchronize(xp)
-    return time.perf_counter() - t0
+    timing = measure.time_steps(algo, engine, state, spec.iterations, seed=spec.seed,
+                                chunk=measure.iterations_for(per_iter, CHUNK_SECONDS), check=check)
+    return timing.seconds, timing.evals
 
 
 def _release_memory(engine: str) -> None:
     """Free the point's arrays before the next, larger one (CuPy keeps freed blocks pooled)."""
-    gc.collect()
-    if engine != "numpy":
-        try:
-            import cupy  # noqa: PLC0415
-
-            cupy.get_default_memory_pool().free_all_blocks()
-        except Exception:  # no CuPy: nothing is pooled
-            pass
+    get_engine(engine).release_memory()
 
 
 def _failure(exc: Exception) -> tuple[str, str]:

@@ -39,3 +39,42 @@ def no_leaked_threads():
             break
         time.sleep(0.02)
     assert not leaked, f"test left threads running: {[t.name for t in leaked]}"
+
+
+class FakeEngine:
+    """Stands in for a registered engine under its name: available or not (with a reason), running
+    the numpy code, optionally without an implementation of some algorithms ("*" for all)."""
+
+    def __new__(cls, name: str, status=(True, "fake device"), missing=()):
+        from solvers.engines.numpy import NumpyEngine
+        from solvers.errors import EngineUnavailable
+
+        class _Fake(NumpyEngine):
+            is_reference = name == "numpy"
+
+            def _probe(self):
+                return tuple(status)
+
+            def algorithm_class(self, algorithm):
+                if "*" in missing or algorithm in missing:
+                    raise EngineUnavailable(f"no fused CUDA kernel for '{algorithm}' (test)")
+                return super().algorithm_class(algorithm)
+
+        engine = _Fake()
+        engine.name = name
+        return engine
+
+
+@pytest.fixture
+def fake_engines(monkeypatch):
+    """fake_engines(name=FakeEngine(...) or (status, missing) kwargs): replace registered engines
+    for one test; returns the registry's dict of engines."""
+    from solvers.engines import registry
+
+    def install(**engines):
+        for name, spec in engines.items():
+            engine = spec if not isinstance(spec, dict) else FakeEngine(name, **spec)
+            monkeypatch.setitem(registry._ENGINES, name, engine)
+        return registry._ENGINES
+
+    return install

@@ -103,9 +103,9 @@ def test_bad_range_is_refused_with_a_message(qtbot):
     assert panel.start() is False and "at least one engine" in panel.status_label.text()
 
 
-def test_unavailable_engines_are_disabled_with_the_reason(qtbot, monkeypatch):
-    monkeypatch.setattr(gui_sweep, "engine_status",
-                        lambda e: (True, "CPU") if e == "numpy" else (False, "no CUDA device found"))
+def test_unavailable_engines_are_disabled_with_the_reason(qtbot, fake_engines):
+    fake_engines(cupy={"status": (False, "no CUDA device found")},
+                 cuda={"status": (False, "no CUDA device found")})
     panel = SweepPanel()
     qtbot.addWidget(panel)
     assert panel.engine_boxes["numpy"].isEnabled()
@@ -116,11 +116,9 @@ def test_unavailable_engines_are_disabled_with_the_reason(qtbot, monkeypatch):
     assert panel.selected_engines() == ["numpy"]
 
 
-def test_speedup_curve_for_a_second_engine(qtbot, monkeypatch):
-    # 'cupy' faked as available and running the numpy code, so the speedup plot gets data
-    monkeypatch.setattr(gui_sweep, "engine_status", lambda e: (True, "fake"))
-    monkeypatch.setattr(solver_sweep, "engine_status", lambda e: (True, "fake"))
-    monkeypatch.setattr(solver_sweep, "array_module", lambda e: np)
+def test_speedup_curve_for_a_second_engine(qtbot, fake_engines):
+    # 'cupy' and 'cuda' faked as available and running the numpy code, so the speedup plot gets data
+    fake_engines(cupy={}, cuda={})
     panel = make_panel(qtbot)
     panel.engine_boxes["cupy"].setChecked(True)
     with qtbot.waitSignal(panel.sigFinished, timeout=30000):

@@ -20,10 +20,9 @@ def tiny(**kw):
 
 
 @pytest.fixture
-def fake_gpu(monkeypatch):
+def fake_gpu(fake_engines):
     """Make 'cupy' an available engine that runs the numpy code, so two engines can be compared."""
-    monkeypatch.setattr(sweep_mod, "engine_status", lambda e: (True, "fake"))
-    monkeypatch.setattr(sweep_mod, "array_module", lambda e: np)
+    fake_engines(cupy={})
 
 
 def test_tiny_numpy_sweep_times_every_count_and_counts_every_evaluation():
@@ -51,9 +50,8 @@ def test_speedup_is_numpy_time_over_engine_time_at_the_same_count(fake_gpu):
         assert other.evals == base.evals  # the same work on both engines
 
 
-def test_unavailable_engine_is_reported_once_and_numpy_goes_on(monkeypatch):
-    monkeypatch.setattr(sweep_mod, "engine_status",
-                        lambda e: (True, "cpu") if e == "numpy" else (False, "no device here"))
+def test_unavailable_engine_is_reported_once_and_numpy_goes_on(fake_engines):
+    fake_engines(cuda={"status": (False, "no device here")})
     records = list(run_sweep(tiny(engines=["numpy", "cuda"])))
     cuda = [r for r in records if r.engine == "cuda"]
     assert len(cuda) == 1 and cuda[0].status == "stopped"

@@ -157,11 +157,12 @@ def versions(ctx: Context, report: Report, size: dict) -> None:
                                                  max_iters=iters, cap_s=size["cpu_cap_s"])
         # V0: one chain exploring as many points per level as all parallel chains together
         v0_params = params(1, "async", dict(base, chain_length=base["chain_length"] * chains))
-        v0 = Measurement(engine="cuda", reason="no cuda engine")
-        if "cuda" in ctx.gpu_candidates:
+        compiled = ctx.compiled_gpu()
+        v0 = Measurement(engine="gpu", reason="no GPU engine with compiled kernels")
+        if compiled is not None:
             v0 = ctx.measure("gpu", ALGORITHM, SCHWEFEL, n, v0_params, dtype=report.dtype,
                              max_iters=iters * chains, cap_s=size["v0_cap_s"], history_hz=200.0,
-                             only="cuda", repeat_short=False)
+                             only=compiled, repeat_short=False)
         if not v0.ok and ctx.has_cpu:
             v0 = ctx.measure("cpu", ALGORITHM, SCHWEFEL, n, v0_params, dtype=report.dtype,
                              max_iters=iters * chains, cap_s=size["v0_cap_s"], history_hz=200.0)

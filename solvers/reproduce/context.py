@@ -1,10 +1,12 @@
 """What one reproduction run shares: the engines chosen, the mode, the seed, and timed measurements.
 
-"CPU" is the numpy engine; "GPU" is the cuda engine, or the cupy engine where the cuda engine has
-no fused kernel for an algorithm (the report says so). Every measurement goes through the public
-run loop (``RunConfig`` and ``Runner``), so its time is the runner's compute time: the initial
-evaluation and every iteration, after a device synchronise, without kernel compilation (a GPU
-measurement is preceded by a short warm-up run of the same configuration).
+"CPU" is the reference engine (numpy); "GPU" is the first GPU engine that can run an algorithm:
+the compiling one (cuda) first, else the array code on the GPU (cupy), and the report says why.
+Every measurement goes through the public run loop (``RunConfig`` and ``Runner``), so its time is
+the runner's compute time: the initial evaluation and every iteration, after a device synchronise,
+without kernel compilation. Runs are timed by solvers/measure.py's rule (``time_runs``): a short
+run of the same configuration warms up first (once per configuration), and short runs are
+repeated and the median kept.
 
 CPU baselines are capped by time: a capped run stops at the first iteration boundary past the cap
 and is compared with the GPU by evaluations per second (marked in the report). A paper has a time
@@ -21,16 +23,18 @@ from typing import Callable, Mapping, Sequence
 
 import numpy as np
 
+from .. import measure as rule
 from ..config import Budget, RunConfig
-from ..engines import ENGINES, engine_status
 from ..atomic_write import check_writable_folder
+from ..engines import get_engine, list_engines, reference_engine
 from ..errors import ConfigError, DeviceMemoryError, EngineUnavailable
 from ..runner import Runner
 
-CPU_ENGINE = "numpy"
-GPU_ENGINES = ("cuda", "cupy")  # in order of preference
-SHORT_RUN_S = 0.5  # GPU runs shorter than this are repeated and the median is reported
-SHORT_RUN_REPEATS = 3
+
+def gpu_engines_by_preference() -> list[str]:
+    """GPU engines, the compiled kernels first (the array code on the GPU is the fallback)."""
+    gpus = [get_engine(e) for e in list_engines() if get_engine(e).is_gpu]
+    return [e.name for e in sorted(gpus, key=lambda e: not e.compiles)]
 
 
 @dataclass
@@ -92,15 +96,16 @@ class Context:
 
     def __init__(self, engines: Sequence[str] | None = None, *, quick: bool = False, seed: int = 0,
                  dtype: str | None = None, command: str = "", log: Callable[[str], None] | None = None):
-        requested = list(dict.fromkeys(engines or ENGINES))
+        requested = list(dict.fromkeys(engines or list_engines()))
         for engine in requested:
-            if engine not in ENGINES:
-                raise ConfigError(f"unknown engine '{engine}' (known: {', '.join(ENGINES)})")
+            get_engine(engine)  # ConfigError naming the known engines
         self.requested = requested
-        self.status = {e: engine_status(e) for e in requested}
+        self.status = {e: get_engine(e).status() for e in requested}
         self.unavailable = {e: why for e, (ok, why) in self.status.items() if not ok}
-        self.cpu = CPU_ENGINE if self.status.get(CPU_ENGINE, (False, ""))[0] else None
-        self.gpu_candidates = [e for e in GPU_ENGINES if self.status.get(e, (False, ""))[0]]
+        cpu = reference_engine().name
+        self.cpu = cpu if self.status.get(cpu, (False, ""))[0] else None
+        self.gpu_candidates = [e for e in gpu_engines_by_preference()
+                               if self.status.get(e, (False, ""))[0]]
         self.quick = quick
         self.seed = int(seed)
         self.dtype_override = dtype
@@ -109,8 +114,9 @@ class Context:
         self.deadline = math.inf
         self.skipped = 0
         self.warm_seconds = 0.0  # spent compiling and warming up GPU configurations
-        # (algorithm, problem) -> why the cuda engine could not run it (the cupy engine did)
+        # (algorithm, problem) -> why the preferred GPU engine could not run it (the next one did)
         self.fallbacks: dict[tuple[str, str], str] = {}
+        self._fell_back_from: dict[tuple[str, str], str] = {}  # the engine that could not
         self.gpu_used: dict[str, set[str]] = {}
         self._warm: set = set()
         self._done: dict = {}  # measurements by their full configuration: identical runs run once
@@ -124,15 +130,23 @@ class Context:
     def has_gpu(self) -> bool:
         return bool(self.gpu_candidates)
 
+    def compiled_gpu(self) -> str | None:
+        """The available GPU engine with compiled kernels (cuda), or None."""
+        return next((e for e in self.gpu_candidates if get_engine(e).compiles), None)
+
     def gpu_note(self, algorithm: str) -> str:
         """One sentence: which engine the GPU column of `algorithm` used, and why if not cuda."""
         used = sorted(self.gpu_used.get(algorithm, set()))
         if not used:
             return ""
-        reasons = sorted({why for (alg, _), why in self.fallbacks.items() if alg == algorithm})
+        keys = [key for key in self.fallbacks if key[0] == algorithm]
+        reasons = sorted({self.fallbacks[key] for key in keys})
         text = f"GPU column: {' and '.join(used)} engine"
         if reasons:
-            text += "; the cuda engine could not run it (" + "; ".join(reasons) + "), so the cupy engine did"
+            failed = " and ".join(sorted({self._fell_back_from[key] for key in keys}))
+            others = " and ".join(e for e in used if e != failed) or "next GPU"
+            text += (f"; the {failed} engine could not run it (" + "; ".join(reasons)
+                     + f"), so the {others} engine did")
         return text + "."
 
     # --- time allowance -------------------------------------------------------------------------
@@ -192,18 +206,19 @@ class Context:
             limit = cap_s if limit is None else min(limit, cap_s)
         last = Measurement(engine=engines[0], reason="not run")
         for engine in engines:
-            if engine == "cuda" and (algorithm, problem) in self.fallbacks:
+            if self._fell_back_from.get((algorithm, problem)) == engine:
                 continue
             last = self._measure_on(engine, algorithm, problem, dim, params, dtype=dtype,
                                     max_iters=max_iters, max_evals=max_evals, limit=limit,
                                     own_limit=max_seconds, seed=seed, fast_math=fast_math,
                                     history_hz=history_hz, repeat_short=repeat_short and side == "gpu")
-            # the cuda engine may lack a kernel (or a functor, or a variant): the cupy engine runs
-            # the same array code instead, and the report says why. Out of memory is not a reason
-            # to try an engine that needs more memory.
-            if (engine == "cuda" and not last.ok and len(engines) > 1
-                    and not last.reason.startswith("out of memory")):
+            # the compiled engine may lack a kernel (or a functor, or a variant): the next GPU
+            # engine runs the same array code instead, and the report says why. Out of memory is
+            # not a reason to try an engine that needs more memory.
+            if (not last.ok and engine != engines[-1]
+                    and not last.reason.startswith(("out of memory", "skipped"))):
                 self.fallbacks[(algorithm, problem)] = last.reason.split(": ", 1)[-1]
+                self._fell_back_from[(algorithm, problem)] = engine
                 continue
             break
         if side == "gpu" and last.ok:
@@ -214,7 +229,7 @@ class Context:
                 seed, fast_math, history_hz) -> RunConfig:
         return RunConfig.build(algorithm, problem, dim, params=dict(params), engine=engine, dtype=dtype,
                                seed=seed, max_evals=max_evals, max_iters=max_iters, max_seconds=limit,
-                               fast_math=fast_math and engine == "cuda", sample_size=1,
+                               fast_math=get_engine(engine).effective_fast_math(fast_math), sample_size=1,
                                snapshot_hz=history_hz or 30.0)
 
     def _measure_on(self, engine, algorithm, problem, dim, params, *, dtype, max_iters, max_evals,
@@ -223,11 +238,16 @@ class Context:
             config = self._config(engine, algorithm, problem, dim, params, dtype=dtype,
                                   max_iters=max_iters, max_evals=max_evals, limit=limit, seed=seed,
                                   fast_math=fast_math, history_hz=history_hz)
-            if engine != CPU_ENGINE:
-                self._warm_up(config)
-            results = [Runner(config).run()]
-            if repeat_short and results[0].seconds < SHORT_RUN_S:
-                results += [Runner(config).run() for _ in range(SHORT_RUN_REPEATS - 1)]
+            results = []
+
+            def run_once():
+                results.append(Runner(config).run())
+                r = results[-1]
+                return r.seconds, r.evals, r.best_f
+
+            timing = rule.time_runs(run_once, get_engine(engine),
+                                    repeats=rule.REPEATS if repeat_short else 1,
+                                    warm=lambda: self._warm_up(config))
         except EngineUnavailable as exc:
             return Measurement(engine=engine, reason=f"unavailable: {exc}")
         except ConfigError as exc:
@@ -238,8 +258,7 @@ class Context:
             if "OutOfMemory" in type(exc).__name__:
                 return Measurement(engine=engine, reason=f"out of memory: {_first_line(exc)}")
             return Measurement(engine=engine, reason=f"failed: {type(exc).__name__}: {_first_line(exc)}")
-        results.sort(key=lambda r: r.seconds)
-        r = results[len(results) // 2]
+        r = results[timing.index]
         capped = r.stop_reason == "max_seconds" and (own_limit is None or r.seconds < own_limit)
         return Measurement(engine=engine, ok=True, seconds=r.seconds, evals=r.evals,
                            iterations=r.iterations, best_f=r.best_f, best_x=r.best_x, f_min=r.f_min,
@@ -247,7 +266,7 @@ class Context:
                            history=r.history)
 
     def _warm_up(self, config: RunConfig) -> None:
-        """Compile and cache the GPU code of this configuration with a two-iteration run."""
+        """Compile and cache the code of this configuration with a two-iteration run (once)."""
         key = (config.engine, config.algorithm, config.problem, config.dim, config.dtype,
                config.fast_math, tuple(sorted((k, v) for k, v in config.params_dict().items()
                                               if not isinstance(v, (int, float)) or isinstance(v, bool))))
@@ -276,7 +295,7 @@ def compare(ctx: Context, algorithm: str, problem: str, dim: int, params: Mappin
     """The same run on the CPU (capped by time) and on the GPU; either may be missing (ok False)."""
     cpu = ctx.measure("cpu", algorithm, problem, dim, params, dtype=dtype, max_iters=max_iters,
                       max_evals=max_evals, cap_s=cpu_cap_s, seed=seed) if ctx.has_cpu else \
-        Measurement(engine="numpy", reason="CPU engine not selected")
+        Measurement(engine=reference_engine().name, reason="CPU engine not selected")
     gpu = ctx.measure("gpu", algorithm, problem, dim, params, dtype=dtype, max_iters=max_iters,
                       max_evals=max_evals, cap_s=gpu_cap_s, seed=seed, fast_math=fast_math) \
         if ctx.has_gpu else Measurement(engine="gpu", reason="no GPU engine")

@@ -12,6 +12,7 @@ import math
 
 import numpy as np
 
+from ..engines import get_engine
 from .context import Context, Measurement, compare, describe, speedup
 from .plots import Series, line_plot
 from .report import LOST, PaperInfo, Report, Table, fixed, num, rate, times
@@ -171,13 +172,13 @@ def schwefel(ctx: Context, report: Report, size: dict) -> None:
         cpu, precise = compare(ctx, ALGORITHM, SCHWEFEL, n, params, dtype=report.dtype, max_iters=iters,
                                cpu_cap_s=size["cpu_cap_s"], gpu_cap_s=size["gpu_cap_s"], label=f"n = {n}")
         fast = Measurement(engine="gpu", reason="no GPU engine")
-        if precise.ok and precise.engine == "cuda":
+        if precise.ok and get_engine(precise.engine).honours_fast_math:
             fast = ctx.measure("gpu", ALGORITHM, SCHWEFEL, n, params, dtype=report.dtype, max_iters=iters,
                                cap_s=size["gpu_cap_s"], fast_math=True)
             ctx.log(f"    n = {n} fast math: {describe(fast)}")
         elif precise.ok:
             fast = Measurement(engine=precise.engine, reason=f"the {precise.engine} engine has no "
-                                                             "fast-math switch (cuda engine only)")
+                                                             "fast-math switch")
         rows.append((n, cpu, precise, fast))
 
     report.section(f"Schwefel function, {starts:,} starts, fast math off and on",
