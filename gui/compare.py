@@ -462,8 +462,8 @@ class ComparePanel(QtWidgets.QWidget):
         thread.start()
 
     def _on_measure_status(self, engine: str, text: str) -> None:
+        # no busy animation here: its repaints would take the interpreter from the measurement
         self._rows[engine].status.setText(text)
-        self._rows[engine].busy.show()
 
     def _on_measure_measured(self, engine: str, timing) -> None:
         self._measured[engine] = timing

@@ -1,4 +1,5 @@
-"""``python main.py warmup [--all]``: compile the cuda engine's kernels ahead of a lesson.
+"""``python main.py warmup [--all]``: compile the kernels of the engines that compile (the cuda
+engine) ahead of a lesson.
 
 CuPy keeps compiled kernels in its disk cache (CUPY_CACHE_DIR, default ~/.cupy/kernel_cache), so
 a run that would otherwise spend its first seconds compiling starts at once. Without ``--all``:
@@ -24,18 +25,27 @@ def cache_dir() -> Path:
     return Path(os.environ.get("CUPY_CACHE_DIR") or os.path.expanduser("~/.cupy/kernel_cache"))
 
 
-def warm_targets(all_functions: bool) -> list[tuple[str, str]]:
-    """(algorithm, function) pairs the cuda engine can run, for the chosen set of functions."""
+def compiling_engines() -> list:
+    """The registered engines whose first use compiles code (a disk cache keeps it)."""
+    from .engines import get_engine, list_engines  # noqa: PLC0415
+
+    return [get_engine(e) for e in list_engines() if get_engine(e).compiles]
+
+
+def warm_targets(all_functions: bool, engine=None) -> list[tuple[str, str]]:
+    """(algorithm, function) pairs `engine` (default: the first that compiles) can run, for the
+    chosen set of functions."""
     from .algorithms import list_algorithms  # noqa: PLC0415
-    from .engines import algorithm_class  # noqa: PLC0415
     from .problems import get_definition, list_problems  # noqa: PLC0415
+
+    engine = engine or compiling_engines()[0]
 
     functions = [n for n in list_problems() if get_definition(n).cuda_functor] if all_functions \
         else [n for n in CLASSROOM_FUNCTIONS if n in list_problems()]
     pairs = []
     for algorithm in list_algorithms():
         try:
-            algorithm_class(algorithm, "cuda")
+            engine.algorithm_class(algorithm)
         except (EngineUnavailable, ConfigError):
             continue  # no fused kernel for this algorithm
         pairs += [(algorithm, f) for f in functions]
@@ -43,36 +53,46 @@ def warm_targets(all_functions: bool) -> list[tuple[str, str]]:
 
 
 def cmd_warmup(args) -> int:
+    engines = compiling_engines()
+    ready = [e for e in engines if e.available]
+    if not ready:
+        print("main.py warmup: nothing to compile: " + "; ".join(
+            f"the {e.name} engine is not available here ({e.status()[1]})" for e in engines),
+            file=sys.stderr)
+        return 2
+    failed = total = 0
+    t_all = time.perf_counter()
+    for engine in ready:
+        pairs = warm_targets(args.all, engine)
+        total += 2 * len(pairs)
+        print(f"compiling the {engine.name} engine's kernels of {len(pairs)} algorithm x function "
+              f"pairs ({', '.join(DTYPES)}) into its cache: {cache_dir()}", flush=True)
+        failed += _compile(engine.name, pairs)
+    print(f"done in {time.perf_counter() - t_all:.0f} s; later runs start without compiling "
+          f"(cache: {cache_dir()})")
+    return 1 if failed and failed == total else 0
+
+
+def _compile(engine: str, pairs) -> int:
+    """Build every pair in every dtype on `engine`; the number that failed."""
     from .config import RunConfig  # noqa: PLC0415
-    from .engines import engine_status  # noqa: PLC0415
     from .runner import Runner  # noqa: PLC0415
 
-    ok, reason = engine_status("cuda")
-    if not ok:
-        print(f"main.py warmup: nothing to compile: the cuda engine is not available here ({reason})",
-              file=sys.stderr)
-        return 2
-    pairs = warm_targets(args.all)
-    print(f"compiling the CUDA kernels of {len(pairs)} algorithm x function pairs "
-          f"({', '.join(DTYPES)}) into CuPy's cache: {cache_dir()}", flush=True)
     failed = 0
-    t_all = time.perf_counter()
     for algorithm, function in pairs:
         for dtype in DTYPES:
             t0 = time.perf_counter()
             try:
                 # building the solver compiles (or loads from the disk cache) its kernels
                 config = RunConfig.build(algorithm, function, None, params={"walkers": 64},
-                                         engine="cuda", dtype=dtype, max_iters=1, sample_size=1)
+                                         engine=engine, dtype=dtype, max_iters=1, sample_size=1)
                 Runner(config).prepare()
             except (ConfigError, EngineUnavailable) as exc:
                 failed += 1
                 print(f"  {algorithm} x {function} ({dtype}): not compiled: {exc}", flush=True)
                 continue
             print(f"  {algorithm} x {function} ({dtype}): {time.perf_counter() - t0:.1f} s", flush=True)
-    print(f"done in {time.perf_counter() - t_all:.0f} s; later runs start without compiling "
-          f"(cache: {cache_dir()})")
-    return 1 if failed and failed == 2 * len(pairs) else 0
+    return failed
 
 
 def register_cli(sub) -> None:

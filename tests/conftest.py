@@ -45,7 +45,7 @@ class FakeEngine:
     """Stands in for a registered engine under its name: available or not (with a reason), running
     the numpy code, optionally without an implementation of some algorithms ("*" for all)."""
 
-    def __new__(cls, name: str, status=(True, "fake device"), missing=()):
+    def __new__(cls, name: str, status=(True, "fake device"), missing=(), **attributes):
         from solvers.engines.numpy import NumpyEngine
         from solvers.errors import EngineUnavailable
 
@@ -62,6 +62,8 @@ class FakeEngine:
 
         engine = _Fake()
         engine.name = name
+        for key, value in attributes.items():  # flags such as compiles=True
+            setattr(engine, key, value)
         return engine
 
 

@@ -97,12 +97,11 @@ def test_unavailable_gpu_engine_is_a_clear_message():
     assert len(out.stderr.strip().splitlines()) == 1
 
 
-def test_warmup_without_a_gpu_is_one_clear_line(monkeypatch, capsys):
+def test_warmup_without_a_gpu_is_one_clear_line(fake_engines, capsys):
     """Forced (the cuda engine reported unavailable), so the test means the same on a GPU machine."""
     from solvers import cli as cli_module
-    import solvers.engines
 
-    monkeypatch.setattr(solvers.engines, "engine_status", lambda e: (False, "no CUDA device found"))
+    fake_engines(cuda={"status": (False, "no CUDA device found"), "compiles": True})
     assert cli_module.main(["warmup"]) == 2
     err = capsys.readouterr().err
     assert len(err.strip().splitlines()) == 1
