@@ -32,7 +32,6 @@ from .engines import get_engine
 from .errors import ConfigError, DeviceMemoryError, EngineUnavailable
 from .params import make_params, specs
 from .problems import get_problem
-from .rng import ArrayRNG
 
 WALKER_PARAM = "walkers"
 MAX_EXP = 24  # the walkers parameter's usual upper limit (2^24)
