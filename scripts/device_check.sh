@@ -106,18 +106,23 @@ if [[ "$MODE" == all || "$MODE" == bench || "$MODE" == quick ]]; then
         --json /tmp/bench-fast2.json 2>&1 | tee -a "$OUTDIR/bench.log"
     timeout 40 "$PY" main.py bench -a evaluation_only -f ackley -d 20 -i 2000 "${fast[@]}" \
         --json /tmp/bench-fast3.json 2>&1 | tee -a "$OUTDIR/bench.log"
+    # issue 11: rastrigin 30-D and ackley 20-D typed as expressions beside the built-ins (same run)
+    echo "== bench --suite expressions"
+    timeout "${EXPR_BENCH_SECONDS:-150}" "$PY" main.py bench --suite expressions --engines numpy,cuda \
+        --json /tmp/bench-expr.json 2>&1 | tee -a "$OUTDIR/bench.log"
     "$PY" - "$OUTDIR" <<'EOF' 2>&1 | tee -a "$OUTDIR/bench.log"
 import json, os, sys
 sys.path.insert(0, ".")
-from solvers.bench import add_ratios, table, targets
+from solvers.bench import add_ratios, expression_targets, table, targets
 out = sys.argv[1]
 main = json.load(open(os.path.join(out, "bench.json")))
-for extra in ("/tmp/bench-fast1.json", "/tmp/bench-fast2.json", "/tmp/bench-fast3.json"):
+for extra in ("/tmp/bench-fast1.json", "/tmp/bench-fast2.json", "/tmp/bench-fast3.json",
+              "/tmp/bench-expr.json"):
     if os.path.exists(extra):
         main["records"] += json.load(open(extra))["records"]
 ok = [r for r in main["records"] if "error" not in r]
 add_ratios(ok)
-main["targets"] = targets(main["records"])
+main["targets"] = targets(main["records"]) + expression_targets(main["records"])
 json.dump(main, open(os.path.join(out, "bench.json"), "w"), indent=1, default=str)
 text = table(main["records"]) + "\n\n" + "\n".join(f"- {t}" for t in main["targets"]) + "\n"
 open(os.path.join(out, "bench.md"), "w").write(text)

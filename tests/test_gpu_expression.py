@@ -15,18 +15,9 @@ import solvers
 from kernels import loader
 from solvers.algorithms import list_algorithms
 from tests.expression_corpus import BUILTIN_EXPRESSIONS
+from tests.test_gpu_functors import TEST_KERNELS as EVAL  # its t_eval<F, T> kernel
 
 pytestmark = pytest.mark.gpu
-
-EVAL = r"""
-template <typename F, typename T>
-__global__ void t_eval(const T* X, long long n, int d, T* out) {
-    const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-    if (i >= n) return;
-    const StridedPoint<T> x = {X + i, n};
-    out[i] = F::template eval<T>(x, d);
-}
-"""
 
 
 @pytest.fixture(scope="module")

@@ -218,7 +218,7 @@ def test_parameter_form_is_generated_from_the_declared_parameters(qtbot, algorit
 
 
 def test_set_up_form_lists_the_registries(qtbot):
-    from gui.config_form import NAME_ROLE, ConfigForm
+    from gui.config_form import CUSTOM_ENTRY, NAME_ROLE, ConfigForm
 
     form = ConfigForm()
     qtbot.addWidget(form)
@@ -234,8 +234,9 @@ def test_set_up_form_lists_the_registries(qtbot):
             headers.append(item.text())
             assert not item.isSelectable() and not item.isEnabled()
     assert names == [n for g in dict.fromkeys(d.group for d in problem_base.problem_definitions())
-                     for n in (d.name for d in problem_base.problem_definitions() if d.group == g)]
-    assert set(headers) == {d.group for d in problem_base.problem_definitions()}
+                     for n in (d.name for d in problem_base.problem_definitions() if d.group == g)] \
+        + [CUSTOM_ENTRY]  # the typed-function editor comes last, under its own header
+    assert set(headers) == {d.group for d in problem_base.problem_definitions()} | {"Your own"}
     form.problem_combo.setCurrentIndex(form.problem_combo.findData("sphere"))
     assert "known minimum f* = 0" in form.problem_info.text()
     assert "[-100, 100]^2" in form.problem_info.text()
