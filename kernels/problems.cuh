@@ -286,7 +286,25 @@ struct Himmelblau {
     }
 };
 
-struct LevyMontalvo {
+// LM1 (annealing_suite._levy_montalvo_1): y = 1 + (x + 1) / 4,
+// (pi / n) [10 sin^2(pi y1) + sum (y_i - 1)^2 (1 + 10 sin^2(pi y_i+1)) + (y_n - 1)^2]
+struct LevyMontalvo1 {
+    template <typename T, typename X> __device__ static T eval(const X& x, int d) {
+        T y = T(1) + (x[0] + T(1)) * T(0.25);
+        const T s0 = mw_sin(T(MW_PI) * y);
+        T body = T(10) * s0 * s0;
+        for (int j = 0; j + 1 < d; ++j) {
+            const T next = T(1) + (x[j + 1] + T(1)) * T(0.25);
+            const T s = mw_sin(T(MW_PI) * next);
+            body += (y - T(1)) * (y - T(1)) * (T(1) + T(10) * s * s);
+            y = next;
+        }
+        body += (y - T(1)) * (y - T(1));
+        return T(MW_PI) / T(d) * body;
+    }
+};
+
+struct LevyMontalvo2 {
     template <typename T, typename X> __device__ static T eval(const X& x, int d) {
         return mwp_penalized_2_body<T>(x, d);
     }
@@ -473,7 +491,8 @@ struct PortfolioVariance {
     X(Sphere) X(Schwefel222) X(Schwefel12) X(Schwefel221) X(Rosenbrock) X(Step) X(Quartic) \
     X(QuarticNoisy) X(Schwefel226) X(Rastrigin) X(Ackley) X(Griewank) X(Penalized1) X(Penalized2) \
     X(SchwefelNormalized) X(Branin) X(CosineMixture) X(DekkersAarts) X(Easom) X(Exponential) \
-    X(GoldsteinPrice) X(Himmelblau) X(LevyMontalvo) X(Langerman) X(Michalewicz) X(Salomon) \
+    X(GoldsteinPrice) X(Himmelblau) X(LevyMontalvo1) X(LevyMontalvo2) \
+    X(Langerman) X(Michalewicz) X(Salomon) \
     X(SixHumpCamel) X(Shubert) X(Shekel5) X(Shekel7) X(Shekel10) X(ShekelFoxholes) X(SchafferF7) \
     X(PortfolioVariance)
 

@@ -83,7 +83,10 @@ HAND = {
                         ([1, 1], 28.0 * 67.0)],
     "himmelblau": [([0, 0], 170.0),  # 11^2 + 7^2
                    ([3, 2], 0.0)],  # 9 + 2 - 11 = 0, 3 + 4 - 7 = 0
-    "levy_montalvo": [([0.5, 1], 0.125),  # as penalized_2 without its penalty
+    # LM1 at x = (3, -1): y = (2, 1): (pi/2) [10 sin^2(2 pi) + 1 (1 + 10 sin^2(pi)) + 0] = pi/2
+    # at x = (1, 1): y = (1.5, 1.5): (pi/2) [10 + 0.25 (1 + 10) + 0.25] = (pi/2) 13
+    "levy_montalvo_1": [([3, -1], PI / 2), ([1, 1], PI / 2 * 13.0), ([-1, -1, -1], 0.0)],
+    "levy_montalvo_2": [([0.5, 1], 0.125),  # as penalized_2 without its penalty
                       ([-1, 1], 0.4)],  # 0.1 [sin^2(-3 pi) + (-2)^2 (1 + sin^2(3 pi)) + 0]
     # d = 1 at x = 8.074 (row 5): squared distances to column 1 of rows 1-5 are 1.607^2 = 2.582449,
     # 1.326^2 = 1.758276, 0.049^2 = 0.002401, 5.878^2 = 34.550884 and 0
@@ -311,3 +314,10 @@ def test_high_dimension_binds_and_evaluates(definition):
     assert f.shape == (3,) and not np.any(np.isnan(f))
     if p.f_min is not None and p.x_min is not None:
         assert p.evaluate(p.x_min[None, :])[0] == pytest.approx(p.f_min, abs=1e-9 * max(1.0, abs(p.f_min)))
+
+
+def test_the_old_levy_montalvo_name_says_where_it_went():
+    from solvers.problems import get_problem
+
+    with pytest.raises(ConfigError, match="levy_montalvo_1.*levy_montalvo_2"):
+        get_problem("levy_montalvo", 2)

@@ -140,7 +140,15 @@ def _himmelblau(xp, X):
     return a * a + b * b
 
 
-def _levy_montalvo(xp, X):
+def _levy_montalvo_1(xp, X):
+    Y = 1.0 + (X + 1.0) / 4.0
+    d = X.shape[1]
+    head = 10.0 * xp.sin(math.pi * Y[:, 0]) ** 2
+    body = xp.sum((Y[:, :-1] - 1.0) ** 2 * (1.0 + 10.0 * xp.sin(math.pi * Y[:, 1:]) ** 2), axis=1)
+    return (math.pi / d) * (head + body + (Y[:, -1] - 1.0) ** 2)
+
+
+def _levy_montalvo_2(xp, X):
     return penalized_2_body(xp, X)
 
 
@@ -356,8 +364,14 @@ _suite("himmelblau", "Himmelblau (F9)", _himmelblau, box(-5, 5), "Himmelblau",
        x_mins=lambda d: [(3.0, 2.0), (-2.805118, 3.131312), (-3.779310, -3.283186), (3.584428, -1.848126)],
        notes="Four global minima with f = 0: (3, 2), (-2.805118, 3.131312), (-3.779310, -3.283186), "
              "(3.584428, -1.848126). Box [-5, 5]^2 (the seed's CUSIMANN sample uses [-6, 6]^2).")
-_suite("levy_montalvo", "Levy & Montalvo (F10)", _levy_montalvo, box(-5, 5), "LevyMontalvo",
-       SEED + f"test 10; Levy & Montalvo 1985, LM2 of {AKZ}",
+_suite("levy_montalvo_1", "Levy & Montalvo 1 (F10)", _levy_montalvo_1, box(-10, 10), "LevyMontalvo1",
+       SEED + f"test 10; Levy & Montalvo 1985, LM1 of {AKZ}; CUSIMANN minimizeLevyMontalvo",
+       f_min=lambda d: 0.0, x_min=lambda d: -np.ones(d),
+       notes="LM1: y = 1 + (x + 1)/4, (pi/n) [10 sin^2(pi y1) + sum (y_i - 1)^2 (1 + 10 sin^2(pi y_i+1)) "
+             "+ (y_n - 1)^2] on [-10, 10]^n, about 5^n local minima: the variant of the annealing "
+             "seed's code base (CUSIMANN's minimizeLevyMontalvo sample), which its garbled F10 fits.")
+_suite("levy_montalvo_2", "Levy & Montalvo 2", _levy_montalvo_2, box(-5, 5), "LevyMontalvo2",
+       SEED + f"(not its F10, which is LM1); Levy & Montalvo 1985, LM2 of {AKZ}",
        f_min=lambda d: 0.0, x_min=lambda d: np.ones(d),
        notes="LM2: 0.1 [sin^2(3 pi x1) + sum (x_i - 1)^2 (1 + sin^2(3 pi x_i+1)) + (x_n - 1)^2 "
              "(1 + sin^2(2 pi x_n))], about 15^n local minima; the seed's n = 2, 5, 10 are AKZ's "

@@ -151,6 +151,12 @@ def problem_definitions() -> list[ProblemDef]:
     return list(_REGISTRY.values())
 
 
+# Names that were split or renamed: a clear message instead of "unknown function".
+RENAMED = {"levy_montalvo": "'levy_montalvo' is now two functions: levy_montalvo_1 (LM1 on [-10, 10], "
+                            "the annealing suite's F10) and levy_montalvo_2 (LM2 on [-5, 5], the "
+                            "former levy_montalvo)"}
+
+
 def get_definition(name: str) -> ProblemDef:
     from .custom import expression_definition, expression_text, is_expression  # noqa: PLC0415
 
@@ -159,6 +165,8 @@ def get_definition(name: str) -> ProblemDef:
     try:
         return _REGISTRY[name] if name in _REGISTRY else _CUSTOM[name]
     except (KeyError, TypeError):
+        if name in RENAMED:
+            raise ConfigError(f"function {RENAMED[name]}") from None
         raise ConfigError(f"unknown function '{name}' (see 'python main.py list')") from None
 
 

@@ -189,9 +189,10 @@ _yao("quartic_noisy", "Quartic with noise (f7)", _quartic_noisy, -1.28, 1.28, "Q
      f_min=lambda d: None,
      notes="f7 = sum i x_i^4 + noise in [0, 1); the noise is a hash of the point (reproducible, the "
            "same on every engine), so the infimum 0 is approached but never attained.")
-_yao("schwefel_2_26", "Schwefel 2.26, shifted (f8)", _schwefel_2_26, -500, 500, "Schwefel226",
+_yao("schwefel_2_26", "Schwefel 2.26, offset (f8)", _schwefel_2_26, -500, 500, "Schwefel226",
      f_min=lambda d: d * (SCHWEFEL_226_SHIFT + SCHWEFEL_G), x_min=lambda d: np.full(d, SCHWEFEL_X),
-     notes="418.9829 d - sum x_i sin(sqrt|x_i|): Yao's f8 shifted so that its minimum is about 0 "
+     notes="418.9829 d - sum x_i sin(sqrt|x_i|): Yao's f8 offset by the constant 418.9829 d (not "
+           "shifted in x: the minimiser stays at x_i = 420.9687) so that its minimum is about 0 "
            "(1.27e-5 d, since 418.9829 rounds the true 418.98288727...).")
 _yao("rastrigin", "Rastrigin (f9)", _rastrigin, -5.12, 5.12, "Rastrigin")
 _yao("ackley", "Ackley (f10)", _ackley, -30, 30, "Ackley",
