@@ -58,7 +58,9 @@ BUILTIN_EXPRESSIONS = {
                            "*(30 + (2*x1 - 3*x2)**2*(18 - 32*x1 + 12*x1**2 + 48*x2 - 36*x1*x2 "
                            "+ 27*x2**2))"),
     "himmelblau": (2, "(x1**2 + x2 - 11)**2 + (x1 + x2**2 - 7)**2"),
-    "levy_montalvo": (5, _LM2),
+    "levy_montalvo_1": (5, f"pi/n*(10*sin(pi*{_Y.format(k=1)})**2 + sum(((x[i] + 1)/4)**2"
+                           f"*(1 + 10*sin(pi*(1 + (x[i+1] + 1)/4))**2)) + ((x5 + 1)/4)**2)"),
+    "levy_montalvo_2": (5, _LM2),
     "michalewicz": (6, "-sum(sin(x[i])*sin(i*x[i]**2/pi)**20)"),
     "salomon": (6, "1 - cos(2*pi*sqrt(sum(x[i]**2))) + 0.1*sqrt(sum(x[i]**2))"),
     "six_hump_camel": (2, "(4 - 2.1*x1**2 + x1**4/3)*x1**2 + x1*x2 + (-4 + 4*x2**2)*x2**2"),
