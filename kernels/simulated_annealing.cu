@@ -68,7 +68,7 @@ __global__ void sa_anneal(T* X, T* f, unsigned char* accepted, T* B, unsigned ch
                           unsigned long long seed, long long first_iter, int iterations,
                           double temperature, int level_iter, int chain_length, double alpha,
                           double t_min, double t0, T width, double width_power,
-                          unsigned long long* level_counts,
+                          long long last_chains, unsigned long long* level_counts,
                           T* part_f, long long* part_i, unsigned int* ticket, T* best_f, T* best_x,
                           long long* best_i) {
     __shared__ MwBest<T> winner;
@@ -85,7 +85,8 @@ __global__ void sa_anneal(T* X, T* f, unsigned char* accepted, T* B, unsigned ch
     T w = width_power > 0.0 ? (T)(width * pow(fmin(temp / t0, 1.0), width_power)) : width;
     const MwRng rng(seed, (unsigned long long)(active ? i : 0), MW_STREAM_STEP);
     for (int it = 0; it < iterations; ++it) {
-        if (active) {
+        // max_evals as a hard cap: only the first last_chains chains make the last proposal
+        if (active && (it + 1 < iterations || i < last_chains)) {
             const SaDraw<T> s = sa_draw(rng((unsigned long long)(first_iter + it)), d, T(0));
             const T lo = lower[s.j], hi = upper[s.j];
             const T x = xi[(long long)s.j * n];

@@ -15,8 +15,9 @@ def run(algorithm: str, problem: str | Problem, engine: str = "numpy", *, dim: i
         fast_math: bool = False, bounds: tuple[float, float] | None = None) -> RunResult:
     """Minimise `problem` with `algorithm` on `engine` within the budget; the same seed repeats.
 
-    The run stops at the first iteration boundary where a budget is reached, so ``evals`` may pass
-    ``max_evals`` by less than one iteration's evaluations; every evaluation is counted.
+    ``max_evals`` is a hard cap (``evals <= max_evals``; see README for the cuda kernels that still
+    stop at the iteration boundary); ``max_iters``/``max_seconds`` stop at an iteration boundary.
+    "auto" parameters are fitted to the budget; ``result.params`` holds the effective values.
     """
     if isinstance(problem, Problem):
         if dim is not None and dim != problem.dim:

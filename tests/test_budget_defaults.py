@@ -86,11 +86,12 @@ def test_fixed_schedule_is_the_seeds():
         1000.0, 0.01, 0.99, 100)
 
 
-def _reaches_the_basin(budget):
+def _reaches_the_basin(budget, engine="numpy"):
     failures = []
     for algorithm, params in VARIANTS:
         for name in FUNCTIONS:
-            result = solvers.run(algorithm, name, dim=2, seed=0, max_evals=budget, params=params)
+            result = solvers.run(algorithm, name, engine=engine, dim=2, seed=0, max_evals=budget,
+                                 params=params)
             if not result.best_f - result.f_min <= 1e-2:
                 failures.append((algorithm, params, name, result.best_f - result.f_min))
     assert not failures
@@ -104,3 +105,20 @@ def test_defaults_reach_the_global_basin(budget):
 @pytest.mark.slow
 def test_defaults_reach_the_global_basin_at_1e6():
     _reaches_the_basin(1_000_000)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("budget", [10_000, 100_000, 1_000_000])
+def test_defaults_reach_the_global_basin_on_cuda(budget):
+    _reaches_the_basin(budget, engine="cuda")
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("variant", ["async", "sync"])
+@pytest.mark.parametrize("walkers", [0, 1000])
+def test_max_evals_is_a_hard_cap_for_cuda_annealing(variant, walkers):
+    params = {"variant": variant, **({"walkers": walkers} if walkers else {})}
+    result = solvers.run("simulated_annealing", "rastrigin", engine="cuda", dim=10, seed=3,
+                         max_evals=12_345, params=params)
+    assert result.evals == 12_345 and result.stop_reason == "max_evals"
+    assert np.isfinite(result.best_f)

@@ -109,6 +109,7 @@ class SimulatedAnnealingCuda(CudaAlgorithm):
         todo = budget
         if self.synchronous or p.variant == "hybrid":
             todo = min(todo, first_end)  # a global exchange (or the switch to polishing) follows
+        todo, last_chains = self._capped(state, todo, n)
         ends = 0 if todo < first_end else 1 + (todo - first_end) // L
         counts = self.xp.zeros(ends + 1, dtype=np.uint64)
         self.launch("sa_anneal", n, state.XT, state.f, state.accepted, state.B, state.at_best,
@@ -116,9 +117,9 @@ class SimulatedAnnealingCuda(CudaAlgorithm):
                     np.int64(state.iteration), np.int32(todo), np.float64(state.temperature),
                     np.int32(state.level_iteration), np.int32(L), np.float64(p.alpha),
                     np.float64(p.t_min), np.float64(p.t0), self.scalar(p.width),
-                    np.float64(WIDTH_POWER if p.schedule == "auto" else 0.0), counts,
-                    *self.tracker.args())
-        state.evals += n * todo
+                    np.float64(WIDTH_POWER if p.schedule == "auto" else 0.0), np.int64(last_chains),
+                    counts, *self.tracker.args())
+        state.evals += n * (todo - 1) + last_chains
         state.iteration += todo
         if ends == 0:
             state.level_accepts = state.level_accepts + counts[0]
@@ -147,6 +148,20 @@ class SimulatedAnnealingCuda(CudaAlgorithm):
         state.level_accepts = counts[ends]
         state.level_iteration = todo - first_end - (ends - 1) * L
         return todo
+
+    def _capped(self, state, todo: int, n: int) -> tuple[int, int]:
+        """max_evals as a hard cap: (iterations, chains that make the last one's proposal).
+
+        Full iterations while the budget allows them; the one that would pass it is truncated to
+        the first `remaining` chains (the others skip that proposal, uncounted)."""
+        if self.max_evals is None:
+            return todo, n
+        remaining = max(0, int(self.max_evals) - int(state.evals))
+        if remaining >= n * todo:
+            return todo, n
+        if remaining >= n:
+            return remaining // n, n
+        return 1, remaining
 
     # --- hybrid: Nelder-Mead polishing -----------------------------------------------------------
     def _polish(self, state: SimulatedAnnealingCudaState, budget: int) -> int:
