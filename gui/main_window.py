@@ -658,7 +658,11 @@ class MainWindow(QtWidgets.QMainWindow):
             return
         self.best_label.setText(f"best {snap.best_f:.6g}")
         self.rate_label.setText(f"{snap.evals_per_second:,.0f} evals/s")
-        self.iter_label.setText(f"iteration {snap.iteration:,}")
+        # the points one iteration moves (walkers x swarms/populations): the number a user predicts
+        self.iter_label.setText(f"iteration {snap.iteration:,} x {snap.walkers:,} points")
+        nonfinite = snap.nonfinite_evals
+        self.evals_label.setToolTip("" if not nonfinite else
+                                    f"{nonfinite:,} evaluations gave NaN or inf (treated as +inf)")
         self.evals_label.setText(f"{snap.evals:,} evaluations")
         self.time_label.setText(_seconds_words(snap.seconds))
         for label in (self.best_label, self.rate_label, self.iter_label, self.evals_label,

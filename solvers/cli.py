@@ -126,6 +126,10 @@ def cmd_run(args) -> int:
     print(f"best x      [{x}]")
     print(f"evaluations {result.evals}   iterations {result.iterations}   "
           f"{result.seconds:.3f} s   {rate:.4g} evals/s   stop: {result.stop_reason}")
+    nonfinite = ("not counted on this engine" if result.nonfinite_evals is None else
+                 f"{result.nonfinite_evals} evaluations gave NaN or inf (treated as +inf)")
+    print(f"points      {result.points_per_iteration:,} per iteration "
+          f"(walkers x groups)   non-finite: {nonfinite}")
     used = ", ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}" for k, v in result.params.items())
     print(f"parameters  {used}   (effective: 'auto' resolved for the budget)")
     for warning in result.warnings:

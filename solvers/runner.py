@@ -50,6 +50,9 @@ class RunResult:
     stop_reason: str
     history: np.ndarray = field(repr=False)  # (k, 3): evals, seconds, best_f
     warnings: tuple[str, ...] = ()  # e.g. a budget too small for the walkers (Algorithm.warnings)
+    # evaluations that gave NaN or +-inf (treated as +inf); None where the engine does not count
+    nonfinite_evals: int | None = None
+    points_per_iteration: int = 0  # walkers x groups: the points one iteration moves
 
     def to_dict(self) -> dict:
         return {"algorithm": self.algorithm, "problem": self.problem, "dim": self.dim,
@@ -59,6 +62,8 @@ class RunResult:
                 "iterations": self.iterations, "seconds": self.seconds,
                 "evals_per_second": self.evals / self.seconds if self.seconds > 0 else None,
                 "stop_reason": self.stop_reason, "warnings": list(self.warnings),
+                "nonfinite_evals": self.nonfinite_evals,
+                "points_per_iteration": self.points_per_iteration,
                 "history": [[int(e), float(s), float(b)] for e, s, b in self.history]}
 
 
@@ -216,7 +221,15 @@ class Runner:
                          f_min=problem.f_min, evals=int(state.evals), iterations=int(state.iteration),
                          seconds=self.seconds, stop_reason=reason,
                          history=np.asarray(self.history, dtype=np.float64).reshape(-1, 3),
-                         warnings=tuple(self.algorithm.warnings))
+                         warnings=tuple(self.algorithm.warnings),
+                         nonfinite_evals=self.nonfinite_evals(),
+                         points_per_iteration=self.algorithm.total_walkers())
+
+    def nonfinite_evals(self) -> int | None:
+        """Evaluations so far that gave NaN or +-inf; None where the engine does not count them."""
+        if not self.algorithm.counts_nonfinite:
+            return None
+        return int(to_numpy(self.state.nonfinite))
 
     def effective_params(self) -> dict:
         """The parameters the run uses: "auto" resolved, the annealing schedule as fitted."""
@@ -324,7 +337,8 @@ class Runner:
                         positions=data.positions, fitness=data.fitness, sample_index=self._sample,
                         walkers=algo.total_walkers(), extras=dict(data.extras),
                         overlays=dict(data.overlays), finished=finished, stop_reason=reason,
-                        params=self.effective_params(), warnings=tuple(algo.warnings))
+                        params=self.effective_params(), warnings=tuple(algo.warnings),
+                        nonfinite_evals=self.nonfinite_evals())
         self._last_snapshot = snap
         if self._on_snapshot is not None:
             self._on_snapshot(snap)

@@ -39,3 +39,4 @@ class Snapshot:
     stop_reason: str = ""
     params: dict = field(default_factory=dict)  # effective parameters ("auto" resolved)
     warnings: tuple[str, ...] = ()  # shown in the window's status (e.g. too few iterations)
+    nonfinite_evals: int | None = None  # evaluations that gave NaN/inf; None: not counted here

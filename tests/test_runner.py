@@ -155,3 +155,29 @@ def test_bounds_override_drops_known_minimum_outside_box():
     assert np.all(p.lower == 1.0) and p.f_min is None and p.x_min is None
     inside = RunConfig.build("pattern_search", "sphere", 2, bounds=(-1.0, 2.0)).make_problem()
     assert inside.f_min == 0.0
+
+
+def test_nonfinite_values_are_counted_in_the_run_loop_and_never_the_best():
+    """NaN/inf objective values: counted for every front end (RunResult, Snapshot, CLI), +inf inside."""
+    import numpy as np
+
+    from solvers.config import RunConfig
+    from solvers.runner import Runner
+
+    # sqrt of a negative coordinate is NaN: half of the box gives NaN
+    config = RunConfig.build("pattern_search", "expr: sqrt(x1) + x2**2", 2, params={"walkers": 64},
+                             max_iters=3, bounds=(-2, 2))
+    snaps = []
+    result = Runner(config, on_snapshot=snaps.append).run()
+    assert 0 < result.nonfinite_evals < result.evals
+    assert np.isfinite(result.best_f) and result.best_x[0] >= 0
+    assert snaps[-1].nonfinite_evals == result.nonfinite_evals
+    assert result.to_dict()["nonfinite_evals"] == result.nonfinite_evals
+    assert result.points_per_iteration == 64
+
+
+def test_a_clean_run_counts_no_nonfinite_values():
+    import solvers
+
+    r = solvers.run("particle_swarm", "rastrigin", dim=3, max_iters=3, params={"walkers": 16, "swarms": 2})
+    assert r.nonfinite_evals == 0 and r.points_per_iteration == 32

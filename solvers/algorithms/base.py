@@ -16,7 +16,7 @@ from typing import Any, ClassVar, Iterator
 
 import numpy as np
 
-from ..arrays import finite_or_inf, to_numpy
+from ..arrays import to_numpy
 from ..params import specs
 
 AUTO_ITERATIONS = 50  # "auto" populations are sized so that a run gets at least this many iterations
@@ -39,6 +39,7 @@ class State:
     best_f: Any
     evals: int = 0
     iteration: int = 0
+    nonfinite: Any = 0  # counted evaluations that gave NaN or +-inf (a device scalar on a GPU)
 
 
 @dataclass
@@ -59,6 +60,9 @@ class Algorithm(abc.ABC):
     Params: ClassVar[type]
     reference: ClassVar[str]  # the seed paper / original method it follows
     walker_word: ClassVar[str] = "walkers"  # "particles", "chains", ... for labels
+    # evaluations pass through ``evaluate``, which counts NaN/inf values (state.nonfinite); engines
+    # whose kernels evaluate inside (cuda, numba) set False and report no count
+    counts_nonfinite: ClassVar[bool] = True
 
     def __init__(self, problem: Problem, params, *, xp=np, dtype=np.float64):
         self.problem = problem
@@ -186,12 +190,16 @@ class Algorithm(abc.ABC):
         computed (one array call) but only the first ones that the budget allows are counted and
         kept; the others read +inf, so no algorithm accepts them or reports them as the best.
         """
-        f = finite_or_inf(self.problem.evaluate(X).astype(self.dtype, copy=False), self.xp)
+        raw = self.problem.evaluate(X).astype(self.dtype, copy=False)
         rows = int(X.shape[0])
         if self.max_evals is not None and state.evals + rows > self.max_evals:
-            allowed = max(0, self.max_evals - state.evals)
-            f[allowed:] = np.inf
-            rows = allowed
+            rows = max(0, self.max_evals - state.evals)
+        xp = self.xp
+        bad = ~xp.isfinite(raw)
+        # counted on the device (no host copy per step); the runner reads it with each snapshot
+        state.nonfinite = state.nonfinite + xp.count_nonzero(bad[:rows])
+        f = xp.where(bad, xp.asarray(xp.inf, dtype=raw.dtype), raw)  # never taken as the best
+        f[rows:] = np.inf
         state.evals += rows
         return f
 

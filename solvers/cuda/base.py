@@ -53,6 +53,7 @@ class CudaAlgorithm(Algorithm):
 
     kernel_file: ClassVar[str]
     block: ClassVar[int] = BLOCK
+    counts_nonfinite: ClassVar[bool] = False  # the kernels evaluate and map NaN/inf to +inf uncounted
 
     def __init__(self, problem, params, *, xp, dtype, fast_math: bool = False):
         if xp is np:

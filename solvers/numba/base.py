@@ -68,6 +68,7 @@ class NumbaAlgorithm(Algorithm):
     """Common machinery: function id, thread count, seeding, host-side best update."""
 
     single: bool = False  # float32 run: 24-bit uniforms, 4 per Philox block (as the cuda engine)
+    counts_nonfinite: ClassVar[bool] = False  # compiled evaluation: NaN/inf values are not counted
     threads: ClassVar[int | None] = None  # None = all cores; set per instance by the engine
 
     def __init__(self, problem, params, *, xp=np, dtype=np.float64, threads: int | None = None):
