@@ -12,13 +12,21 @@ from .runner import RunResult, Runner
 def run(algorithm: str, problem: str | Problem, engine: str = "numpy", *, dim: int | None = None,
         seed: int | None = 0, max_evals: int | None = None, max_iters: int | None = None,
         max_seconds: float | None = None, params: Mapping | None = None, dtype: str = "float64",
-        fast_math: bool = False, bounds: tuple[float, float] | None = None) -> RunResult:
+        fast_math: bool = False, bounds: tuple[float, float] | None = None,
+        precision: str | None = None) -> RunResult:
     """Minimise `problem` with `algorithm` on `engine` within the budget; the same seed repeats.
 
     ``max_evals`` is a hard cap (``evals <= max_evals``; see README for the cuda kernels that still
     stop at the iteration boundary); ``max_iters``/``max_seconds`` stop at an iteration boundary.
     "auto" parameters are fitted to the budget; ``result.params`` holds the effective values.
+
+    `problem` is what the CLI calls ``--function`` (``--problem`` there too); `precision` is
+    another name for `dtype` (the window's word), give either.
     """
+    if precision is not None:
+        if dtype not in ("float64", precision):
+            raise ConfigError(f"precision={precision!r} and dtype={dtype!r} differ; give one of them")
+        dtype = precision
     if isinstance(problem, Problem):
         if dim is not None and dim != problem.dim:
             raise ConfigError(f"dim={dim!r} differs from the problem object's dimension {problem.dim}; "

@@ -615,7 +615,8 @@ def register_cli(subparsers) -> None:
                    help="time build + init + iterations + reading the best (instead of a steady rate)")
     p.add_argument("--engines", default=None,
                    help="comma-separated engines (default: every registered engine)")
-    p.add_argument("--dtype", default="float32", help="float32, float64 or both comma-separated")
+    p.add_argument("--precision", "--dtype", dest="dtype", default="float32",
+                   help="float32, float64 or both comma-separated (--dtype is the same option)")
     p.add_argument("--fast-math", choices=("off", "on", "both"), default="off",
                    help="cuda kernels with fast intrinsics (default off)")
     p.add_argument("--repeats", type=int, default=3, help="timed repeats on GPU engines (median kept)")

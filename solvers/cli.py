@@ -49,13 +49,15 @@ def build_parser() -> argparse.ArgumentParser:
     run = sub.add_parser("run", help="run one algorithm on one function and print the result")
     run.add_argument("--algorithm", "-a", required=True, help="registry name (see 'list')")
     which = run.add_mutually_exclusive_group(required=True)
-    which.add_argument("--function", "-f", help="problem name (see 'list') or a typed expression "
+    which.add_argument("--function", "--problem", "-f", dest="function", help="problem name (see 'list') or a typed expression "
                        "'expr: 10*n + sum(x[i]**2 - 10*cos(2*pi*x[i]))' (README: Your own objective)")
     which.add_argument("--function-file", metavar="FILE",
                        help="read the expression from a text file (the 'expr:' prefix optional)")
     run.add_argument("--dim", "-d", type=int, default=None, help="dimension (default: the function's)")
     run.add_argument("--engine", "-e", default=reference_engine().name, choices=list_engines())
-    run.add_argument("--dtype", default="float64", choices=("float32", "float64"))
+    run.add_argument("--precision", "--dtype", dest="dtype", default="float64", choices=("float32", "float64"),
+                     help="floating-point precision of the walkers and the function (the window's "
+                          "'Precision'; --dtype is the same option)")
     run.add_argument("--fast-math", action="store_true", help="cuda engine: fast intrinsics (__sinf, ...)")
     run.add_argument("--bounds", type=_parse_bounds, default=None, metavar="LOWER,UPPER",
                      help="search this box instead of the function's own (same in every coordinate)")
@@ -75,14 +77,12 @@ def build_parser() -> argparse.ArgumentParser:
     lister.add_argument("--json", action="store_true")
     lister.set_defaults(func=cmd_list)
 
-    for module in ("bench", "reproduce", "study", "warmup"):
-        try:
-            mod = __import__(f"{__package__}.{module}", fromlist=["register_cli"])
-        except ImportError:
-            continue
-        register = getattr(mod, "register_cli", None)
-        if register is not None:
-            register(sub)
+    # imported directly: a broken command module must fail loudly, not vanish from the CLI
+    # (optional dependencies such as Dask are imported inside the commands that need them)
+    import importlib  # noqa: PLC0415
+
+    for name in ("bench", "reproduce", "study", "warmup"):
+        importlib.import_module(f"{__package__}.{name}").register_cli(sub)
     return parser
 
 

@@ -114,3 +114,27 @@ def test_warmup_targets_the_classroom_functions_or_all():
     few, every = warm_targets(False), warm_targets(True)
     assert {f for _a, f in few} <= set(CLASSROOM_FUNCTIONS) and set(few) < set(every)
     assert "kernel_cache" in str(cache_dir()) or "CUPY_CACHE_DIR" in __import__("os").environ
+
+
+def test_problem_and_precision_are_other_names_for_function_and_dtype(capsys):
+    from solvers import cli as cli_module
+
+    assert cli_module.main(["run", "-a", "pattern_search", "--problem", "sphere", "-d", "2",
+                            "--precision", "float32", "-n", "16", "--max-iters", "2", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["problem"] == "sphere" and out["dtype"] == "float32"
+    assert out["nonfinite_evals"] == 0 and out["points_per_iteration"] == 16
+    r = solvers.run("pattern_search", "sphere", dim=2, precision="float32", max_iters=1,
+                    params={"walkers": 8})
+    assert r.dtype == "float32"
+
+
+def test_a_broken_command_module_fails_loudly(monkeypatch):
+    """cli.py imports its command modules directly: an ImportError is not swallowed."""
+    import sys
+
+    from solvers import cli as cli_module
+
+    monkeypatch.setitem(sys.modules, "solvers.warmup", None)  # import of it raises ImportError
+    with pytest.raises(ImportError):
+        cli_module.build_parser()

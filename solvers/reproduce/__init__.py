@@ -111,7 +111,7 @@ def register_cli(subparsers) -> None:
                         help="reduced sizes that finish in seconds on the CPU (what the tests run)")
     parser.add_argument("--out", "-o", default=DEFAULT_OUT, help=f"output folder (default {DEFAULT_OUT})")
     parser.add_argument("--seed", "-s", type=int, default=0, help="base seed (default 0)")
-    parser.add_argument("--dtype", choices=("float32", "float64"), default=None,
+    parser.add_argument("--precision", "--dtype", dest="dtype", choices=("float32", "float64"), default=None,
                         help="precision for every experiment (default: each paper's own)")
     add_scheduler_option(parser, "the selected papers (one task each)")
     parser.set_defaults(func=cmd_reproduce)
