@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import html
 
-import importlib
 import json
 import logging
 import math
@@ -26,6 +25,7 @@ from PyQt6 import QtCore, QtGui, QtWidgets
 from solvers import ConfigError, RunConfig
 from solvers.engines import engine_status, gpu_status
 
+from . import compare, export, sweep
 from .charts import ConvergenceChart, ExtrasPanel
 from .config_form import ConfigForm
 from .controller import RunController
@@ -285,21 +285,15 @@ class MainWindow(QtWidgets.QMainWindow):
         return self.form.build_config()
 
     def _install_extensions(self) -> None:
-        """Wire the compare, sweep and export modules in when they are present."""
-        compare = _optional_module("gui.compare")
-        if compare is not None and hasattr(compare, "ComparePanel"):
-            self.compare_panel = compare.ComparePanel()
-            self.add_panel("Compare engines", self.compare_panel)
-            self._tool_action("Compare engines", lambda: self._show_panel(self.compare_panel))
-        sweep = _optional_module("gui.sweep")
-        if sweep is not None and hasattr(sweep, "SweepPanel"):
-            self.sweep_panel = sweep.SweepPanel()
-            self.add_panel("Speedup sweep", self.sweep_panel)
-            self._tool_action("Speedup sweep", lambda: self._show_panel(self.sweep_panel))
+        """Wire the compare and sweep panels and the export menu in."""
+        self.compare_panel = compare.ComparePanel()
+        self.add_panel("Compare engines", self.compare_panel)
+        self._tool_action("Compare engines", lambda: self._show_panel(self.compare_panel))
+        self.sweep_panel = sweep.SweepPanel()
+        self.add_panel("Speedup sweep", self.sweep_panel)
+        self._tool_action("Speedup sweep", lambda: self._show_panel(self.sweep_panel))
         self.panels.currentChanged.connect(self._push_config_to_panels)
-        export = _optional_module("gui.export")
-        if export is not None:
-            self._install_export(export)
+        self._install_export(export)
         self._fill_presets()
 
     def _tool_action(self, text: str, slot) -> None:
@@ -329,15 +323,14 @@ class MainWindow(QtWidgets.QMainWindow):
             act = QtGui.QAction(text, self)
             act.triggered.connect(slot)
             menu.addAction(act)
-        if hasattr(export, "Recorder"):
-            self.recorder = export.Recorder(self.landscape)
-            self.record_action = QtGui.QAction("Record landscape (MP4 or GIF)", self)
-            self.record_action.setCheckable(True)
-            self.record_action.toggled.connect(self._on_record_toggled)
-            self.recorder.sigFrames.connect(
-                lambda n: self.statusBar().showMessage(f"recording: {n} frames", 1500))
-            menu.addSeparator()
-            menu.addAction(self.record_action)
+        self.recorder = export.Recorder(self.landscape)
+        self.record_action = QtGui.QAction("Record landscape (MP4 or GIF)", self)
+        self.record_action.setCheckable(True)
+        self.record_action.toggled.connect(self._on_record_toggled)
+        self.recorder.sigFrames.connect(
+            lambda n: self.statusBar().showMessage(f"recording: {n} frames", 1500))
+        menu.addSeparator()
+        menu.addAction(self.record_action)
         save = QtGui.QAction("Save configuration…", self)
         save.setShortcut(QtGui.QKeySequence.StandardKey.Save)
         save.triggered.connect(self._save_config)
@@ -774,12 +767,3 @@ def _check_action(parent: QtCore.QObject, text: str, box: QtWidgets.QCheckBox) -
     box.toggled.connect(act.setChecked)
     return act
 
-
-def _optional_module(name: str):
-    """Import `name` if it exists; a module that exists but fails to import still raises."""
-    try:
-        return importlib.import_module(name)
-    except ModuleNotFoundError as exc:
-        if exc.name == name:
-            return None
-        raise
