@@ -13,7 +13,7 @@ def run(algorithm: str, problem: str | Problem, engine: str = "numpy", *, dim: i
         seed: int | None = 0, max_evals: int | None = None, max_iters: int | None = None,
         max_seconds: float | None = None, params: Mapping | None = None, dtype: str = "float64",
         fast_math: bool = False, bounds: tuple[float, float] | None = None,
-        precision: str | None = None) -> RunResult:
+        precision: str | None = None, threads: int | None = None) -> RunResult:
     """Minimise `problem` with `algorithm` on `engine` within the budget; the same seed repeats.
 
     ``max_evals`` is a hard cap (``evals <= max_evals``; see README for the cuda kernels that still
@@ -22,6 +22,7 @@ def run(algorithm: str, problem: str | Problem, engine: str = "numpy", *, dim: i
 
     `problem` is what the CLI calls ``--function`` (``--problem`` there too); `precision` is
     another name for `dtype` (the window's word), give either.
+    ``threads``: CPU threads of the numba engine (None: every core); other engines ignore it.
     """
     if precision is not None:
         if dtype not in ("float64", precision):
@@ -38,5 +39,5 @@ def run(algorithm: str, problem: str | Problem, engine: str = "numpy", *, dim: i
     config = RunConfig.build(algorithm, problem, dim, params=params, engine=engine, dtype=dtype,
                              seed=seed, max_evals=max_evals, max_iters=max_iters,
                              max_seconds=max_seconds, fast_math=fast_math, sample_size=1,
-                             bounds=bounds)
+                             bounds=bounds, threads=threads)
     return Runner(config).run()

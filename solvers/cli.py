@@ -59,6 +59,8 @@ def build_parser() -> argparse.ArgumentParser:
                      help="floating-point precision of the walkers and the function (the window's "
                           "'Precision'; --dtype is the same option)")
     run.add_argument("--fast-math", action="store_true", help="cuda engine: fast intrinsics (__sinf, ...)")
+    run.add_argument("--threads", type=int, default=None, metavar="N",
+                     help="numba engine: CPU threads (default: every core)")
     run.add_argument("--bounds", type=_parse_bounds, default=None, metavar="LOWER,UPPER",
                      help="search this box instead of the function's own (same in every coordinate)")
     run.add_argument("--walkers", "-n", type=int, default=None, help="shortcut for --param walkers=N (0 = auto, from the budget)")
@@ -100,7 +102,7 @@ def cmd_run(args) -> int:
     config = RunConfig.build(args.algorithm, function, args.dim, params=params, engine=args.engine,
                              dtype=args.dtype, seed=args.seed, max_evals=args.max_evals,
                              max_iters=args.max_iters, max_seconds=args.max_seconds,
-                             fast_math=args.fast_math, sample_size=1, bounds=args.bounds)
+                             fast_math=args.fast_math, sample_size=1, bounds=args.bounds, threads=args.threads)
     early = set()  # warnings about the run ahead, printed before it starts
 
     def warn(text: str) -> None:

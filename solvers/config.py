@@ -20,6 +20,7 @@ DEFAULT_MAX_ITERS = 100  # used only when no budget at all is given
 MAX_SEED = 2**63
 SNAPSHOT_HZ_RANGE = (0.01, 1000.0)  # below: the window would look frozen; above: copies dominate
 MAX_SAMPLE_SIZE = 10_000_000
+MAX_THREADS = 4096
 # Room above the bounds for steps, velocities and differences (x + F (b - c), v = w v + ...) so that
 # a run inside the box never overflows the chosen precision.
 BOUNDS_HEADROOM = 16.0
@@ -90,6 +91,7 @@ class RunConfig:
     sample_size: int = 4096
     snapshot_hz: float = 30.0
     bounds: tuple[float, float] | None = None  # override of the function's box, same in every coordinate
+    threads: int | None = None  # CPU threads on an engine that honours them (numba); None: its default
 
     def make_problem(self):
         """The bound Problem this configuration runs on (with the bounds override, if any)."""
@@ -101,7 +103,7 @@ class RunConfig:
               engine: str = "numpy", dtype: str = "float64", seed: int | None = 0,
               max_evals=None, max_iters=None, max_seconds=None, fast_math: bool = False,
               sample_size: int = 4096, snapshot_hz: float = 30.0,
-              bounds: tuple[float, float] | None = None) -> "RunConfig":
+              bounds: tuple[float, float] | None = None, threads: int | None = None) -> "RunConfig":
         """Validate everything; raise ConfigError with one clear line on the first bad value."""
         cls = get_algorithm(algorithm)
         bound = get_problem(problem, dim)
@@ -125,6 +127,9 @@ class RunConfig:
             raise ConfigError(f"params must be a mapping of name: value, got {type(params).__name__}")
         if not isinstance(fast_math, (bool, np.bool_)):
             raise ConfigError(f"fast_math must be True or False, got {fast_math!r}")
+        if threads is not None and (isinstance(threads, bool) or not isinstance(threads, (int, np.integer))
+                                    or not 1 <= threads <= MAX_THREADS):
+            raise ConfigError(f"threads must be an integer from 1 to {MAX_THREADS}, got {_short(threads)}")
         if seed is None:
             seed = int(np.random.SeedSequence().entropy % 2**32)
         if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < MAX_SEED:
@@ -141,7 +146,8 @@ class RunConfig:
                          params=make_params(cls.Params, params or {}), engine=engine, dtype=dtype,
                          seed=int(seed), budget=Budget.build(max_evals, max_iters, max_seconds),
                          fast_math=bool(fast_math), sample_size=int(sample_size),
-                         snapshot_hz=float(snapshot_hz), bounds=bounds)
+                         snapshot_hz=float(snapshot_hz), bounds=bounds,
+                         threads=None if threads is None else int(threads))
 
     def replace(self, **changes) -> "RunConfig":
         return dataclasses.replace(self, **changes)

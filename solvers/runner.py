@@ -156,7 +156,7 @@ class Runner:
             self._status(engine.compile_message)
         # "auto" parameters fitted to the budget (max_evals a hard cap), then the memory check
         self.algorithm = engine.build(cfg.algorithm, problem, cfg.params, cfg.dtype, cfg.fast_math,
-                                      budget=cfg.budget)
+                                      budget=cfg.budget, threads=cfg.threads)
         self._status("initialising walkers")
         t0 = time.perf_counter()
         self.state = self.algorithm.init(ArrayRNG(xp, cfg.seed))

@@ -67,6 +67,7 @@ class Engine:
     honours_fast_math: bool = False
     compiles: bool = False
     compile_message: str = "compiling kernels"
+    honours_threads: bool = False  # a CPU thread count (RunConfig.threads) changes how it runs
     warmup_seconds: float = 0.0
     color: tuple[int, int, int] = (200, 200, 200)  # its curves in the window's charts
 
@@ -131,7 +132,8 @@ class Engine:
         """What the fast-math switch really does here (False where the engine ignores it)."""
         return bool(fast_math) and self.honours_fast_math
 
-    def build(self, algorithm: str, problem, params, dtype, fast_math: bool = False, budget=None):
+    def build(self, algorithm: str, problem, params, dtype, fast_math: bool = False, budget=None,
+              threads: int | None = None):
         """The algorithm object for `problem` (compiles on engines that compile), its "auto"
         parameters fitted to `budget` (a config.Budget; None: the papers' settings), with the
         memory check done before anything large is allocated."""
@@ -139,12 +141,18 @@ class Engine:
         xp = self.xp
         if self.honours_fast_math:
             algo = cls(problem, params, xp=xp, dtype=dtype, fast_math=bool(fast_math))
+        elif self.honours_threads:  # `threads`: CPU threads (None: the engine's default)
+            algo = cls(problem, params, xp=xp, dtype=dtype, threads=self.threads_for(threads))
         else:
             algo = cls(problem, params, xp=xp, dtype=dtype)
         if budget is not None:
             algo.plan(budget)
         self.check_memory(algo)
         return algo
+
+    def threads_for(self, threads: int | None) -> int | None:
+        """The thread count a build uses (engines that honour threads override)."""
+        return threads
 
     def check_memory(self, algo) -> None:
         """Refuse a run that cannot fit (the algorithms allocate their walkers in ``init``)."""

@@ -5,6 +5,7 @@ from ..errors import ConfigError
 from .base import Engine
 from .cuda import CudaEngine
 from .cupy import CupyEngine
+from .numba import NumbaEngine
 from .numpy import NumpyEngine
 
 _ENGINES: dict[str, Engine] = {}
@@ -38,5 +39,6 @@ def reference_engine() -> Engine:
     return next(e for e in _ENGINES.values() if e.is_reference)
 
 
-for _engine in (NumpyEngine(), CupyEngine(), CudaEngine()):  # a new engine: one entry here
+for _engine in (NumpyEngine(), CupyEngine(), CudaEngine(), NumbaEngine(),  # a new engine: one entry here
+                NumbaEngine(threads=1, name="numba1")):
     register_engine(_engine)

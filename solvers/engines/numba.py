@@ -1,0 +1,39 @@
+"""The numba engine: compiled multi-core CPU kernels (classes in solvers/numba/), the honest CPU
+baseline of every speedup. Registered twice: ``numba`` on every core and ``numba1`` on one core
+(the seed papers' sequential baseline), so that every table and chart can show both."""
+from __future__ import annotations
+
+from .base import Engine
+
+
+class NumbaEngine(Engine):
+    name = "numba"
+    title = "Numba, compiled, every CPU core"
+    compiles = True
+    compile_message = "compiling the numba engine (once)"
+    honours_threads = True
+
+    def __init__(self, threads: int | None = None, name: str | None = None):
+        super().__init__()
+        self.threads = threads  # None: every core numba may use
+        if name:
+            self.name = name
+        if threads is not None:
+            self.title = f"Numba, compiled, {threads} CPU core{'s' if threads > 1 else ''}"
+
+    def _probe(self) -> tuple[bool, str]:
+        from ..numba import numba_status  # noqa: PLC0415 - numba only when asked
+
+        ok, reason = numba_status()
+        if ok and self.threads is not None:
+            cpu = reason.split(", ")[0]
+            reason = f"{cpu}, {self.threads} thread{'s' if self.threads > 1 else ''}"
+        return ok, reason
+
+    def algorithm_class(self, name: str) -> type:
+        from ..numba import numba_algorithm  # noqa: PLC0415
+
+        return numba_algorithm(name)
+
+    def threads_for(self, threads: int | None) -> int | None:
+        return threads if threads is not None else self.threads
