@@ -4,6 +4,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from solvers.engines import get_engine, list_engines
+
 pytest.importorskip("PyQt6")
 pytest.importorskip("pyqtgraph")
 
@@ -88,6 +90,23 @@ def test_close_while_running_stops_and_waits(qtbot):
     panel.shutdown()  # harmless when idle
 
 
+# the numba engine's rows (every core, one core) are on by default where numba is installed
+NUMBA = [e for e in ("numba", "numba1") if e in list_engines() and get_engine(e).available]
+
+
+def test_numba_rows_race_beside_numpy(qtbot):
+    if not NUMBA:
+        pytest.skip("numba is not installed")
+    panel = make_panel(qtbot, short_config(max_iters=30))
+    for engine, row in panel._rows.items():
+        row.check.setChecked(engine in ["numpy"] + NUMBA)
+    with qtbot.waitSignal(panel.sigFinished, timeout=120000):
+        panel.start()
+    assert_idle(panel)
+    assert set(panel.results) == {"numpy", *NUMBA}
+    assert all(panel.results[e] is not None for e in NUMBA), panel.errors
+
+
 def test_unavailable_engines_are_disabled_with_the_reason(qtbot, fake_engines):
     fake_engines(cupy={"status": (False, "no CUDA device found")},
                  cuda={"status": (False, "no CUDA device found")})
@@ -97,13 +116,13 @@ def test_unavailable_engines_are_disabled_with_the_reason(qtbot, fake_engines):
         assert not row.check.isEnabled() and not row.check.isChecked()
         assert "no CUDA device found" in row.check.toolTip()
         assert row.status.text() == "unavailable"
-    assert panel.selected_engines() == ["numpy"]
+    assert panel.selected_engines() == ["numpy"] + NUMBA
 
 
 def test_cuda_without_a_kernel_for_the_algorithm_is_disabled(qtbot, fake_engines):
     fake_engines(cupy={}, cuda={"missing": ("*",)})
     panel = make_panel(qtbot, short_config())
-    assert panel.selected_engines() == ["numpy", "cupy"]
+    assert panel.selected_engines() == ["numpy", "cupy"] + NUMBA
     assert "no fused CUDA kernel for 'pattern_search'" in panel._rows["cuda"].check.toolTip()
 
 
@@ -118,7 +137,9 @@ def test_nothing_selected_is_refused(qtbot):
 
 def test_two_engines_race_with_speedup_and_a_failing_one_is_reported(qtbot, fake_cupy):
     panel = make_panel(qtbot, short_config(max_iters=60))
-    assert panel.selected_engines() == ["numpy", "cupy", "cuda"]
+    assert panel.selected_engines() == ["numpy", "cupy", "cuda"] + NUMBA
+    for engine in NUMBA:  # the compiled CPU rows race in test_numba_rows_race_beside_numpy
+        panel._rows[engine].check.setChecked(False)
     snaps = []
     panel.sigSnapshot.connect(lambda engine, snap: snaps.append((engine, snap.engine)))
     with qtbot.waitSignal(panel.sigFinished, timeout=30000):
@@ -156,6 +177,8 @@ def test_numpy_rate_shown_is_the_measure_rule_rate_on_a_light_setup(qtbot):
 
     before = direct()  # before and after the panel's run: the machine's load may change meanwhile
     panel = make_panel(qtbot, config)
+    for engine in NUMBA:  # numpy's rate alone: compiled CPU rows would share its cores
+        panel._rows[engine].check.setChecked(False)
     panel.show()  # painted charts are what slowed the race down
     with qtbot.waitSignal(panel.sigFinished, timeout=60000):
         assert panel.start()
