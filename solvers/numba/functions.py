@@ -29,9 +29,10 @@ FUNCTORS = (
     "SchwefelNormalized", "Branin", "CosineMixture", "DekkersAarts", "Easom", "Exponential",
     "GoldsteinPrice", "Himmelblau", "LevyMontalvo", "Langerman", "Michalewicz", "Salomon",
     "SixHumpCamel", "Shubert", "Shekel5", "Shekel7", "Shekel10", "ShekelFoxholes", "SchafferF7",
-    "PortfolioVariance",
+    "PortfolioVariance", "LevyMontalvo1",
 )
 FUNCTOR_IDS = {name: i for i, name in enumerate(FUNCTORS)}
+FUNCTOR_IDS["LevyMontalvo2"] = FUNCTOR_IDS["LevyMontalvo"]  # LM2 is the penalty-free f13 body
 
 _FOX_A = np.ascontiguousarray(FOXHOLES_A, dtype=np.float64)
 _FOX_C = np.ascontiguousarray(FOXHOLES_C, dtype=np.float64)
@@ -197,7 +198,7 @@ def evaluate(fid, x):
             s += v * v
             p *= math.cos(v / math.sqrt(j + 1.0))
         return s / 4000.0 - p + 1.0
-    if fid == 12:  # Penalized 1
+    if fid == 12 or fid == 34:  # Penalized 1, and without its penalty Levy & Montalvo 1
         y = 1.0 + (x[0] + 1.0) / 4.0
         s0 = math.sin(PI * y)
         body = 10.0 * (s0 * s0)
@@ -209,6 +210,8 @@ def evaluate(fid, x):
             y = yn
         ym = y - 1.0
         body += ym * ym
+        if fid == 34:
+            return (PI / d) * body
         pen = 0.0
         for j in range(d):
             pen += _penalty_u(x[j], 10.0, 100.0)
