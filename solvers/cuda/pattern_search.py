@@ -50,8 +50,6 @@ class PatternSearchCuda(CudaAlgorithm):
     def evals_per_iteration(self) -> float:
         return 2.0 * self.problem.dim * self.params.walkers
 
-    auto_values = PatternSearch.auto_values  # "auto" walkers, as on numpy
-
     def bytes_needed(self, n: int) -> int:
         # X (d, n), f, step, improved flags, plus the best buffers (negligible)
         return n * ((self.problem.dim + 2) * self.dtype.itemsize + 1)
