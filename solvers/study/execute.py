@@ -140,47 +140,41 @@ def execute(client, runs: Sequence[Mapping], table: ResultTable, revision: str, 
         fair = math.ceil(len(todo) / (MAX_IN_FLIGHT * workers()))  # keep the tail spread over workers
         return max(1, min(fair, int(task_seconds / max(per_run, 1e-6))))
 
-    def submit(batch: list) -> object:
-        return client.submit(run_batch, batch, revision, pure=False, retries=1)
-
     pending = as_completed()
     batches = {}
-    n_workers = workers()
-    while todo and pending.count() < MAX_IN_FLIGHT * n_workers:
-        batch = [todo.popleft() for _ in range(min(batch_size(), len(todo)))]
-        fut = submit(batch)
+
+    def submit(batch: list) -> None:
+        fut = client.submit(run_batch, batch, revision, pure=False, retries=1)
         batches[fut.key] = batch
         pending.add(fut)
+
+    def top_up() -> int:
+        n = workers()
+        while todo and pending.count() < MAX_IN_FLIGHT * n:
+            submit([todo.popleft() for _ in range(min(batch_size(), len(todo)))])
+        return n
+
+    n_workers = top_up()
     try:
         for fut in pending:
             batch = batches.pop(fut.key)
             if fut.status == "error":
                 if len(batch) > 1:  # retry its runs one by one on whichever workers remain
                     for run in batch:
-                        single = submit([run])
-                        batches[single.key] = [run]
-                        pending.add(single)
-                else:
-                    exc = fut.exception()
-                    if table.append(_lost_run(batch[0], revision, exc)):
-                        written += 1
-                        failed += 1
-                continue
-            rows, wall = fut.result()
-            per_run = wall / len(rows) if per_run is None else 0.7 * per_run + 0.3 * wall / len(rows)
+                        submit([run])
+                    continue
+                rows = [_lost_run(batch[0], revision, fut.exception())]
+            else:
+                rows, wall = fut.result()
+                per_run = wall / len(rows) if per_run is None else 0.7 * per_run + 0.3 * wall / len(rows)
+            fut.release()
             for row in rows:
                 if table.append(row):
                     written += 1
                     failed += bool(row.get("failure"))
                     if on_row is not None:
                         on_row(row)
-            fut.release()
-            n_workers = workers()
-            while todo and pending.count() < MAX_IN_FLIGHT * n_workers:
-                batch = [todo.popleft() for _ in range(min(batch_size(), len(todo)))]
-                nxt = submit(batch)
-                batches[nxt.key] = batch
-                pending.add(nxt)
+            n_workers = top_up()
             bar.update(written, failed, n_workers)
     finally:
         for fut in list(pending.futures):

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Issue 15's study target on a machine with 2 GPUs: the pattern-search Table 5 grid (240 cuda runs)
+# on the embedded Dask cluster with one GPU worker, then with two; prints both wall times and the
+# ratio (target >= 1.8x). Tables go to $OUT (or /tmp). Usage: scripts/study_gpus.sh [STUDY.json]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PY=${PYTHON:-python3}
+STUDY=${1:-docs/studies/pattern_search_table5.json}
+DEST=${OUT:-/tmp}
+"$PY" main.py warmup >/dev/null 2>&1 || true  # compile the kernels once, outside the timings
+rm -f "$DEST/study_1gpu.csv" "$DEST/study_2gpu.csv"
+t0=$(date +%s.%N)
+"$PY" main.py study "$STUDY" --workers 1 --out "$DEST/study_1gpu.csv"
+t1=$(date +%s.%N)
+"$PY" main.py study "$STUDY" --workers 2 --out "$DEST/study_2gpu.csv"
+t2=$(date +%s.%N)
+"$PY" - "$t0" "$t1" "$t2" <<'PYEOF'
+import sys
+t0, t1, t2 = map(float, sys.argv[1:])
+one, two = t1 - t0, t2 - t1
+print(f"study wall time: 1 GPU {one:.1f} s, 2 GPUs {two:.1f} s, ratio {one / two:.2f}x (target >= 1.8x)")
+PYEOF
