@@ -72,3 +72,4 @@ def test_a_run_that_cannot_fit_is_refused_before_allocating(monkeypatch):
 def test_dimension_is_checked_before_allocating(dim, fragment):
     with pytest.raises(ConfigError, match=fragment):
         get_problem("sphere", dim)
+

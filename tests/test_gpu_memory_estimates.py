@@ -1,0 +1,35 @@
+"""GPU half of tests/test_memory_estimates.py (issue 17, item 2): on the cupy and cuda engines the
+declared memory_estimate() covers what CuPy's memory pool had to hold during init and 4 steps."""
+from __future__ import annotations
+
+import pytest
+
+from solvers.params import make_params
+from solvers.problems import get_problem
+from solvers.rng import ArrayRNG
+
+CASES = [("pattern_search", {}), ("multidirectional_search", {}), ("particle_swarm", {}),
+         ("differential_evolution", {}), ("simulated_annealing", {"variant": "sync"})]
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("engine", ["cupy", "cuda"])
+@pytest.mark.parametrize("name, params", CASES, ids=[n for n, _ in CASES])
+def test_estimate_covers_the_device_allocator(engine, name, params):
+    """On the GPU engines the declared bytes cover what CuPy's memory pool had to hold."""
+    import cupy
+
+    from solvers.engines import algorithm_class
+
+    pool = cupy.get_default_memory_pool()
+    pool.free_all_blocks()
+    cls = algorithm_class(name, engine)
+    kwargs = {"fast_math": False} if engine == "cuda" else {}
+    algo = cls(get_problem("rastrigin", 30), make_params(cls.Params, {"walkers": 4096, **params}),
+               xp=cupy, dtype="float32", **kwargs)
+    before = pool.total_bytes()
+    state = algo.init(ArrayRNG(cupy, 0))
+    algo.step(state, 4)
+    cupy.cuda.get_current_stream().synchronize()
+    held = pool.total_bytes() - before  # the pool keeps freed blocks: about the peak
+    assert held <= algo.memory_estimate(), f"{engine}: pool held {held} B > declared {algo.memory_estimate()} B"
