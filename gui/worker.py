@@ -63,7 +63,7 @@ class SolverWorker(QtCore.QObject):
         super().__init__()
         self.config = config
         self.runner = Runner(config, on_snapshot=self._on_runner_snapshot,
-                             on_status=self.sigStatus.emit)
+                             on_status=self.sigStatus.emit, share_gil=True)
         if paused:
             self.runner.pause()
         self.runner.set_delay(delay)

@@ -27,6 +27,12 @@ from .snapshot import Snapshot
 # Coordinates evaluated per slice of a large iteration (~0.05-0.3 s of NumPy): the time budget,
 # Stop, pause and closing the window wait at most one slice, not one whole iteration.
 SLICE_WORK = 2**22
+# A GUI thread shares the GIL with the solver. PyQt takes the GIL for every virtual call while it
+# paints, and a solver loop of small numpy operations (a few walkers in 2-D) takes it straight back
+# each time, so a repaint waited seconds and Stop minutes (measured: 255 s in the window test).
+# A runner built with share_gil=True therefore sleeps after each chunk for this share of the
+# chunk's time (bounded); the sleep is outside the timed region, so rates stay compute-only.
+GIL_SHARE, GIL_SLEEP_MIN_S, GIL_SLEEP_MAX_S = 0.5, 0.0005, 0.02
 SLOW_ITERATION_S = 3.0  # an iteration that cannot be split and takes longer is warned about
 
 
@@ -78,8 +84,9 @@ class Runner:
     """Drives one run of one configuration; see the module docstring for threading."""
 
     def __init__(self, config: RunConfig, on_snapshot: Callable[[Snapshot], None] | None = None,
-                 on_status: Callable[[str], None] | None = None):
+                 on_status: Callable[[str], None] | None = None, share_gil: bool = False):
         self.config = config
+        self._share_gil = share_gil
         self._on_snapshot = on_snapshot
         self._on_status = on_status
         self._lock = threading.Lock()
@@ -209,6 +216,8 @@ class Runner:
             if delay > 0:
                 with self._wake:
                     self._wake.wait_for(lambda: self._stop, timeout=delay)
+            elif self._share_gil:
+                time.sleep(min(GIL_SLEEP_MAX_S, max(GIL_SLEEP_MIN_S, GIL_SHARE * dt)))
         self._publish(finished=True, reason=reason)
         return self.result(reason)
 

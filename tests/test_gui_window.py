@@ -173,6 +173,28 @@ def test_pause_step_resume_stop_reset(qtbot, make_window):
     assert_closed_cleanly(window)
 
 
+def test_window_stays_responsive_during_an_unpaced_run_of_few_walkers(qtbot, make_window):
+    # 24 walkers in 2-D: the solver is a loop of tiny numpy calls that never release the GIL, and
+    # PyQt needs the GIL for every virtual call while it paints (this once froze Stop for minutes)
+    import time
+    window = make_window()
+    configure(window, "pattern_search", budget="100000000")
+    ticks = []
+    timer = QtCore.QTimer()
+    timer.timeout.connect(lambda: ticks.append(time.perf_counter()))
+    timer.start(10)
+    assert window.start()
+    qtbot.wait(2000)
+    timer.stop()
+    gaps = [b - a for a, b in zip(ticks[20:], ticks[21:])]  # after the first paints
+    assert gaps and max(gaps) < 0.5, f"event loop blocked for {max(gaps or [0]):.2f} s"
+    started = time.perf_counter()
+    with qtbot.waitSignal(window.controller.sigFinished, timeout=5000):
+        window.stop_action.trigger()
+    assert time.perf_counter() - started < 2.0
+    assert_closed_cleanly(window)
+
+
 def test_step_from_idle_runs_exactly_one_iteration(qtbot, make_window):
     window = make_window()
     configure(window, "pattern_search", budget="1000")
