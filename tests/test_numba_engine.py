@@ -238,3 +238,54 @@ def test_auto_schedule_and_auto_walkers_follow_the_reference(variant):
     assert algo.params.t0 == pytest.approx(ref.params.t0, rel=0.5)  # std(f) of other points
     algo.step(state, 200)
     assert state.temperature < algo.params.t0  # cooled, no reheat within the budget
+
+
+# --- non-finite objective values ------------------------------------------------------------------
+def _portfolio_pair(algorithm, params, lower, upper):
+    """The portfolio variance is +inf where sum(w) <= 0: a built-in with non-finite values."""
+    problem = get_problem("portfolio_variance", 3).with_bounds(lower, upper)
+    reference = get_algorithm(algorithm)
+    p = reference.Params(**params)
+    return problem, numba_algorithm(algorithm)(problem, p, dtype=np.float64, threads=1), reference(problem, p)
+
+
+@pytest.mark.parametrize("algorithm, params", VARIANTS, ids=IDS)
+def test_nonfinite_values_counted_as_on_numpy(algorithm, params):
+    """Every kernel counts NaN/inf evaluations as the numpy engine does: in a box where every
+    value is +inf both count every evaluation; in a box where some are, the initial points' count
+    is exactly the number of non-finite values the NumPy formula gives at those points."""
+    problem, algo, ref = _portfolio_pair(algorithm, params, -1.0, 0.0)
+    for a in (algo, ref):
+        assert a.counts_nonfinite
+        state = a.init(ArrayRNG(np, 3))
+        a.step(state, 9)
+        assert int(state.nonfinite) == state.evals > 0, type(a).__name__
+    problem, algo, _ = _portfolio_pair(algorithm, params, -1.0, 1.0)
+    state = algo.init(ArrayRNG(np, 3))
+    points = (state.simplices.reshape(-1, problem.dim) if algorithm == "multidirectional_search"
+              else state.X)
+    raw = problem.evaluate(np.asarray(points, dtype=np.float64))
+    assert 0 < int(state.nonfinite) == int(np.count_nonzero(~np.isfinite(raw))) < state.evals
+    assert np.all(np.isfinite(state.f) | (state.f == np.inf))  # mapped to +inf, never NaN
+    before = int(state.nonfinite)
+    algo.step(state, 9)
+    assert before <= int(state.nonfinite) <= state.evals
+    assert np.isfinite(float(state.best_f))
+
+
+def test_runner_reports_nonfinite_evaluations_on_numba():
+    """RunResult and snapshots carry the count on numba as on numpy (not None)."""
+    from solvers.config import RunConfig
+    from solvers.runner import Runner
+
+    counts = {}
+    for engine in ("numpy", "numba"):
+        config = RunConfig.build("pattern_search", "portfolio_variance", 3, params={"walkers": 48},
+                                 max_iters=5, bounds=(-1, 1), engine=engine, threads=None)
+        snaps = []
+        result = Runner(config, on_snapshot=snaps.append).run()
+        assert isinstance(result.nonfinite_evals, int) and 0 < result.nonfinite_evals < result.evals
+        assert snaps[-1].nonfinite_evals == result.nonfinite_evals
+        assert np.isfinite(result.best_f)
+        counts[engine] = result.nonfinite_evals / result.evals
+    assert counts["numba"] == pytest.approx(counts["numpy"], abs=0.25)  # other draws, same box

@@ -60,8 +60,8 @@ class Algorithm(abc.ABC):
     Params: ClassVar[type]
     reference: ClassVar[str]  # the seed paper / original method it follows
     walker_word: ClassVar[str] = "walkers"  # "particles", "chains", ... for labels
-    # evaluations pass through ``evaluate``, which counts NaN/inf values (state.nonfinite); engines
-    # whose kernels evaluate inside (cuda, numba) set False and report no count
+    # evaluations pass through ``evaluate``, which counts NaN/inf values (state.nonfinite); the numba
+    # kernels count theirs too; engines whose kernels evaluate uncounted (cuda) set False
     counts_nonfinite: ClassVar[bool] = True
 
     def __init__(self, problem: Problem, params, *, xp=np, dtype=np.float64):

@@ -23,20 +23,20 @@ PJIT = dict(parallel=True, nogil=True, cache=True, fastmath=False)
 
 
 @njit(**PJIT)
-def evaluate_rows(fid, X, out):
-    """out[i] = f(X[i]) for every row, NaN/inf mapped to +inf; rows in parallel."""
+def evaluate_rows(fid, X, out, bad):
+    """out[i] = f(X[i]) for every row, NaN/inf mapped to +inf (counted in bad[i]); rows in parallel."""
     n, d = X.shape
     for i in prange(n):
         x = np.empty(d, dtype=np.float64)
         for j in range(d):
             x[j] = X[i, j]
-        out[i] = functions.sanitized(fid, x)
+        out[i] = functions.counted(fid, x, bad, i)
 
 
 @njit(**PJIT)
-def draw_uniform_points(X, f, lower, upper, fid, seed, single):
+def draw_uniform_points(X, f, lower, upper, fid, seed, single, bad):
     """Row i of X uniform in the box (Philox stream INIT, walker i, draw 0 on: the cuda engine's
-    initial points) and f[i] its value."""
+    initial points) and f[i] its value (non-finite values counted in bad[i])."""
     n, d = X.shape
     for i in prange(n):
         x = np.empty(d, dtype=np.float64)
@@ -45,7 +45,7 @@ def draw_uniform_points(X, f, lower, upper, fid, seed, single):
         for j in range(d):
             X[i, j] = row[j]
             x[j] = row[j]
-        f[i] = functions.sanitized(fid, x)
+        f[i] = functions.counted(fid, x, bad, i)
 
 
 def default_threads() -> int:
@@ -68,7 +68,6 @@ class NumbaAlgorithm(Algorithm):
     """Common machinery: function id, thread count, seeding, host-side best update."""
 
     single: bool = False  # float32 run: 24-bit uniforms, 4 per Philox block (as the cuda engine)
-    counts_nonfinite: ClassVar[bool] = False  # compiled evaluation: NaN/inf values are not counted
     threads: ClassVar[int | None] = None  # None = all cores; set per instance by the engine
 
     def __init__(self, problem, params, *, xp=np, dtype=np.float64, threads: int | None = None):
@@ -93,9 +92,21 @@ class NumbaAlgorithm(Algorithm):
         self.use_threads()
         X = np.ascontiguousarray(X)
         out = np.empty(X.shape[0], dtype=np.float64)
-        evaluate_rows(self.fid, X, out)
+        bad = self.nonfinite_counter(X.shape[0])
+        evaluate_rows(self.fid, X, out, bad)
         state.evals += int(X.shape[0])
+        self.tally_nonfinite(state, bad)
         return out.astype(self.dtype)
+
+    @staticmethod
+    def nonfinite_counter(n: int) -> np.ndarray:
+        """Per-walker (or per-group) counts a kernel adds its NaN/inf evaluations to."""
+        return np.zeros(int(n), dtype=np.int64)
+
+    @staticmethod
+    def tally_nonfinite(state: State, bad: np.ndarray) -> None:
+        """Add a kernel's non-finite evaluations to the run's count (what the numpy engine counts)."""
+        state.nonfinite = int(state.nonfinite) + int(bad.sum())
 
     def fold_best(self, state: State, X, f) -> None:
         """Fold the first minimum of f (n,) at rows of X into state.best_x/best_f."""

@@ -48,7 +48,7 @@ def distinct(w0, w1, w2, m, me):
 
 @njit(**PJIT)
 def de_generations(X, f, trials, f_trials, accepted, lower, upper, fid, m, seed, first_gen,
-                   generations, Fw, Cr, single):
+                   generations, Fw, Cr, single, bad):
     n, d = X.shape
     T = X.dtype.type
     per = 4 if single else 2
@@ -84,7 +84,7 @@ def de_generations(X, f, trials, f_trials, accepted, lower, upper, fid, m, seed,
                         else:
                             trials[i, j] = X[i, j]
                         x[j] = trials[i, j]
-                f_trials[i] = T(functions.sanitized(fid, x))
+                f_trials[i] = T(functions.counted(fid, x, bad, i))
             for il in range(m):  # greedy selection, ties to the trial
                 i = base + il
                 take = f_trials[i] <= f[i]
@@ -99,7 +99,7 @@ class DifferentialEvolutionNumba(NumbaAlgorithm, DifferentialEvolution):
     """Compiled generations; snapshots inherited from the reference."""
 
     def memory_words_per_walker(self) -> float:
-        return 2.0 * self.problem.dim + 4.0  # X, trials, f, their values, accepted
+        return 2.0 * self.problem.dim + 6.0  # X, trials, f, their values, accepted, NaN count
 
     def init(self, rng) -> DifferentialEvolutionState:
         n, d = self.total_walkers(), self.problem.dim
@@ -107,20 +107,25 @@ class DifferentialEvolutionNumba(NumbaAlgorithm, DifferentialEvolution):
         X = np.empty((n, d), dtype=self.dtype)
         f = np.empty(n, dtype=self.dtype)
         self.use_threads()
-        draw_uniform_points(X, f, self.lower, self.upper, self.fid, np.uint64(self._seed), self.single)
+        bad = self.nonfinite_counter(n)
+        draw_uniform_points(X, f, self.lower, self.upper, self.fid, np.uint64(self._seed), self.single,
+                            bad)
         state = DifferentialEvolutionState(X=X, f=f, best_x=np.zeros(d, dtype=self.dtype),
                                            best_f=np.asarray(np.inf, dtype=self.dtype), evals=n,
                                            trials=X.copy(), accepted=np.zeros(n, dtype=bool))
         state.f_trials = np.empty(n, dtype=self.dtype)
+        self.tally_nonfinite(state, bad)
         self.fold_best(state, X, f)
         return state
 
     def step(self, state: DifferentialEvolutionState, iterations: int) -> None:
         p, T = self.params, self.dtype.type
         self.use_threads()
+        bad = self.nonfinite_counter(self.total_walkers())
         de_generations(state.X, state.f, state.trials, state.f_trials, state.accepted, self.lower,
                        self.upper, self.fid, int(p.walkers), np.uint64(self._seed),
-                       np.int64(state.iteration), int(iterations), T(p.F), T(p.Cr), self.single)
+                       np.int64(state.iteration), int(iterations), T(p.F), T(p.Cr), self.single, bad)
         state.evals += self.total_walkers() * int(iterations)
+        self.tally_nonfinite(state, bad)
         state.iteration += int(iterations)
         self.fold_best(state, state.X, state.f)

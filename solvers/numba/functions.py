@@ -324,9 +324,11 @@ def evaluate(fid, x):
 
 
 @njit(**JIT)
-def sanitized(fid, x):
-    """f(x), with NaN and +-inf mapped to +inf (they must never become a best point)."""
+def counted(fid, x, bad, k):
+    """f(x), with NaN and +-inf mapped to +inf (they must never become a best point) and counted in
+    bad[k], as the numpy engine counts them (k: the walker or group the calling thread owns)."""
     f = evaluate(fid, x)
     if f != f or abs(f) == np.inf:
+        bad[k] += 1
         return np.inf
     return f

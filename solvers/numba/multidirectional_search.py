@@ -46,7 +46,7 @@ def _size(S, span):
 
 
 @njit(nogil=True, cache=True)
-def _fresh(S, F, x, lower, upper, seed, s, stream, draw, edge, single, fid):
+def _fresh(S, F, x, lower, upper, seed, s, stream, draw, edge, single, fid, bad):
     """A fresh axis simplex at a Philox point (axis_simplices), evaluated, best to the head."""
     n = S.shape[1]
     for j in range(n):
@@ -57,16 +57,16 @@ def _fresh(S, F, x, lower, upper, seed, s, stream, draw, edge, single, fid):
         step = h if base + h <= hi else -h
         for v in range(n + 1):
             S[v, j] = base + step if v == j + 1 else base
-    _evaluate_all(S, F, x, fid)
+    _evaluate_all(S, F, x, fid, bad, s)
     _head(S, F)
 
 
 @njit(nogil=True, cache=True)
-def _evaluate_all(S, F, x, fid):
+def _evaluate_all(S, F, x, fid, bad, s):
     for v in range(S.shape[0]):
         for j in range(S.shape[1]):
             x[j] = S[v, j]
-        F[v] = S.dtype.type(functions.sanitized(fid, x))
+        F[v] = S.dtype.type(functions.counted(fid, x, bad, s))
 
 
 @njit(nogil=True, cache=True)
@@ -80,18 +80,18 @@ def _inside(S, c, lower, upper):
 
 
 @njit(nogil=True, cache=True)
-def _trials(S, c, out, x, fid):
+def _trials(S, c, out, x, fid, bad, s):
     lowest = np.inf
     for v in range(1, S.shape[0]):
         for j in range(S.shape[1]):
             x[j] = S[0, j] + c * (S[v, j] - S[0, j])
-        out[v] = S.dtype.type(functions.sanitized(fid, x))
+        out[v] = S.dtype.type(functions.counted(fid, x, bad, s))
         lowest = min(lowest, out[v])
     return lowest
 
 
 @njit(nogil=True, cache=True)
-def _move(S, F, FR, F2, x, lower, upper, mu, theta, fid):
+def _move(S, F, FR, F2, x, lower, upper, mu, theta, fid, bad, s):
     """One move of Torczon's method for one active start; returns its evaluations."""
     n = S.shape[1]
     T = S.dtype.type
@@ -99,14 +99,14 @@ def _move(S, F, FR, F2, x, lower, upper, mu, theta, fid):
     r_ok = _inside(S, T(-1), lower, upper)
     r_min = np.inf
     if r_ok:
-        r_min = _trials(S, T(-1), FR, x, fid)
+        r_min = _trials(S, T(-1), FR, x, fid, bad, s)
         evals += n
     success = r_ok and r_min < F[0]
     c2 = -mu if success else theta
     second_ok = (not success) or _inside(S, c2, lower, upper)
     second_min = np.inf
     if second_ok:
-        second_min = _trials(S, c2, F2, x, fid)
+        second_min = _trials(S, c2, F2, x, fid, bad, s)
         evals += n
     take_second = (success and second_ok and second_min < r_min) or not success
     c = c2 if take_second else T(-1)
@@ -120,7 +120,7 @@ def _move(S, F, FR, F2, x, lower, upper, mu, theta, fid):
 
 @njit(**PJIT)
 def mds_init(simplices, values, active, keep_f, keep_x, lower, upper, span, fid, seed, edge, tol,
-             single, evals, generate):
+             single, evals, generate, bad):
     """New starts: a fresh simplex each (generate) or the simplices given, evaluated, best to the
     head, active unless collapsed."""
     m, n1, n = simplices.shape
@@ -128,9 +128,9 @@ def mds_init(simplices, values, active, keep_f, keep_x, lower, upper, span, fid,
         x = np.empty(n, dtype=np.float64)
         if generate:
             _fresh(simplices[s], values[s], x, lower, upper, seed, s, philox.STREAM_INIT, np.uint64(0),
-                   edge, single, fid)
+                   edge, single, fid, bad)
         else:
-            _evaluate_all(simplices[s], values[s], x, fid)
+            _evaluate_all(simplices[s], values[s], x, fid, bad, s)
             _head(simplices[s], values[s])
         active[s] = _size(simplices[s], span) >= tol
         keep_f[s] = values[s, 0]
@@ -141,7 +141,7 @@ def mds_init(simplices, values, active, keep_f, keep_x, lower, upper, span, fid,
 
 @njit(**PJIT)
 def mds_iterate(simplices, values, active, keep_f, keep_x, lower, upper, span, fid, seed, first_iter,
-                iterations, edge, mu, theta, tol, restart, single, evals, last):
+                iterations, edge, mu, theta, tol, restart, single, evals, last, bad):
     """`iterations` iterations of every start; evals[s] its evaluations, last[s] the iteration
     (+1) in which it last moved."""
     m, n1, n = simplices.shape
@@ -158,12 +158,12 @@ def mds_iterate(simplices, values, active, keep_f, keep_x, lower, upper, span, f
         for it in range(iterations):
             t = first_iter + it
             if act:
-                count += _move(S, F, FR, F2, x, lower, upper, mu, theta, fid)
+                count += _move(S, F, FR, F2, x, lower, upper, mu, theta, fid, bad, s)
                 act = _size(S, span) >= tol
                 last[s] = t + 1
             elif restart:
                 _fresh(S, F, x, lower, upper, seed, s, philox.STREAM_RESTART,
-                       np.uint64(t) * np.uint64(per_point), edge, single, fid)
+                       np.uint64(t) * np.uint64(per_point), edge, single, fid, bad)
                 count += n1
                 act = True  # as the reference: a fresh simplex is active
             if F[0] < keep_f[s]:
@@ -185,7 +185,7 @@ class MultidirectionalSearchNumba(NumbaAlgorithm, MultidirectionalSearch):
 
     def memory_words_per_walker(self) -> float:
         d = self.problem.dim
-        return (d + 1) * d + 2.0 * d + 3.0 * (d + 1) + 4.0  # simplex, values, kept best, scratch
+        return (d + 1) * d + 2.0 * d + 3.0 * (d + 1) + 6.0  # simplex, values, kept best, scratch, NaN count
 
     def init(self, rng) -> MultidirectionalSearchNumbaState:
         m, n = int(self.params.walkers), self.problem.dim
@@ -208,10 +208,13 @@ class MultidirectionalSearchNumba(NumbaAlgorithm, MultidirectionalSearch):
             active=np.zeros(m, dtype=np.bool_), keep_f=np.empty(m, dtype=self.dtype),
             keep_x=np.empty((m, n), dtype=self.dtype))
         evals = np.zeros(m, dtype=np.int64)
+        bad = self.nonfinite_counter(m)
         self.use_threads()
         mds_init(S, F, state.active, state.keep_f, state.keep_x, self.lower, self.upper, self.span,
-                 self.fid, np.uint64(self._seed), T(p.edge), float(p.tol), self.single, evals, generate)
+                 self.fid, np.uint64(self._seed), T(p.edge), float(p.tol), self.single, evals, generate,
+                 bad)
         state.evals += int(evals.sum())
+        self.tally_nonfinite(state, bad)
         self._finish(state)
         return state
 
@@ -222,12 +225,14 @@ class MultidirectionalSearchNumba(NumbaAlgorithm, MultidirectionalSearch):
         m = state.simplices.shape[0]
         evals = np.zeros(m, dtype=np.int64)
         last = np.zeros(m, dtype=np.int64)
+        bad = self.nonfinite_counter(m)
         self.use_threads()
         mds_iterate(state.simplices, state.values, state.active, state.keep_f, state.keep_x,
                     self.lower, self.upper, self.span, self.fid, np.uint64(self._seed),
                     np.int64(state.iteration), int(iterations), T(p.edge), T(p.expansion),
-                    T(p.contraction), float(p.tol), bool(p.restart), self.single, evals, last)
+                    T(p.contraction), float(p.tol), bool(p.restart), self.single, evals, last, bad)
         state.evals += int(evals.sum())
+        self.tally_nonfinite(state, bad)
         self._finish(state)
         if state.done:  # the reference stops counting iterations once every start has collapsed
             state.iteration = max(state.iteration, int(last.max()))

@@ -27,7 +27,7 @@ STREAM_LINKS = 16  # PSO_STREAM_LINKS
 
 
 @njit(**PJIT)
-def pso_init(X, V, P, f, Pf, lower, upper, fid, seed, classic, single):
+def pso_init(X, V, P, f, Pf, lower, upper, fid, seed, classic, single, bad):
     n, d = X.shape
     per = 4 if single else 2
     B = np.uint64((d + per - 1) // per)
@@ -45,7 +45,7 @@ def pso_init(X, V, P, f, Pf, lower, upper, fid, seed, classic, single):
             X[i, j] = row[j]
             P[i, j] = row[j]
             x[j] = row[j]
-        f[i] = functions.sanitized(fid, x)
+        f[i] = functions.counted(fid, x, bad, i)
         Pf[i] = f[i]
 
 
@@ -81,7 +81,7 @@ def swarm_argmin(Pf, base, m):
 
 @njit(**PJIT)
 def pso_classic(X, V, P, f, Pf, swarm_f, lower, upper, fid, m, seed, first_iter, iterations,
-                omega, phi_p, phi_g, lr, single):
+                omega, phi_p, phi_g, lr, single, bad):
     n, d = X.shape
     T = X.dtype.type
     C = 2 if single else 1  # coordinates per Philox block (r_p and r_g each)
@@ -108,7 +108,7 @@ def pso_classic(X, V, P, f, Pf, swarm_f, lower, upper, fid, m, seed, first_iter,
                     X[i, j] = xj
                     V[i, j] = v
                     x[j] = xj
-                fx = T(functions.sanitized(fid, x))
+                fx = T(functions.counted(fid, x, bad, i))
                 f[i] = fx
                 if fx < Pf[i]:  # only the particle itself reads its P: update at once
                     Pf[i] = fx
@@ -120,7 +120,7 @@ def pso_classic(X, V, P, f, Pf, swarm_f, lower, upper, fid, m, seed, first_iter,
 
 @njit(**PJIT)
 def pso_spso(X, V, P, f, Pf, swarm_f, epochs, redrawn, lower, upper, fid, m, K, seed, first_iter,
-             iterations, w, c, single):
+             iterations, w, c, single, bad):
     n, d = X.shape
     T = X.dtype.type
     NP = 4 if single else 2  # normals per Philox block
@@ -183,7 +183,7 @@ def pso_spso(X, V, P, f, Pf, swarm_f, epochs, redrawn, lower, upper, fid, m, K, 
                     X[i, j] = xj
                     V[i, j] = v
                     x[j] = xj
-                fx = T(functions.sanitized(fid, x))
+                fx = T(functions.counted(fid, x, bad, i))
                 f[i] = fx
                 if fx < Pf[i]:  # P is read by other particles: written after all have moved
                     Pf[i] = fx
@@ -235,7 +235,7 @@ class ParticleSwarmNumba(NumbaAlgorithm, ParticleSwarm):
     """Compiled swarms; snapshots inherited from the reference."""
 
     def memory_words_per_walker(self) -> float:
-        return 3.0 * self.problem.dim + 3.0  # X, V, P, f, Pf
+        return 3.0 * self.problem.dim + 5.0  # X, V, P, f, Pf, NaN count
 
     def init(self, rng) -> ParticleSwarmNumbaState:
         p, n, d = self.params, self.total_walkers(), self.problem.dim
@@ -243,12 +243,14 @@ class ParticleSwarmNumba(NumbaAlgorithm, ParticleSwarm):
         a = [np.empty((n, d), dtype=self.dtype) for _ in range(3)]
         f, Pf = np.empty(n, dtype=self.dtype), np.empty(n, dtype=self.dtype)
         self.use_threads()
+        bad = self.nonfinite_counter(n)
         pso_init(a[0], a[1], a[2], f, Pf, self.lower, self.upper, self.fid, np.uint64(self._seed),
-                 p.variant == "classic", self.single)
+                 p.variant == "classic", self.single, bad)
         state = ParticleSwarmNumbaState(X=a[0], f=f, best_x=np.zeros(d, dtype=self.dtype),
                                         best_f=np.asarray(np.inf, dtype=self.dtype), evals=n, V=a[1],
                                         P=a[2], Pf=Pf)
         state.swarm_best_f = Pf.reshape(p.swarms, p.walkers).min(axis=1)
+        self.tally_nonfinite(state, bad)
         if p.variant == "spso2011":
             state.epochs = np.full(p.swarms, -1, dtype=np.int64)
             state.redrawn = np.ones(p.swarms, dtype=np.bool_)
@@ -260,14 +262,16 @@ class ParticleSwarmNumba(NumbaAlgorithm, ParticleSwarm):
         p, T = self.params, self.dtype.type
         self.use_threads()
         common = (state.X, state.V, state.P, state.f, state.Pf, state.swarm_best_f)
+        bad = self.nonfinite_counter(self.total_walkers())
         if p.variant == "classic":
             pso_classic(*common, self.lower, self.upper, self.fid, int(p.walkers), np.uint64(self._seed),
                         np.int64(state.iteration), int(iterations), T(p.omega), T(p.phi_p),
-                        T(p.phi_g), T(p.lr), self.single)
+                        T(p.phi_g), T(p.lr), self.single, bad)
         else:
             pso_spso(*common, state.epochs, state.redrawn, self.lower, self.upper, self.fid,
                      int(p.walkers), int(p.informants), np.uint64(self._seed), np.int64(state.iteration),
-                     int(iterations), SPSO_W, SPSO_C, self.single)
+                     int(iterations), SPSO_W, SPSO_C, self.single, bad)
         state.evals += self.total_walkers() * int(iterations)
+        self.tally_nonfinite(state, bad)
         state.iteration += int(iterations)
         self.fold_best(state, state.P, state.Pf)

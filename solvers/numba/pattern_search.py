@@ -21,7 +21,7 @@ from .base import PJIT, NumbaAlgorithm
 
 
 @njit(**PJIT)
-def ps_init(X, f, step, improved, lower, upper, fid, seed, stream, draw, delta0, single):
+def ps_init(X, f, step, improved, lower, upper, fid, seed, stream, draw, delta0, single, bad):
     n, d = X.shape
     first = draw * philox.blocks_per_point_jit(d, single)
     for i in prange(n):
@@ -31,13 +31,13 @@ def ps_init(X, f, step, improved, lower, upper, fid, seed, stream, draw, delta0,
         for j in range(d):
             X[i, j] = row[j]
             x[j] = row[j]
-        f[i] = functions.sanitized(fid, x)
+        f[i] = functions.counted(fid, x, bad, i)
         step[i] = delta0
         improved[i] = 0
 
 
 @njit(**PJIT)
-def ps_iterate(X, f, step, improved_last, lower, upper, fid, iterations, delta0, tol):
+def ps_iterate(X, f, step, improved_last, lower, upper, fid, iterations, delta0, tol, bad):
     n, d = X.shape
     for i in prange(n):
         x = np.empty(d, dtype=np.float64)  # the walker's point widened once; trials patch it
@@ -56,9 +56,9 @@ def ps_iterate(X, f, step, improved_last, lower, upper, fid, iterations, delta0,
                 plus = min(xj + delta, hi)
                 minus = max(xj - delta, lo)
                 x[j] = plus
-                fp = X.dtype.type(functions.sanitized(fid, x))
+                fp = X.dtype.type(functions.counted(fid, x, bad, i))
                 x[j] = minus
-                fm = X.dtype.type(functions.sanitized(fid, x))
+                fm = X.dtype.type(functions.counted(fid, x, bad, i))
                 take_plus = fp <= fi and fp <= fm
                 take_minus = (not take_plus) and fm <= fi
                 if take_plus or take_minus:
@@ -87,7 +87,7 @@ class PatternSearchNumba(NumbaAlgorithm, PatternSearch):
     """Compiled compass searches; "auto" walkers and the rest from the reference."""
 
     def memory_words_per_walker(self) -> float:
-        return self.problem.dim + 4.0  # X, f, step, the improved flag
+        return self.problem.dim + 4.0 + 8.0 / self.dtype.itemsize  # X, f, step, flag, NaN count
 
     def init(self, rng) -> PatternSearchNumbaState:
         n, d = int(self.params.walkers), self.problem.dim
@@ -101,10 +101,12 @@ class PatternSearchNumba(NumbaAlgorithm, PatternSearch):
 
     def _draw(self, state, stream: int, draw: int) -> None:
         self.use_threads()
+        bad = self.nonfinite_counter(self.params.walkers)
         ps_init(state.X, state.f, state.step, state.improved, self.lower, self.upper, self.fid,
                 np.uint64(state.seed), stream, np.uint64(draw), self.dtype.type(self.params.delta0),
-                self.single)
+                self.single, bad)
         state.evals += int(self.params.walkers)
+        self.tally_nonfinite(state, bad)
         self.fold_best(state, state.X, state.f)
 
     def step(self, state: PatternSearchNumbaState, iterations: int) -> None:
@@ -118,9 +120,11 @@ class PatternSearchNumba(NumbaAlgorithm, PatternSearch):
             if p.restart:  # a chunk never crosses a round boundary (the round's best is kept)
                 todo = min(todo, p.round_iterations - state.iteration % p.round_iterations)
             self.use_threads()
+            bad = self.nonfinite_counter(n)
             ps_iterate(state.X, state.f, state.step, state.improved, self.lower, self.upper,
-                       self.fid, todo, self.dtype.type(p.delta0), tol)
+                       self.fid, todo, self.dtype.type(p.delta0), tol, bad)
             state.evals += 2 * self.problem.dim * n * todo
+            self.tally_nonfinite(state, bad)
             state.iteration += todo
             remaining -= todo
             self.fold_best(state, state.X, state.f)

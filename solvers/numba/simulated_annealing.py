@@ -27,7 +27,7 @@ from .base import PJIT, NumbaAlgorithm, draw_uniform_points
 @njit(**PJIT)
 def sa_anneal(X, f, accepted, B, Bf, at_best, lower, upper, fid, seed, first_iter, iterations,
               temperature, level_iter, chain_length, alpha, t_min, t0, width, width_power, counts, ends,
-              single):
+              single, bad):
     """`iterations` proposals per chain from global iteration `first_iter`, crossing `ends` level
     ends. counts[i] = accepted proposals of chain i in the first level this call touches, in the
     last level it completes, and in the level left unfinished (the host needs no others, and a
@@ -64,7 +64,7 @@ def sa_anneal(X, f, accepted, B, Bf, at_best, lower, upper, fid, seed, first_ite
             towards_upper = xj + w * (T(2) * u - T(1)) * (hi - xj)
             proposal = min(max(towards_lower if u < T(0.5) else towards_upper, lo), hi)
             x[j] = proposal
-            fn = T(functions.sanitized(fid, x))
+            fn = T(functions.counted(fid, x, bad, i))
             e = -(fn - fi) / T(temp)
             acc = (e >= T(0)) or (a < np.exp(e))  # NaN e: both false, rejected
             if acc:
@@ -118,7 +118,7 @@ class SimulatedAnnealingNumba(NumbaAlgorithm, SimulatedAnnealing):
     walker_word = SimulatedAnnealing.walker_word
 
     def memory_words_per_walker(self) -> float:
-        return 2.0 * self.problem.dim + 12.0  # X, B, f, Bf, flags, 3 int64 acceptance counts
+        return 2.0 * self.problem.dim + 14.0  # X, B, f, Bf, flags, 3 int64 acceptance counts, NaN count
 
     def init(self, rng) -> SimulatedAnnealingNumbaState:
         n, d, p = int(self.params.walkers), self.problem.dim, self.params
@@ -130,9 +130,11 @@ class SimulatedAnnealingNumba(NumbaAlgorithm, SimulatedAnnealing):
             B=np.empty((n, d), dtype=self.dtype), Bf=np.empty(n, dtype=self.dtype),
             at_best=np.ones(n, dtype=bool))
         self.use_threads()
+        bad = self.nonfinite_counter(n)
         draw_uniform_points(state.X, state.f, self.lower, self.upper, self.fid, np.uint64(state.seed),
-                            self.single)
+                            self.single, bad)
         state.evals += n
+        self.tally_nonfinite(state, bad)
         self.fold_best(state, state.X, state.f)
         self.fit_schedule(state.f)  # the auto schedule's T0 from the spread of f, the budget's levels
         state.temperature = float(self.params.t0)
@@ -157,14 +159,16 @@ class SimulatedAnnealingNumba(NumbaAlgorithm, SimulatedAnnealing):
             todo = min(todo, first_end)  # a global exchange (or the switch to polishing) follows
         ends = 0 if todo < first_end else 1 + (todo - first_end) // L
         counts = np.zeros((n, 3), dtype=np.int64)
+        bad = self.nonfinite_counter(n)
         self.use_threads()
         T = self.dtype.type
         sa_anneal(state.X, state.f, state.accepted, state.B, state.Bf, state.at_best, self.lower,
                   self.upper, self.fid, np.uint64(state.seed), np.int64(state.iteration), int(todo),
                   float(state.temperature), int(state.level_iteration), L, float(p.alpha),
                   float(p.t_min), float(p.t0), float(p.width),
-                  float(WIDTH_POWER if p.schedule == "auto" else 0.0), counts, ends, self.single)
+                  float(WIDTH_POWER if p.schedule == "auto" else 0.0), counts, ends, self.single, bad)
         state.evals += n * todo
+        self.tally_nonfinite(state, bad)
         state.iteration += todo
         self._fold_chain_bests(state)
         first, last_done, unfinished = (int(c) for c in counts.sum(axis=0))
