@@ -11,6 +11,7 @@ import pytest
 
 from solvers import RunConfig, Runner
 from solvers import runner as runner_module
+from solvers.engines import get_engine, list_engines
 
 BIG = dict(problem="rastrigin", dim=300)  # one iteration: 2 x 300 x 2048 = 1.2 M evaluations
 
@@ -62,6 +63,26 @@ def test_slicing_changes_nothing(monkeypatch, algorithm, params):
     assert (sliced.best_f, sliced.evals, sliced.iterations) == (whole.best_f, whole.evals, whole.iterations)
     np.testing.assert_array_equal(sliced.best_x, whole.best_x)
     assert len(sliced.history) > len(whole.history)  # it really went slice by slice
+
+
+@pytest.mark.parametrize("engine", [
+    pytest.param(name, marks=pytest.mark.gpu) if get_engine(name).is_gpu else name
+    for name in list_engines() if not get_engine(name).is_reference])
+@pytest.mark.parametrize("algorithm", ["pattern_search", "multidirectional_search"])
+def test_slicing_changes_nothing_on_every_engine(monkeypatch, engine, algorithm):
+    """Fused kernels (cuda, numba) run whole iterations, never the reference's slices (its array
+    code on the kernel's state); the cupy engine slices the reference's code: the numbers are
+    those of an unsliced run on every engine."""
+    if not get_engine(engine).available:
+        pytest.skip(get_engine(engine).status()[1])
+    params = {"walkers": 16, "restart": True}
+    if algorithm == "pattern_search":
+        params["round_iterations"] = 2  # a restart (drawn by the engine's own generator) in the run
+    config = RunConfig.build(algorithm, "rastrigin", 9, engine=engine, params=params, max_iters=5, seed=3)
+    whole = Runner(config).run()
+    monkeypatch.setattr(runner_module, "SLICE_WORK", 50)
+    sliced = Runner(config).run()
+    assert (sliced.best_f, sliced.evals, sliced.iterations) == (whole.best_f, whole.evals, whole.iterations)
 
 
 def test_single_step_runs_a_whole_iteration(monkeypatch):

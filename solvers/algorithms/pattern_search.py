@@ -46,7 +46,7 @@ class PatternSearchParams:
 @dataclass
 class PatternSearchState(State):
     step: Any = None  # (n,) step as a fraction of the range
-    improved_fraction: float = 0.0
+    improved: Any = None  # (n,) walkers that strictly improved in the last iteration
 
 
 @register_algorithm
@@ -73,6 +73,7 @@ class PatternSearch(Algorithm):
                                    best_f=xp.asarray(np.inf, dtype=self.dtype))
         state.f = self.evaluate(state, X)
         state.step = xp.full(n, self.params.delta0, dtype=self.dtype)
+        state.improved = xp.zeros(n, dtype=bool)
         self.update_best(state, X, state.f)
         self._rng = rng
         return state
@@ -117,7 +118,7 @@ class PatternSearch(Algorithm):
         state.f = f
         state.step = xp.where(improved, state.step, state.step * 0.5)
         state.step = xp.where(state.step < tol, xp.asarray(p.delta0, dtype=self.dtype), state.step)
-        state.improved_fraction = improved
+        state.improved = improved
         state.iteration += 1
         self.update_best(state, X, f)
 
@@ -129,11 +130,11 @@ class PatternSearch(Algorithm):
         self.update_best(state, state.X, state.f)
 
     def snapshot(self, state: PatternSearchState, sample: np.ndarray) -> SnapshotData:
+        # the same on every engine: reduced where the arrays live, only the sample and two numbers
+        # cross to the host
         data = super().snapshot(state, sample)
-        steps = to_numpy(state.step)
-        improved = state.improved_fraction
-        frac = float(to_numpy(improved).mean()) if not isinstance(improved, float) else improved
-        data.overlays["steps"] = steps[sample]
-        data.extras["step size (median, x range)"] = float(np.median(steps))
-        data.extras["walkers improved last iteration"] = frac
+        xp = self.xp
+        data.overlays["steps"] = to_numpy(state.step[xp.asarray(sample)])
+        data.extras["step size (median, x range)"] = float(xp.median(state.step))
+        data.extras["walkers improved last iteration"] = float(state.improved.mean())
         return data

@@ -308,14 +308,17 @@ class SimulatedAnnealing(Algorithm):
 
     # --- drawing ---------------------------------------------------------------------------------
     def snapshot(self, state: SimulatedAnnealingState, sample: np.ndarray) -> SnapshotData:
+        # the same on every engine: reduced where the arrays live, only the sample and a few
+        # numbers cross to the host
         data = super().snapshot(state, sample)
-        accepted = to_numpy(state.accepted)
+        xp, accepted = self.xp, state.accepted
+        n = int(accepted.shape[0])
         data.overlays["temperature"] = np.full(len(sample), state.temperature)
-        data.overlays["accepted"] = accepted[sample].astype(np.int8)
+        data.overlays["accepted"] = to_numpy(accepted[xp.asarray(sample)]).astype(np.int8)
         if state.last_level_acceptance is not None:
             level_rate = float(to_numpy(state.last_level_acceptance))
         elif state.level_iteration > 0:  # no level completed yet: the current one so far
-            level_rate = float(to_numpy(state.level_accepts)) / (len(accepted) * state.level_iteration)
+            level_rate = float(to_numpy(state.level_accepts)) / (n * state.level_iteration)
         else:
             level_rate = float("nan")
         # the phase in words, shown by the window (the hybrid's Nelder-Mead polish is its own phase)
@@ -326,9 +329,13 @@ class SimulatedAnnealing(Algorithm):
         data.extras["acceptance rate (last level)"] = level_rate
         data.extras["acceptance rate (last iteration)"] = float(accepted.mean())
         if state.polish is not None:
-            batch = state.polish
-            m = int(batch.vertices.shape[0])
+            active = state.polish.active
+            m = int(active.shape[0])
             drawn = np.unique(np.linspace(0, m - 1, min(m, MAX_DRAWN_SIMPLICES)).round().astype(np.int64))
-            data.overlays["simplices"] = to_numpy(batch.vertices[self.xp.asarray(drawn)])
-            data.extras["polishing simplices active"] = float(to_numpy(batch.active).mean())
+            data.overlays["simplices"] = self.polished_simplices(state, drawn)
+            data.extras["polishing simplices active"] = float(active.mean())
         return data
+
+    def polished_simplices(self, state: SimulatedAnnealingState, drawn: np.ndarray) -> np.ndarray:
+        """Host copy of the polishing simplices `drawn` (k, d+1, d), best vertex first."""
+        return to_numpy(state.polish.vertices[self.xp.asarray(drawn)])

@@ -1,9 +1,10 @@
 """Base class of the cuda engine's algorithms: fused kernels from kernels/ driven through CuPy.
 
-A subclass has the same interface as :class:`solvers.algorithms.base.Algorithm` (and the same Params
-dataclass as its reference module) and adds ``kernel_file``. Walker points live on the GPU as one
-(d, n) array ``state.XT`` (coordinate-major, so that consecutive threads read consecutive addresses);
-``state.X`` is its (n, d) transposed view for code written against the reference layout. The best
+A subclass inherits its reference class, CudaAlgorithm first (``class XCuda(CudaAlgorithm, X)``:
+Params, "auto" values, budget, snapshot over the same state fields) and adds ``kernel_file``,
+``bytes_needed``, ``init`` and ``step``. Walker points live on the GPU as one (d, n) array
+``state.XT`` (coordinate-major, so that consecutive threads read consecutive addresses); ``state.X``
+is its (n, d) transposed view for the reference's code (the snapshot reads it). The best
 point is found by a reduction on the GPU (kernels/reduce.cuh) and stays there: only ``snapshot`` and
 reading ``best_f`` copy to the host.
 """
@@ -14,9 +15,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ..arrays import to_numpy
 from ..errors import DeviceMemoryError, EngineUnavailable
-from ..algorithms.base import Algorithm, SnapshotData, State
+from ..algorithms.base import Algorithm, State
 
 BLOCK = 128  # threads per block of the per-walker kernels (a thread per walker)
 REDUCE_BLOCKS = 512  # blocks of the standalone best-walker reduction
@@ -124,13 +124,10 @@ class CudaAlgorithm(Algorithm):
         """The 64-bit Philox key of a run, derived from its ArrayRNG (same seed -> same key)."""
         return int(rng.raw_seed()) & 0xFFFFFFFFFFFFFFFF
 
-    # --- snapshots ------------------------------------------------------------------------------
-    def snapshot(self, state: CudaState, sample: np.ndarray) -> SnapshotData:
-        """Copy only the sampled walkers to the host."""
-        idx = self.xp.asarray(np.asarray(sample, dtype=np.int64))
-        positions = to_numpy(self.xp.ascontiguousarray(state.XT[:, idx].T))
-        fitness = to_numpy(state.f[idx])
-        return SnapshotData(positions=np.ascontiguousarray(positions), fitness=fitness)
+    def iteration_slices(self, state: State, work: float):
+        """None: a launch runs whole iterations (the reference's slices would run its array code
+        on the kernels' state); the runner warns when one iteration takes long."""
+        return None
 
 
 _SM_COUNTS: dict[int, int] = {}

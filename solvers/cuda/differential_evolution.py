@@ -41,7 +41,6 @@ class DifferentialEvolutionCuda(CudaAlgorithm, DifferentialEvolution):
     kernel_file = "differential_evolution.cu"
     block = MAX_BLOCK
     scratch_shared_max = 48 * 1024  # per block; larger trial rows go to a global scratch buffer
-    snapshot = DifferentialEvolution.snapshot  # the reference's, over the same state fields
 
     def bytes_needed(self, n: int) -> int:
         d, item = self.problem.dim, self.dtype.itemsize

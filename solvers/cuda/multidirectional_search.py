@@ -47,7 +47,6 @@ class MultidirectionalSearchCuda(CudaAlgorithm, MultidirectionalSearch):
     kernel_file = "multidirectional_search.cu"
     block = MAX_BLOCK
     shared_limit = 100 * 1024  # bytes of simplices per block in shared memory (beyond: global)
-    snapshot = MultidirectionalSearch.snapshot  # the reference's, over the same state fields
 
     def bytes_needed(self, n: int) -> int:
         d, item = self.problem.dim, self.dtype.itemsize

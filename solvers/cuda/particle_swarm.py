@@ -67,7 +67,6 @@ SHARED_CHOICES = (X_SHARED | V_SHARED | P_SHARED, X_SHARED | V_SHARED, X_SHARED,
 class ParticleSwarmCuda(CudaAlgorithm, ParticleSwarm):
     kernel_file = "particle_swarm.cu"
     block = MAX_BLOCK
-    snapshot = ParticleSwarm.snapshot  # the reference's, over the same state fields
 
     def bytes_needed(self, n: int) -> int:
         d, item = self.problem.dim, self.dtype.itemsize

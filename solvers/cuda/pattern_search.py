@@ -1,6 +1,7 @@
 """Multi-walk pattern search on the cuda engine (kernels/pattern_search.cu).
 
-Same Params and the same iteration as solvers/algorithms/pattern_search.py (the reference): a thread
+Same Params and the same iteration as solvers/algorithms/pattern_search.py (the reference; this
+class inherits its Params, 'auto' walkers, counting and snapshot over the same state fields): a thread
 per walker runs the seed's Fig. 1 loop for a whole chunk of iterations in one launch, with exactly
 2 d evaluations per walker per iteration. With ``restart``, each round ends by redrawing every
 walker (Philox stream MW_STREAM_RESTART, keyed by the iteration number) and a launch never crosses
@@ -9,13 +10,10 @@ a round boundary, so the best point of the finished round is reduced before it i
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
-from ..arrays import to_numpy
-from ..algorithms.base import SnapshotData
-from ..algorithms.pattern_search import PatternSearch, PatternSearchParams
+from ..algorithms.pattern_search import PatternSearch, PatternSearchState
 from .base import REDUCE_BLOCKS, CudaAlgorithm, CudaState, allocation_guard
 
 STREAM_INIT = 1  # MW_STREAM_INIT
@@ -23,17 +21,11 @@ STREAM_RESTART = 2  # MW_STREAM_RESTART
 
 
 @dataclass
-class PatternSearchCudaState(CudaState):
-    step: Any = None  # (n,) step as a fraction of each coordinate's range
-    improved: Any = None  # (n,) uint8: walker improved in the last iteration
+class PatternSearchCudaState(CudaState, PatternSearchState):
+    """The reference's fields on the GPU (``improved`` as uint8 flags) plus the Philox key."""
 
 
-class PatternSearchCuda(CudaAlgorithm):
-    name = PatternSearch.name
-    title = PatternSearch.title
-    Params = PatternSearchParams
-    reference = PatternSearch.reference
-    auto_values = PatternSearch.auto_values  # 'auto' walkers fitted to the budget, as the reference
+class PatternSearchCuda(CudaAlgorithm, PatternSearch):
     kernel_file = "pattern_search.cu"
     # Lanes per walker: 1 (ps_iterate) or 2, 4, 8 (ps_iterate_group: the plus/minus trials of 1, 2
     # or 4 coordinates at once). Groups are used while one lane per walker would leave fewer than
@@ -46,9 +38,6 @@ class PatternSearchCuda(CudaAlgorithm):
     GROUP_BELOW_THREADS_PER_SM = 512
     GROUP_LANES_THREADS_PER_SM = 256
     lanes: int | None = None
-
-    def evals_per_iteration(self) -> float:
-        return 2.0 * self.problem.dim * self.params.walkers
 
     def bytes_needed(self, n: int) -> int:
         # X (d, n), f, step, improved flags, plus the best buffers (negligible)
@@ -134,12 +123,3 @@ class PatternSearchCuda(CudaAlgorithm):
         while lanes < 8 and 2 * lanes * n <= self.GROUP_LANES_THREADS_PER_SM * sms:
             lanes *= 2
         return lanes
-
-    def snapshot(self, state: PatternSearchCudaState, sample: np.ndarray) -> SnapshotData:
-        data = super().snapshot(state, sample)
-        xp = self.xp
-        data.overlays["steps"] = to_numpy(state.step[xp.asarray(np.asarray(sample, dtype=np.int64))])
-        # scalars reduced on the device: only two numbers cross to the host
-        data.extras["step size (median, x range)"] = float(xp.median(state.step))
-        data.extras["walkers improved last iteration"] = float(state.improved.mean())
-        return data

@@ -1,7 +1,9 @@
 """Parallel simulated annealing on the cuda engine (kernels/simulated_annealing.cu): async, sync, hybrid.
 
 Same Params, neighbour move, Metropolis rule, schedule, reheating, synchronous broadcast and
-Nelder-Mead polishing as solvers/algorithms/simulated_annealing.py (the reference); only the random
+Nelder-Mead polishing as solvers/algorithms/simulated_annealing.py (the reference; this class
+inherits its Params, 'auto' chains, fitted schedule, live parameters, counting and snapshot over
+the same state fields, drawing its own polishing simplices); only the random
 numbers differ (in-kernel Philox instead of the engine's generator). A thread per chain runs a whole
 chunk of proposals per launch, except that a launch ends at every level end that needs a global
 exchange: in ``sync`` (and the hybrid) each level is one launch, followed on the GPU by the best
@@ -20,24 +22,15 @@ from typing import Any
 import numpy as np
 
 from ..arrays import to_numpy
-from ..algorithms.base import SnapshotData
-from ..algorithms.simulated_annealing import (MAX_DRAWN_SIMPLICES, WIDTH_POWER, SimulatedAnnealing,
-                                               SimulatedAnnealingParams)
+from ..algorithms.simulated_annealing import WIDTH_POWER, SimulatedAnnealing, SimulatedAnnealingState
 from .base import REDUCE_BLOCKS, CudaAlgorithm, CudaState, allocation_guard
 
 
 @dataclass
-class SimulatedAnnealingCudaState(CudaState):
-    temperature: float = 0.0
-    level: int = 0
-    level_iteration: int = 0
-    rounds: int = 0
-    accepted: Any = None  # (chains,) uint8, the last proposal of each chain
-    level_accepts: Any = 0  # accepted proposals at the current level (device scalar)
-    last_level_acceptance: Any = None
-    phase: str = "anneal"
-    polish: Any = None  # NelderMeadBuffers while polishing
-    done: bool = False
+class SimulatedAnnealingCudaState(CudaState, SimulatedAnnealingState):
+    """The reference's fields on the GPU (``accepted`` as uint8 flags, ``polish`` NelderMeadBuffers)
+    plus the kernel's bookkeeping."""
+
     B: Any = None  # (d, n) each chain's best point of the current launch (kernel bookkeeping)
     at_best: Any = None  # (n,) uint8
 
@@ -55,19 +48,8 @@ class NelderMeadBuffers:
     counters: Any
 
 
-class SimulatedAnnealingCuda(CudaAlgorithm):
-    name = SimulatedAnnealing.name
-    title = SimulatedAnnealing.title
-    Params = SimulatedAnnealingParams
-    reference = SimulatedAnnealing.reference
-    walker_word = SimulatedAnnealing.walker_word
+class SimulatedAnnealingCuda(CudaAlgorithm, SimulatedAnnealing):
     kernel_file = "simulated_annealing.cu"
-
-    evals_per_iteration = SimulatedAnnealing.evals_per_iteration
-    synchronous = SimulatedAnnealing.synchronous
-    auto_values = SimulatedAnnealing.auto_values
-    fit_schedule = SimulatedAnnealing.fit_schedule  # the same fitted schedule, passed to the kernel
-    set_params = SimulatedAnnealing.set_params
 
     def bytes_needed(self, n: int) -> int:
         # X and B (d, n), f, accepted, at_best, reduction partials
@@ -216,30 +198,9 @@ class SimulatedAnnealingCuda(CudaAlgorithm):
         state.iteration += 1
 
     # --- drawing ---------------------------------------------------------------------------------
-    def snapshot(self, state: SimulatedAnnealingCudaState, sample: np.ndarray) -> SnapshotData:
-        xp = self.xp
-        data = super().snapshot(state, sample)
-        idx = xp.asarray(np.asarray(sample, dtype=np.int64))
-        n = int(self.params.walkers)
-        data.overlays["temperature"] = np.full(len(sample), state.temperature)
-        data.overlays["accepted"] = to_numpy(state.accepted[idx]).astype(np.int8)
-        if state.last_level_acceptance is not None:
-            level_rate = float(to_numpy(state.last_level_acceptance))
-        elif state.level_iteration > 0:
-            level_rate = float(to_numpy(state.level_accepts)) / (n * state.level_iteration)
-        else:
-            level_rate = float("nan")
-        data.extras["temperature"] = float(state.temperature)
-        data.extras["temperature level"] = int(state.level)
-        data.extras["acceptance rate (last level)"] = level_rate
-        data.extras["acceptance rate (last iteration)"] = float(state.accepted.mean())
-        if state.polish is not None:
-            nm = state.polish
-            m = int(nm.rows.shape[0])
-            drawn = np.unique(np.linspace(0, m - 1, min(m, MAX_DRAWN_SIMPLICES)).round().astype(np.int64))
-            drawn_d = xp.asarray(drawn)
-            order = nm.O[drawn_d].astype(np.int64)
-            vertices = xp.take_along_axis(nm.S[drawn_d], order[:, :, None], axis=1)
-            data.overlays["simplices"] = to_numpy(vertices)
-            data.extras["polishing simplices active"] = float(nm.active.astype(np.float64).mean())
-        return data
+    def polished_simplices(self, state: SimulatedAnnealingCudaState, drawn: np.ndarray) -> np.ndarray:
+        """The drawn simplices' vertices in their best-first order (the slots are not moved)."""
+        xp, nm = self.xp, state.polish
+        rows = xp.asarray(drawn)
+        order = nm.O[rows].astype(np.int64)
+        return to_numpy(xp.take_along_axis(nm.S[rows], order[:, :, None], axis=1))

@@ -69,6 +69,7 @@ class NumbaAlgorithm(Algorithm):
 
     single: bool = False  # float32 run: 24-bit uniforms, 4 per Philox block (as the cuda engine)
     threads: ClassVar[int | None] = None  # None = all cores; set per instance by the engine
+    fused: ClassVar[bool] = True  # a compiled kernel runs whole iterations (False: reference code)
 
     def __init__(self, problem, params, *, xp=np, dtype=np.float64, threads: int | None = None):
         super().__init__(problem, params, xp=np, dtype=dtype)
@@ -82,6 +83,12 @@ class NumbaAlgorithm(Algorithm):
     def use_threads(self) -> None:
         """Set this run's thread count for the calling thread's next parallel kernels."""
         numba.set_num_threads(self.threads)
+
+    def iteration_slices(self, state: State, work: float):
+        """None for a fused kernel: a call runs whole iterations (the reference's slices would run
+        its array code on the kernel's state); the reference's slices where only evaluation is
+        compiled."""
+        return super().iteration_slices(state, work) if not self.fused else None
 
     def seed_from(self, rng) -> int:
         """The 64-bit Philox key of a run (the cuda engine's rule: same seed -> same key)."""

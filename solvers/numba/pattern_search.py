@@ -8,14 +8,11 @@ RESTART), so the numba and cuda engines start from the same points.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 from numba import njit, prange
 
-from ..algorithms.base import SnapshotData
-from ..algorithms.pattern_search import PatternSearch
-from ..algorithms.base import State
+from ..algorithms.pattern_search import PatternSearch, PatternSearchState
 from . import functions, philox
 from .base import PJIT, NumbaAlgorithm
 
@@ -77,14 +74,12 @@ def ps_iterate(X, f, step, improved_last, lower, upper, fid, iterations, delta0,
 
 
 @dataclass
-class PatternSearchNumbaState(State):
-    seed: int = 0
-    step: Any = None
-    improved: Any = None  # (n,) uint8
+class PatternSearchNumbaState(PatternSearchState):
+    seed: int = 0  # Philox key (``improved`` holds uint8 flags)
 
 
 class PatternSearchNumba(NumbaAlgorithm, PatternSearch):
-    """Compiled compass searches; "auto" walkers and the rest from the reference."""
+    """Compiled compass searches; "auto" walkers, snapshot and the rest from the reference."""
 
     def memory_words_per_walker(self) -> float:
         return self.problem.dim + 4.0 + 8.0 / self.dtype.itemsize  # X, f, step, flag, NaN count
@@ -128,10 +123,3 @@ class PatternSearchNumba(NumbaAlgorithm, PatternSearch):
             state.iteration += todo
             remaining -= todo
             self.fold_best(state, state.X, state.f)
-
-    def snapshot(self, state: PatternSearchNumbaState, sample: np.ndarray) -> SnapshotData:
-        data = NumbaAlgorithm.snapshot(self, state, sample)
-        data.overlays["steps"] = state.step[sample]
-        data.extras["step size (median, x range)"] = float(np.median(state.step))
-        data.extras["walkers improved last iteration"] = float(state.improved.mean())
-        return data

@@ -18,8 +18,7 @@ from typing import Any
 import numpy as np
 from numba import njit, prange
 
-from ..algorithms.simulated_annealing import (WIDTH_POWER, SimulatedAnnealing,
-                                               SimulatedAnnealingParams, SimulatedAnnealingState)
+from ..algorithms.simulated_annealing import WIDTH_POWER, SimulatedAnnealing, SimulatedAnnealingState
 from . import functions, philox
 from .base import PJIT, NumbaAlgorithm, draw_uniform_points
 
@@ -110,12 +109,6 @@ class SimulatedAnnealingNumbaState(SimulatedAnnealingState):
 
 class SimulatedAnnealingNumba(NumbaAlgorithm, SimulatedAnnealing):
     """Compiled chains; schedule bookkeeping, polishing and snapshots inherited from the reference."""
-
-    name = SimulatedAnnealing.name
-    title = SimulatedAnnealing.title
-    Params = SimulatedAnnealingParams
-    reference = SimulatedAnnealing.reference
-    walker_word = SimulatedAnnealing.walker_word
 
     def memory_words_per_walker(self) -> float:
         return 2.0 * self.problem.dim + 14.0  # X, B, f, Bf, flags, 3 int64 acceptance counts, NaN count

@@ -1,0 +1,69 @@
+"""Every algorithm x variant, read from the registries: the cases of the contract tests.
+
+A variant is one combination of an algorithm's choice and switch parameters (``variant``,
+``schedule``, ``hybrid_base``, ``restart``...; a parameter that does not apply to the chosen
+``variant`` is not combined). Sizes are small: "auto" counts become SMALL_WALKERS walkers and
+SMALL_GROUPS swarms/populations, so a new algorithm, variant or engine is covered by the tests that
+use ``variant_cases()`` without editing a case table.
+"""
+from __future__ import annotations
+
+import itertools
+
+from solvers.algorithms import get_algorithm, list_algorithms
+from solvers.params import specs
+
+SMALL_WALKERS = 32
+SMALL_GROUPS = 3
+# Overrides that make a short run reach every phase: the annealing cools in a few dozen
+# iterations (the hybrid then polishes), pattern search restarts within them.
+QUICK = {
+    "simulated_annealing": dict(t0=10.0, alpha=0.5, chain_length=2, polish_points=4),
+    "pattern_search": dict(round_iterations=7),
+}
+QUICK_ITERATIONS = 70  # iterations after which every QUICK run has reached its last phase
+
+
+def _axes(params_cls) -> list:
+    """The choice and switch parameters, ``variant`` first (the others may depend on it)."""
+    chosen = [s for s in specs(params_cls) if s.kind is bool or (s.kind is str and s.choices)]
+    return sorted(chosen, key=lambda s: s.name != "variant")
+
+
+def small_params(algorithm: str, **choices) -> dict:
+    """Keyword arguments of a small run of `algorithm` with the given choices."""
+    out = {}
+    for spec in specs(get_algorithm(algorithm).Params):
+        if spec.auto:
+            out[spec.name] = int(max(spec.lo or 1, SMALL_WALKERS if spec.name == "walkers" else SMALL_GROUPS))
+    known = {s.name for s in specs(get_algorithm(algorithm).Params)}
+    out.update({k: v for k, v in QUICK.get(algorithm, {}).items() if k in known})
+    out.update(choices)
+    return out
+
+
+def variants(algorithm: str) -> list[dict]:
+    """Every combination of the algorithm's choices that changes what runs."""
+    axes = _axes(get_algorithm(algorithm).Params)
+    values = [s.choices if s.kind is str else (False, True) for s in axes]
+    seen, out = set(), []
+    for combo in itertools.product(*values):
+        chosen = dict(zip((s.name for s in axes), combo))
+        variant = chosen.get("variant")
+        applied = {s.name: chosen[s.name] for s in axes if s.applies_to(variant)}
+        key = tuple(sorted(applied.items()))
+        if key not in seen:
+            seen.add(key)
+            out.append(applied)
+    return out
+
+
+def variant_cases() -> list[tuple[str, dict, str]]:
+    """(algorithm, small params, test id) for every registered algorithm x variant."""
+    cases = []
+    for algorithm in list_algorithms():
+        for chosen in variants(algorithm):
+            label = "-".join(f"{k}={v}" for k, v in chosen.items())
+            cases.append((algorithm, small_params(algorithm, **chosen),
+                          f"{algorithm}-{label}" if label else algorithm))
+    return cases
