@@ -8,7 +8,7 @@
 # files (default tests/test_gpu_*.py). "quick" runs the GPU tests
 # without the slow ones and the quick bench suite. Files written (at most 8, flat, so the device
 # tool brings them all back): env.txt, pytest.log, pytest-junit.xml, bench.log, bench.json, bench.md,
-# and in "gui" mode suite.log and gui-bench.md.
+# and in "gui" mode suite-gpu.log, suite-rest.log and gui-bench.md.
 # Needs python3 with numpy, pytest and CuPy. The GPU machine has no Qt: "gui" mode (the whole suite,
 # window tests included, then scripts/gui_benchmark.py with the GPU engines live) needs the Qt
 # pack .device-qt (built by ../shared/tools/device-qt/build.sh, carried by the device tool) and
@@ -76,16 +76,25 @@ if [[ "$MODE" == gui ]]; then
     exit 2
   fi
   export QT_QPA_PLATFORM=offscreen
-  echo "== the whole suite, window and GPU tests included (log: $OUTDIR/suite.log)"
+  # The whole suite as two halves run side by side (the GPU tests, everything else), so that it
+  # fits one device call; each half logs its failures and slowest tests.
+  echo "== the whole suite, window and GPU tests included (logs: $OUTDIR/suite-gpu.log, suite-rest.log)"
   per_test=()
   "$PY" -c "import pytest_timeout" 2>/dev/null && per_test=(--timeout=150)
-  timeout "${SUITE_SECONDS:-420}" "$PY" -m pytest -q -rfEs -p no:cacheprovider "${per_test[@]}" "$@" \
-      2>&1 | tee "$OUTDIR/suite.log" | tail -n 40
-  rc=${PIPESTATUS[0]}
-  echo "pytest exit code $rc"
-  [[ $rc -ne 0 ]] && status=1
+  for half in gpu rest; do
+    marker="gpu"; [[ $half == rest ]] && marker="not gpu"
+    timeout "${SUITE_SECONDS:-420}" "$PY" -m pytest -q -rfEs -m "$marker" --durations=25 -p no:cacheprovider \
+        "${per_test[@]}" "$@" > "$OUTDIR/suite-$half.log" 2>&1 &
+  done
+  for job in $(jobs -p); do
+    wait "$job" || status=1
+  done
+  for half in gpu rest; do
+    echo "-- $half"; grep -E "^(FAILED|ERROR)|passed|failed|error" "$OUTDIR/suite-$half.log" | tail -n 15
+  done
+  [[ $status -ne 0 ]] && echo "pytest: a half failed or timed out (exit 124)"
   echo "== window benchmark with the GPU engines live (file: $OUTDIR/gui-bench.md)"
-  timeout "${GUI_BENCH_SECONDS:-150}" "$PY" scripts/gui_benchmark.py --out "$OUTDIR/gui-bench.md" 2>&1 | tail -n 40
+  timeout "${GUI_BENCH_SECONDS:-150}" "$PY" scripts/gui_benchmark.py --repeat 2 --seconds 6 --out "$OUTDIR/gui-bench.md" 2>&1 | tail -n 40
   [[ ${PIPESTATUS[0]} -ne 0 ]] && status=1
 fi
 
