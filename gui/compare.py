@@ -8,7 +8,8 @@ How to wire it (main window; MainWindow.add_panel already does the first three):
     self.compare_panel.sigRunningChanged.connect(...)    # optional: e.g. keep the GPU for one thing
 Each engine runs on its own gui.controller.RunController (one SolverWorker on one QThread), so
 starting, stopping and joining follow the main run's rules exactly. Charts: evaluations per second
-per engine over time, each GPU engine's speedup over numpy (ratio of evaluations per second so far),
+per engine over time, each engine's speedup over the chosen CPU baseline (numpy, or numba on every
+or one core: the 'Speedup vs' choice; ratio of evaluations per second so far),
 and best value against seconds per engine. Those live figures share the interpreter with the
 window's repainting, which slows light CPU runs several-fold; so once the race ends, each engine's
 rate is measured again, one engine at a time on a worker thread while the charts are still, by the
@@ -25,9 +26,10 @@ from PyQt6 import QtCore, QtWidgets
 
 from solvers import measure
 from solvers.config import RunConfig
-from solvers.engines import get_engine, gpu_status, list_engines, reference_engine
+from solvers.engines import get_engine, gpu_status, list_engines
 from solvers.problems import list_problems
 
+from .baseline import baseline_combo, baseline_words
 from .controller import RunController
 from .engine_words import TIMING_NOTE, gpu_notice_label, plain_reason
 from .sweep import engine_color, engine_pen
@@ -70,7 +72,8 @@ class MeasureWorker(QtCore.QObject):
                 self.sigStatus.emit(engine, "measuring")
                 try:
                     timing = measure.measure_rate(engine, c.algorithm, c.make_problem(), c.params,
-                                                  dtype=c.dtype, fast_math=c.fast_math, seed=c.seed)
+                                                  dtype=c.dtype, fast_math=c.fast_math, seed=c.seed,
+                                                  threads=c.threads)
                 except Exception as exc:  # noqa: BLE001 - reported in the engine's row
                     self.sigErrored.emit(engine, f"{type(exc).__name__}: {exc}")
                     continue
@@ -168,6 +171,11 @@ class ComparePanel(QtWidgets.QWidget):
                                   f"{c.dtype}, seed {c.seed}, budget {_budget_text(c)}")
         if not self.is_running:
             self._refresh_engines()
+            self._show_baseline()
+
+    def baseline(self) -> str:
+        """The CPU engine the speedups are against (the 'Speedup vs' choice)."""
+        return self.baseline_combo.currentData()
 
     @property
     def is_running(self) -> bool:
@@ -249,6 +257,7 @@ class ComparePanel(QtWidgets.QWidget):
         for col, title in enumerate(("engine", "", "status", "evaluations / s", "best", "speedup")):
             label = QtWidgets.QLabel(f"<i>{title}</i>")
             grid.addWidget(label, 0, col)
+        self.speedup_header = grid.itemAtPosition(0, 5).widget()
         grid.itemAtPosition(0, 3).widget().setToolTip(
             "Live during the race; once it ends, measured one engine at a time (build and warm-up "
             "excluded, median of timed repeats), like the benchmark and the sweep")
@@ -262,16 +271,20 @@ class ComparePanel(QtWidgets.QWidget):
         self.stop_button.setEnabled(False)
         self.stop_button.clicked.connect(self._on_stop_clicked)
         self.status_label = QtWidgets.QLabel("idle")
+        self.baseline_combo = baseline_combo()
+        self.baseline_combo.currentIndexChanged.connect(self._on_baseline_combo_changed)
         buttons = QtWidgets.QHBoxLayout()
         buttons.addWidget(self.start_button)
         buttons.addWidget(self.stop_button)
+        buttons.addWidget(QtWidgets.QLabel("Speedup vs"))
+        buttons.addWidget(self.baseline_combo)
         buttons.addWidget(self.status_label, 1)
 
         self.rate_plot = pg.PlotWidget(title="Evaluations per second")
-        self.speedup_plot = pg.PlotWidget(title="Speedup over numpy")
+        self.speedup_plot = pg.PlotWidget(title="Speedup")
         self.best_plot = pg.PlotWidget(title="Best value")
         for plot, ylabel, logy in ((self.rate_plot, "evaluations / s", True),
-                                   (self.speedup_plot, "x numpy's evaluations / s so far", False),
+                                   (self.speedup_plot, "x the baseline's evaluations / s so far", False),
                                    (self.best_plot, "best f", True)):
             plot.setLogMode(x=False, y=logy)
             plot.showGrid(x=True, y=True, alpha=0.3)
@@ -294,10 +307,11 @@ class ComparePanel(QtWidgets.QWidget):
         self.timing_note = QtWidgets.QLabel(TIMING_NOTE)
         self.timing_note.setWordWrap(True)
         self.timing_note.setStyleSheet("color: #8a8a8a;")
+        self._speedup_empty = None
         if not gpu[0]:
-            # an empty chart must say why it is empty
-            empty = pg.TextItem("no GPU engine here:\nnothing to compare with numpy",
-                                color=(200, 200, 200), anchor=(0.5, 0.5))
+            # an empty chart must say why it is empty (until a CPU engine's curve is drawn)
+            empty = self._speedup_empty = pg.TextItem("no GPU engine here:\nCPU engines only",
+                                                      color=(200, 200, 200), anchor=(0.5, 0.5))
             self.speedup_plot.addItem(empty, ignoreBounds=True)
             empty.setPos(0.5, 1.0)
             self.speedup_plot.setXRange(0, 1)
@@ -345,15 +359,28 @@ class ComparePanel(QtWidgets.QWidget):
         for row in self._rows.values():
             row.clear()
 
+    def _show_baseline(self) -> None:
+        """Name the chosen baseline (and its threads) in the speedup chart and column titles."""
+        label, tip = baseline_words(self.baseline(), self._config.threads)
+        self.speedup_plot.setTitle(f"x vs {label}")
+        self.speedup_plot.setLabel("left", f"x {self.baseline()}'s evaluations / s so far")
+        self.speedup_header.setText(f"<i>x vs {label}</i>")
+        self.speedup_header.setToolTip(tip)
+
     def _set_running(self, running: bool) -> None:
         self.start_button.setEnabled(not running)
         self.stop_button.setEnabled(running)
+        self.baseline_combo.setEnabled(not running)
         for engine, row in self._rows.items():
             row.check.setEnabled(not running and engine in self._usable)
         self.sigRunningChanged.emit(running)
 
     def _curve(self, plot: pg.PlotWidget, engine: str) -> pg.PlotDataItem:
         key = (plot, engine)
+        if plot is self.speedup_plot and self._speedup_empty is not None:
+            plot.removeItem(self._speedup_empty)  # a real curve now: no empty-chart note
+            self._speedup_empty = None
+            plot.enableAutoRange()
         if key not in self._curves:
             self._curves[key] = plot.plot([], [], pen=engine_pen(engine), name=engine)
         return self._curves[key]
@@ -391,8 +418,19 @@ class ComparePanel(QtWidgets.QWidget):
         self._update_speedups()
         self.sigSnapshot.emit(engine, snap)
 
+    def _on_baseline_combo_changed(self, *_args) -> None:
+        self._show_baseline()
+        for (plot, engine), curve in list(self._curves.items()):
+            if plot is self.speedup_plot:
+                plot.removeItem(curve)
+                del self._curves[(plot, engine)]
+        for row in self._rows.values():
+            row.speedup.setText("")
+        self._update_speedups()
+        self._show_measured_speedups()
+
     def _update_speedups(self) -> None:
-        reference = reference_engine().name
+        reference = self.baseline()
         base = self._series.get(reference)
         if base is None or len(base.seconds) < 2:
             return
@@ -475,7 +513,11 @@ class ComparePanel(QtWidgets.QWidget):
         done = f"done ({result.stop_reason}) in {result.seconds:.3g} s; " if result is not None else ""
         row.status.setText(f"{done}rate measured: median of {timing.repeats} x "
                            f"{timing.iterations:,} iterations")
-        base = self._measured.get(reference_engine().name)
+        self._show_measured_speedups()
+
+    def _show_measured_speedups(self) -> None:
+        """Each measured rate over the baseline's measured rate (same run, same rule)."""
+        base = self._measured.get(self.baseline())
         for name, t in self._measured.items():
             if base is not None and base.evals_per_second and t.evals_per_second:
                 self._rows[name].speedup.setText(f"{t.evals_per_second / base.evals_per_second:.3g}x")

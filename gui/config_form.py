@@ -15,7 +15,7 @@ from PyQt6 import QtCore, QtGui, QtWidgets
 import solvers
 from solvers import Budget, ConfigError, RunConfig, engine_status
 from solvers.config import DEFAULT_MAX_ITERS, DTYPES
-from solvers.engines import ENGINES
+from solvers.engines import ENGINES, get_engine
 from solvers.problems import get_definition, get_problem, problem_definitions
 
 from solvers.problems.custom import expression_box, is_expression, set_expression_box
@@ -107,6 +107,10 @@ class ConfigForm(QtWidgets.QWidget):
         self.engine_combo = QtWidgets.QComboBox()
         _fill_engines(self.engine_combo)
         self.engine_row = FieldRow(self.engine_combo)
+        self.threads_spin = QtWidgets.QSpinBox()  # 0 = every core the engine may use
+        self.threads_spin.setSpecialValueText("all cores")
+        self.threads_spin.setToolTip("CPU threads of the numba engine (compiled, multi-core); "
+                                     "'all cores' by default")
         self.dtype_combo = QtWidgets.QComboBox()
         self.dtype_combo.addItems(list(DTYPES))
         self.dtype_combo.setCurrentText(_RUNCONFIG_DEFAULTS["dtype"])
@@ -131,6 +135,7 @@ class ConfigForm(QtWidgets.QWidget):
         self.budget_row = FieldRow(budget_line)
         self.seed_row = FieldRow(self.seed_spin)
         run_layout.addRow("Engine", self.engine_row)
+        run_layout.addRow("Threads", self.threads_spin)
         run_layout.addRow("Precision", self.dtype_combo)
         run_layout.addRow("Seed", self.seed_row)
         run_layout.addRow("Budget", self.budget_row)
@@ -165,6 +170,8 @@ class ConfigForm(QtWidgets.QWidget):
         self.dim_spin.valueChanged.connect(self._on_dim_spin_changed)
         self.params_form.sigChanged.connect(self._on_params_form_changed)
         self.budget_edit.textEdited.connect(lambda _text: self.budget_row.clear("error"))
+        self.engine_combo.currentIndexChanged.connect(self._on_engine_combo_changed)
+        self._on_engine_combo_changed()
         self._on_algorithm_combo_changed()
         self._select_first_problem()
 
@@ -180,6 +187,12 @@ class ConfigForm(QtWidgets.QWidget):
 
     def engine(self) -> str:
         return self.engine_combo.currentText()
+
+    def threads(self) -> int | None:
+        """The thread count chosen for an engine that lets the user choose one (None: its default)."""
+        if not get_engine(self.engine()).threads_choosable():
+            return None
+        return self.threads_spin.value() or None
 
     def build_config(self) -> RunConfig | None:
         """Validate the whole form through solvers; show each error beside its field."""
@@ -216,7 +229,7 @@ class ConfigForm(QtWidgets.QWidget):
             return RunConfig.build(self.algorithm(), self.problem(), self.dim(), params=params,
                                    engine=self.engine(), dtype=self.dtype_combo.currentText(),
                                    seed=self.seed_spin.value(), sample_size=self.sample_spin.value(),
-                                   bounds=self._bounds(), **budget)
+                                   bounds=self._bounds(), threads=self.threads(), **budget)
         except ConfigError as exc:  # cross-field rules of the Params class, mostly
             if not self.params_form.show_error(str(exc)):
                 self.show_general_error(str(exc))
@@ -318,6 +331,7 @@ class ConfigForm(QtWidgets.QWidget):
                        self.dtype_combo, self.seed_spin, self.sample_spin, self.budget_edit,
                        self.budget_kind):
             widget.setEnabled(not running)
+        self._on_engine_combo_changed()
         if not running:
             self.params_form.clear_messages("note")
 
@@ -327,7 +341,7 @@ class ConfigForm(QtWidgets.QWidget):
         self._param_values[self.algorithm()] = self.params_form.values()
         return {"algorithm": self.algorithm(), "problem": self.problem(), "dim": self.dim(),
                 "engine": self.engine(), "dtype": self.dtype_combo.currentText(),
-                "seed": self.seed_spin.value(), "sample_size": self.sample_spin.value(),
+                "threads": self.threads_spin.value(), "seed": self.seed_spin.value(), "sample_size": self.sample_spin.value(),
                 "budget_kind": self.budget_kind.currentText(), "budget": self.budget_edit.text(),
                 "params": {k: dict(v) for k, v in self._param_values.items()},
                 "bounds": list(self._bounds()) if self._bounds() else None}
@@ -357,6 +371,9 @@ class ConfigForm(QtWidgets.QWidget):
             self.engine_combo.setCurrentText(engine)
         if state.get("dtype") in DTYPES:
             self.dtype_combo.setCurrentText(state["dtype"])
+        threads = state.get("threads")
+        if isinstance(threads, int) and not isinstance(threads, bool):
+            self.threads_spin.setValue(threads)  # clamped to this machine's cores
         for key, spin in (("seed", self.seed_spin), ("sample_size", self.sample_spin)):
             value = state.get(key)
             if isinstance(value, int) and not isinstance(value, bool):
@@ -383,11 +400,21 @@ class ConfigForm(QtWidgets.QWidget):
                             if getattr(budget, key) is not None), ("iterations", DEFAULT_MAX_ITERS))
         self.set_state({"algorithm": config.algorithm, "problem": config.problem, "dim": config.dim,
                         "engine": config.engine, "dtype": config.dtype, "seed": config.seed,
-                        "sample_size": config.sample_size, "budget_kind": kind, "budget": f"{value:g}",
+                        "threads": config.threads or 0, "sample_size": config.sample_size, "budget_kind": kind, "budget": f"{value:g}",
                         "params": {config.algorithm: config.params_dict()},
                         "bounds": list(config.bounds) if config.bounds else None})
 
     # --- slots ---------------------------------------------------------------------------------
+    def _on_engine_combo_changed(self, *_args) -> None:
+        """The threads field: enabled only where the engine lets the user choose a thread count."""
+        engine = get_engine(self.engine())
+        choosable = engine.threads_choosable() and engine.available
+        if choosable:
+            self.threads_spin.setRange(0, engine.max_threads())
+        self.threads_spin.setEnabled(choosable and not self._running)
+        self.threads_spin.setToolTip(
+            f"CPU threads of engine '{engine.name}': 1 to {engine.max_threads()} ('all cores' by default)"
+            if choosable else f"engine '{engine.name}' has no thread count to choose")
     def _on_algorithm_combo_changed(self, *_args) -> None:
         if self._current_algorithm is not None:
             self._param_values[self._current_algorithm] = self.params_form.values()

@@ -27,6 +27,7 @@ from solvers.errors import ConfigError
 from solvers.problems import list_problems
 from solvers.sweep import MAX_EXP, SweepRecord, SweepSpec, run_sweep, write_csv
 
+from .baseline import baseline_combo, baseline_words
 from .engine_words import TIMING_NOTE, gpu_notice_label, plain_reason
 TABLE_COLUMNS = ("walkers", "engine", "seconds", "evals", "evals/s", "speedup", "note")
 
@@ -119,7 +120,12 @@ class SweepPanel(QtWidgets.QWidget):
                                engines=self.selected_engines(), min_exp=self.min_exp_box.value(),
                                max_exp=self.max_exp_box.value(), params=params, dtype=c.dtype,
                                seed=c.seed, fast_math=c.fast_math,
-                               point_cap_s=self.cap_box.value())
+                               point_cap_s=self.cap_box.value(), baseline=self.baseline(),
+                               threads=c.threads)
+
+    def baseline(self) -> str:
+        """The CPU engine the speedups are against (the 'Speedup vs' choice)."""
+        return self.baseline_combo.currentData()
 
     def selected_engines(self) -> list[str]:
         return [e for e, box in self.engine_boxes.items() if box.isEnabled() and box.isChecked()]
@@ -135,6 +141,7 @@ class SweepPanel(QtWidgets.QWidget):
             return False
         self._spec = spec
         self._clear_results()
+        self._set_baseline_titles(*baseline_words(spec.baseline, spec.threads))
         self.progress.setValue(0)
         thread = QtCore.QThread(self)
         thread.setObjectName("sweep")
@@ -210,6 +217,8 @@ class SweepPanel(QtWidgets.QWidget):
             self.engine_boxes[engine] = box
             engines_row.addWidget(box)
         engines_row.addStretch(1)
+        self.baseline_combo = baseline_combo()
+        self.baseline_combo.currentIndexChanged.connect(self._show_baseline)
 
         self.start_button = QtWidgets.QPushButton("Run sweep")
         self.start_button.clicked.connect(self._on_start_clicked)
@@ -235,6 +244,7 @@ class SweepPanel(QtWidgets.QWidget):
         form.addRow("Walkers", range_row)
         form.addRow("Cap per point", self.cap_box)
         form.addRow("Engines", engines_row)
+        form.addRow("Speedup vs", self.baseline_combo)
         buttons = QtWidgets.QHBoxLayout()
         for w in (self.start_button, self.stop_button, self.export_button):
             buttons.addWidget(w)
@@ -246,7 +256,7 @@ class SweepPanel(QtWidgets.QWidget):
         self.timing_note = QtWidgets.QLabel(TIMING_NOTE)
         self.timing_note.setWordWrap(True)
         self.timing_note.setStyleSheet("color: #8a8a8a;")
-        self.speedup_plot = pg.PlotWidget(title="Speedup over numpy")
+        self.speedup_plot = pg.PlotWidget(title="Speedup")
         for plot, ylabel in ((self.time_plot, "seconds"), (self.speedup_plot, "speedup (x)")):
             plot.setLogMode(x=True, y=True)
             plot.showGrid(x=True, y=True, alpha=0.3)
@@ -257,9 +267,10 @@ class SweepPanel(QtWidgets.QWidget):
             plot.getPlotItem().getAxis("left").enableAutoSIPrefix(False)
             plot.getPlotItem().getAxis("bottom").enableAutoSIPrefix(False)
             plot.setMinimumWidth(140)
+        self.speedup_empty = None
         if not gpu[0]:
-            # an empty chart must say why it is empty
-            self.speedup_empty = pg.TextItem("no GPU engine here:\nno speedup to measure",
+            # an empty chart must say why it is empty (until a CPU engine's curve is drawn)
+            self.speedup_empty = pg.TextItem("no GPU engine here:\nCPU engines only",
                                              color=(200, 200, 200), anchor=(0.5, 0.5))
             self.speedup_plot.addItem(self.speedup_empty, ignoreBounds=True)
             self.speedup_empty.setPos(3.0, 0.0)
@@ -295,6 +306,21 @@ class SweepPanel(QtWidgets.QWidget):
         c = self._config
         self.config_label.setText(f"<b>{c.algorithm}</b> on <b>{c.problem}</b>, {c.dim}-D, {c.dtype}, "
                                   f"seed {c.seed}; other parameters from the main form")
+        self._show_baseline()
+
+    def _show_baseline(self, *_args) -> None:
+        """Name the chosen baseline (and its threads) in the speedup chart and column titles; a
+        finished sweep keeps the titles of the baseline it was measured against."""
+        if self.is_running or (self._spec is not None and self._records):
+            return
+        label, tip = baseline_words(self.baseline(), self._config.threads)
+        self._set_baseline_titles(label, tip)
+
+    def _set_baseline_titles(self, label: str, tip: str) -> None:
+        self.speedup_plot.setTitle(f"x vs {label}")
+        header = self.table.horizontalHeaderItem(TABLE_COLUMNS.index("speedup"))
+        header.setText(f"x vs {label}")
+        header.setToolTip(tip)
 
     def _clear_results(self) -> None:
         self._records = []
@@ -311,9 +337,14 @@ class SweepPanel(QtWidgets.QWidget):
         self.stop_button.setEnabled(running)
         for w in (self.iterations_box, self.min_exp_box, self.max_exp_box, self.cap_box):
             w.setEnabled(not running)
+        self.baseline_combo.setEnabled(not running)
         self.sigRunningChanged.emit(running)
 
     def _curve(self, plot: pg.PlotWidget, curves: dict, engine: str) -> pg.PlotDataItem:
+        if plot is self.speedup_plot and self.speedup_empty is not None:
+            plot.removeItem(self.speedup_empty)  # a real curve now: no empty-chart note
+            self.speedup_empty = None
+            plot.enableAutoRange()
         if engine not in curves:
             color = engine_color(engine)
             curves[engine] = plot.plot([], [], pen=engine_pen(engine), symbol="o", symbolSize=6,
@@ -326,7 +357,7 @@ class SweepPanel(QtWidgets.QWidget):
             self._curve(self.time_plot, self._curves_time, engine).setData(
                 np.array([r.walkers for r in ok], float), np.array([r.seconds for r in ok]))
         fast = [r for r in ok if r.speedup]
-        if not get_engine(engine).is_reference and fast:
+        if engine != self._spec.baseline and fast:
             self._curve(self.speedup_plot, self._curves_speedup, engine).setData(
                 np.array([r.walkers for r in fast], float), np.array([r.speedup for r in fast]))
 

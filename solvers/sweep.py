@@ -2,7 +2,8 @@
 
 The pattern-search seed's Table 1 in one call: for one algorithm, problem and dimension, run a fixed
 number of iterations with 2^lo ... 2^hi walkers on each engine and report time, evaluations per
-second and the speedup over numpy at the same walker count.
+second and the speedup over a CPU baseline (numpy, or numba on all or one core) at the same walker
+count.
 
 How to wire it (gui/sweep.py runs it on a QThread; the CLI can print it):
     spec = SweepSpec.build("pattern_search", "ackley", 20, iterations=20,
@@ -56,12 +57,15 @@ class SweepSpec:
     seed: int = 0
     fast_math: bool = False
     point_cap_s: float = 10.0  # no point may take longer than this (predicted or measured)
+    baseline: str | None = "numpy"  # the engine speedups are measured against (swept first)
+    threads: int | None = None  # CPU threads of the engines that honour them (None: all cores)
 
     @staticmethod
     def build(algorithm: str, problem: str, dim: int | None = None, *, iterations: int = 20,
               engines: Sequence[str] = ("numpy",), min_exp: int = 8, max_exp: int = 20,
               params: Mapping | None = None, dtype: str = "float64", seed: int = 0,
-              fast_math: bool = False, point_cap_s: float = 10.0) -> "SweepSpec":
+              fast_math: bool = False, point_cap_s: float = 10.0, baseline: str | None = None,
+              threads: int | None = None) -> "SweepSpec":
         """Validate; ConfigError with one clear line on the first bad value."""
         cls = get_algorithm(algorithm)
         if WALKER_PARAM not in {s.name for s in specs(cls.Params)}:
@@ -76,8 +80,18 @@ class SweepSpec:
             raise ConfigError("choose at least one engine")
         for engine in engines:
             get_engine(engine)  # ConfigError naming the known engines
-        # the reference (numpy) first: every other engine's speedup is measured against it
-        engines = tuple(sorted(engines, key=lambda e: not get_engine(e).is_reference))
+        # the baseline (numpy unless chosen) first: every other engine's speedup is measured
+        # against it at the same walker count, so it is swept even when not checked
+        if baseline is None:  # numpy if swept, else the first CPU engine swept, else no speedups
+            cpu = [e for e in engines if not get_engine(e).is_gpu]
+            baseline = next((e for e in cpu if get_engine(e).is_reference), cpu[0] if cpu else None)
+        elif get_engine(baseline).is_gpu:
+            raise ConfigError(f"the speedup baseline must be a CPU engine, got '{baseline}'")
+        if baseline is not None:
+            engines = (baseline,) + tuple(e for e in engines if e != baseline)
+        if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int)
+                                    or threads < 1):
+            raise ConfigError(f"threads must be an integer >= 1, got {threads!r}")
         for name, value in (("min_exp", min_exp), ("max_exp", max_exp)):
             if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_EXP:
                 raise ConfigError(f"{name} must be an integer in [0, {MAX_EXP}], got {value!r}")
@@ -91,7 +105,11 @@ class SweepSpec:
         return SweepSpec(algorithm=algorithm, problem=problem, dim=bound.dim, iterations=iterations,
                          engines=engines, min_exp=min_exp, max_exp=max_exp, params=params,
                          dtype=dtype, seed=int(seed), fast_math=bool(fast_math),
-                         point_cap_s=float(point_cap_s))
+                         point_cap_s=float(point_cap_s), baseline=baseline, threads=threads)
+
+    def baseline_label(self) -> str:
+        """The baseline as titles name it: "numpy", "numba, 16 threads" ("" when none)."""
+        return "" if self.baseline is None else get_engine(self.baseline).baseline_label(self.threads)
 
     def walker_counts(self) -> list[int]:
         return [2 ** e for e in range(self.min_exp, self.max_exp + 1)]
@@ -111,7 +129,7 @@ class SweepRecord:
     seconds: float | None = None  # timed iterations only (after warm-up)
     evals: int = 0
     evals_per_second: float | None = None
-    speedup: float | None = None  # numpy seconds / this engine's seconds, same walker count
+    speedup: float | None = None  # baseline's seconds / this engine's seconds, same walker count
     iterations: int = 0
     note: str = ""
     progress: float = 0.0  # fraction of all points handled (skipped points count as handled)
@@ -139,7 +157,7 @@ def run_sweep(spec: SweepSpec, cancel: threading.Event | None = None,
     handled = 0
     stopped: dict[str, str] = {}  # engine -> why it stopped growing
     last_seconds: dict[str, tuple[int, float]] = {}  # engine -> (walkers, seconds) of last point
-    numpy_seconds: dict[int, float] = {}
+    base_seconds: dict[int, float] = {}  # the baseline engine's seconds by walker count
 
     for engine in spec.engines:
         ok, reason = get_engine(engine).status()
@@ -178,9 +196,9 @@ def run_sweep(spec: SweepSpec, cancel: threading.Event | None = None,
                 yield SweepRecord(n, engine, status, note=note, progress=progress)
                 continue
             last_seconds[engine] = (n, seconds)
-            if get_engine(engine).is_reference:
-                numpy_seconds[n] = seconds
-            base = numpy_seconds.get(n)
+            if engine == spec.baseline:
+                base_seconds[n] = seconds
+            base = base_seconds.get(n)
             speedup = base / seconds if base is not None and seconds > 0 else None
             yield SweepRecord(n, engine, "ok", seconds=seconds, evals=evals,
                               evals_per_second=evals / seconds if seconds > 0 else None,
@@ -208,6 +226,7 @@ def describe(spec: SweepSpec) -> dict:
     return {"algorithm": spec.algorithm, "problem": spec.problem, "dim": spec.dim,
             "iterations": spec.iterations, "dtype": spec.dtype, "seed": spec.seed,
             "engines": " ".join(spec.engines), "walkers": f"2^{spec.min_exp}..2^{spec.max_exp}",
+            "speedup_vs": spec.baseline_label(),
             "params": " ".join(f"{k}={v}" for k, v in sorted(spec.params.items())) or "defaults"}
 
 
@@ -235,7 +254,8 @@ def _build(spec: SweepSpec, engine: str, walkers: int):
     cls = engine.algorithm_class(spec.algorithm)
     params = make_params(cls.Params, {**spec.params, WALKER_PARAM: walkers})
     problem = get_problem(spec.problem, spec.dim)
-    return engine.build(spec.algorithm, problem, params, spec.dtype, spec.fast_math), engine
+    return engine.build(spec.algorithm, problem, params, spec.dtype, spec.fast_math,
+                        threads=spec.threads), engine
 
 
 def _time_point(spec: SweepSpec, engine: str, walkers: int, cancel: threading.Event) -> tuple[float, int]:

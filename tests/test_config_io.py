@@ -37,6 +37,16 @@ def test_round_trip_keeps_every_field(tmp_path, algorithm):
     assert data["version"] == config_io.VERSION and data["format"] == config_io.FORMAT
 
 
+def test_threads_round_trip_and_absent_means_every_core(tmp_path):
+    config = RunConfig.build("pattern_search", "rastrigin", 3, engine="numba", threads=2)
+    path = config_io.save_config(config, tmp_path / "run.json")
+    assert json.loads(path.read_text())["threads"] == 2
+    assert config_io.load_config(path) == config
+    path = config_io.save_config(config.replace(threads=None), tmp_path / "all.json")
+    assert "threads" not in json.loads(path.read_text())
+    assert config_io.load_config(path).threads is None
+
+
 def test_missing_params_and_budget_take_defaults(tmp_path):
     path = tmp_path / "short.json"
     path.write_text(json.dumps({"version": 1, "algorithm": "pattern_search", "problem": "sphere"}))
@@ -70,6 +80,10 @@ BAD = [
     ({"version": 1, "algorithm": "pattern_search", "problem": "sphere", "fast_math": "yes"},
      "'fast_math' must be true or false"),
     ({"version": 1, "algorithm": 3, "problem": "sphere"}, "'algorithm' must be a string"),
+    ({"version": 1, "algorithm": "pattern_search", "problem": "sphere", "threads": 0},
+     "threads must be an integer from 1"),
+    ({"version": 1, "algorithm": "pattern_search", "problem": "sphere", "threads": True},
+     "threads must be an integer from 1"),
     ([1, 2, 3], "must be a JSON object"),
 ]
 

@@ -100,11 +100,27 @@ def test_numba_rows_race_beside_numpy(qtbot):
     panel = make_panel(qtbot, short_config(max_iters=30))
     for engine, row in panel._rows.items():
         row.check.setChecked(engine in ["numpy"] + NUMBA)
+    # the speedup baseline defaults to numba on every core, named with its thread count
+    assert panel.baseline() == "numba"
+    threads = get_engine("numba").max_threads()
+    label = f"numba, {threads} thread{'s' if threads > 1 else ''}"
+    assert panel.speedup_plot.plotItem.titleLabel.text == f"x vs {label}"
+    assert panel.speedup_header.text() == f"<i>x vs {label}</i>"
     with qtbot.waitSignal(panel.sigFinished, timeout=120000):
         panel.start()
     assert_idle(panel)
     assert set(panel.results) == {"numpy", *NUMBA}
     assert all(panel.results[e] is not None for e in NUMBA), panel.errors
+    measured = {e: t.evals_per_second for e, t in panel.measured.items()}
+    assert panel._rows["numba"].speedup.text() == "1x"
+    assert panel._rows["numpy"].speedup.text() == f"{measured['numpy'] / measured['numba']:.3g}x"
+    assert (panel.speedup_plot, "numpy") in panel._curves  # numpy's live ratio to numba
+    # choosing numpy afterwards recomputes the same run's ratios against numpy
+    panel.baseline_combo.setCurrentIndex(panel.baseline_combo.findData("numpy"))
+    assert panel.speedup_plot.plotItem.titleLabel.text == "x vs numpy"
+    assert panel._rows["numpy"].speedup.text() == "1x"
+    assert panel._rows["numba"].speedup.text() == f"{measured['numba'] / measured['numpy']:.3g}x"
+    assert (panel.speedup_plot, "numpy") not in panel._curves
 
 
 def test_unavailable_engines_are_disabled_with_the_reason(qtbot, fake_engines):
@@ -140,6 +156,7 @@ def test_two_engines_race_with_speedup_and_a_failing_one_is_reported(qtbot, fake
     assert panel.selected_engines() == ["numpy", "cupy", "cuda"] + NUMBA
     for engine in NUMBA:  # the compiled CPU rows race in test_numba_rows_race_beside_numpy
         panel._rows[engine].check.setChecked(False)
+    panel.baseline_combo.setCurrentIndex(panel.baseline_combo.findData("numpy"))
     snaps = []
     panel.sigSnapshot.connect(lambda engine, snap: snaps.append((engine, snap.engine)))
     with qtbot.waitSignal(panel.sigFinished, timeout=30000):
@@ -179,6 +196,7 @@ def test_numpy_rate_shown_is_the_measure_rule_rate_on_a_light_setup(qtbot):
     panel = make_panel(qtbot, config)
     for engine in NUMBA:  # numpy's rate alone: compiled CPU rows would share its cores
         panel._rows[engine].check.setChecked(False)
+    panel.baseline_combo.setCurrentIndex(panel.baseline_combo.findData("numpy"))
     panel.show()  # painted charts are what slowed the race down
     with qtbot.waitSignal(panel.sigFinished, timeout=60000):
         assert panel.start()

@@ -29,6 +29,7 @@ def make_panel(qtbot, lo=4, hi=6, iterations=3, dim=3):
     panel.iterations_box.setValue(iterations)
     for engine, box in panel.engine_boxes.items():
         box.setChecked(engine == "numpy")
+    panel.baseline_combo.setCurrentIndex(panel.baseline_combo.findData("numpy"))
     return panel
 
 
@@ -134,3 +135,34 @@ def test_speedup_curve_for_a_second_engine(qtbot, fake_engines):
     cupy = [r for r in panel.records if r.engine == "cupy"]
     np.testing.assert_allclose(y, [r.speedup for r in cupy])
     assert panel.table.rowCount() == 6
+
+
+def test_numba_baseline_is_swept_first_and_named_with_its_threads(qtbot):
+    """The speedup baseline defaults to numba; chosen, it is swept (first) even when unchecked and
+    every speedup is its seconds over the engine's at the same walker count; titles name it."""
+    if not get_engine("numba").available:
+        pytest.skip("numba is not installed")
+    panel = SweepPanel()
+    qtbot.addWidget(panel)
+    assert panel.baseline() == "numba"
+    panel.set_config(RunConfig.build("pattern_search", "sphere", 3, seed=5, engine="numba", threads=1))
+    panel.min_exp_box.setValue(4)
+    panel.max_exp_box.setValue(5)
+    panel.iterations_box.setValue(3)
+    for engine, box in panel.engine_boxes.items():
+        box.setChecked(engine == "numpy")
+    assert panel.speedup_plot.plotItem.titleLabel.text == "x vs numba, 1 thread"
+    with qtbot.waitSignal(panel.sigFinished, timeout=60000):
+        assert panel.start()
+    records = panel.records
+    assert [(r.walkers, r.engine) for r in records] == [(16, "numba"), (16, "numpy"), (32, "numba"),
+                                                        (32, "numpy")]
+    for base, other in zip(records[::2], records[1::2]):
+        assert base.speedup == pytest.approx(1.0)
+        assert other.speedup == pytest.approx(base.seconds / other.seconds)
+    assert "numba" not in panel._curves_speedup and "numpy" in panel._curves_speedup
+    header = panel.table.horizontalHeaderItem(5).text()
+    assert header == "x vs numba, 1 thread"
+    # a finished sweep keeps the titles of the baseline it was measured against
+    panel.baseline_combo.setCurrentIndex(panel.baseline_combo.findData("numpy"))
+    assert panel.table.horizontalHeaderItem(5).text() == header

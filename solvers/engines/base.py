@@ -154,6 +154,18 @@ class Engine:
         """The thread count a build uses (engines that honour threads override)."""
         return threads
 
+    def threads_choosable(self) -> bool:
+        """Whether a user's thread count (RunConfig.threads, the window's field) changes this engine."""
+        return self.honours_threads
+
+    def max_threads(self) -> int:
+        """The most CPU threads a run on this engine may use (1 where threads mean nothing)."""
+        return 1
+
+    def baseline_label(self, threads: int | None = None) -> str:
+        """How a speedup's baseline is named in titles: "numpy", "numba, 16 threads"."""
+        return self.name
+
     def check_memory(self, algo) -> None:
         """Refuse a run that cannot fit (the algorithms allocate their walkers in ``init``)."""
         check_memory(algo.xp, algo.memory_estimate(),

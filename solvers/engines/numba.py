@@ -36,4 +36,21 @@ class NumbaEngine(Engine):
         return numba_algorithm(name)
 
     def threads_for(self, threads: int | None) -> int | None:
-        return threads if threads is not None else self.threads
+        """A fixed-thread registration (numba1) keeps its count; otherwise the run's, else all."""
+        if self.threads is not None:
+            return self.threads
+        return threads
+
+    def threads_choosable(self) -> bool:
+        return self.threads is None
+
+    def max_threads(self) -> int:
+        if not self.available:
+            return 1
+        from ..numba.base import default_threads  # noqa: PLC0415 - numba only when asked
+
+        return default_threads()
+
+    def baseline_label(self, threads: int | None = None) -> str:
+        n = self.threads_for(threads) or self.max_threads()
+        return f"{self.name}, {n} thread{'s' if n != 1 else ''}"
