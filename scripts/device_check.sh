@@ -25,6 +25,14 @@ cd "$(dirname "$0")/.."
 mkdir -p "$OUTDIR"
 status=0
 
+# The device image has no Dask and no pytest-timeout and reaches no package index: wheels carried
+# in .whl (py3.12; see README "GPU check") are installed beside it, without their dependencies.
+if compgen -G ".whl/*.whl" >/dev/null; then
+  "$PY" -m pip install --quiet --no-index --no-deps --target /tmp/multiwalk-site .whl/*.whl >/dev/null 2>&1 \
+      || echo "warning: installing the carried wheels failed"
+  export PYTHONPATH="/tmp/multiwalk-site${PYTHONPATH:+:$PYTHONPATH}"
+fi
+
 {
   echo "== date"; date -u
   echo "== nvidia-smi"; nvidia-smi 2>&1 || echo "nvidia-smi not available"
