@@ -69,6 +69,8 @@ class Engine:
     compile_message: str = "compiling kernels"
     honours_threads: bool = False  # a CPU thread count (RunConfig.threads) changes how it runs
     warmup_seconds: float = 0.0
+    # what the engine's allocator holds over the algorithm's declared peak (memory_estimate)
+    memory_overhead: float = 1.0
     color: tuple[int, int, int] = (200, 200, 200)  # its curves in the window's charts
 
     def __init__(self):
@@ -166,9 +168,13 @@ class Engine:
         """How a speedup's baseline is named in titles: "numpy", "numba, 16 threads"."""
         return self.name
 
+    def memory_needed(self, algo) -> int:
+        """Bytes a run of `algo` needs on this engine: its declared peak times the allocator's overhead."""
+        return int(algo.memory_estimate() * self.memory_overhead)
+
     def check_memory(self, algo) -> None:
         """Refuse a run that cannot fit (the algorithms allocate their walkers in ``init``)."""
-        check_memory(algo.xp, algo.memory_estimate(),
+        check_memory(algo.xp, self.memory_needed(algo),
                      f"{getattr(algo, 'name', type(algo).__name__)} with {algo.total_walkers():,} "
                      f"walkers at d={algo.problem.dim}")
 
