@@ -34,42 +34,10 @@
 //   DE_STREAM_BOUNCE: the bounce-back uniform of gene j, draw t * ceil(d / P) + j / P, word j % P.
 //
 // MW_KERNELS: de_init<F,T> de_generations<F,T>
+// MW_HEADERS: group_sync.cuh
 
 #define DE_STREAM_BOUNCE 16u
 #define DE_BATCH 4  // individuals whose rows are read together
-
-__device__ __forceinline__ float de_ldcg(const float* p) {
-    float v;
-    asm volatile("ld.global.cg.f32 %0, [%1];" : "=f"(v) : "l"(p) : "memory");
-    return v;
-}
-__device__ __forceinline__ double de_ldcg(const double* p) {
-    double v;
-    asm volatile("ld.global.cg.f64 %0, [%1];" : "=d"(v) : "l"(p) : "memory");
-    return v;
-}
-
-// Barrier among the `count` blocks of one group. *bar counts arrivals and only grows (the host zeroes
-// it before each launch): the k-th barrier of a launch is passed once it reaches k * count. One
-// fence, one fire-and-forget add and acquire-loads: about two L2 round trips, half those of a
-// counter that the last block must reset. The blocks must be resident together (file comment).
-__device__ __forceinline__ unsigned long long de_acquire(const unsigned long long* p) {
-    unsigned long long v;
-    asm volatile("ld.acquire.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
-    return v;
-}
-__device__ void de_group_sync(unsigned long long* bar, int count, unsigned long long& passed) {
-    __syncthreads();
-    if (count <= 1) return;
-    passed += (unsigned long long)count;
-    if (threadIdx.x == 0) {
-        __threadfence();  // the block's writes are visible before it is counted
-        atomicAdd(bar, 1ull);
-        while (de_acquire(bar) < passed) {
-        }
-    }
-    __syncthreads();
-}
 
 // The launch's best individual folded into the run's best; its row copied through L2. X (n, d).
 template <typename T>
@@ -78,7 +46,7 @@ __device__ void de_commit(MwBest<T> mine, const T* X, int d, T* part_f, long lon
     __shared__ MwBest<T> winner;
     if (mw_grid_argmin(mine, part_f, part_i, ticket, &winner)) {
         if (winner.f < *best_f) {  // uniform across the block
-            for (int j = threadIdx.x; j < d; j += blockDim.x) best_x[j] = de_ldcg(X + winner.i * d + j);
+            for (int j = threadIdx.x; j < d; j += blockDim.x) best_x[j] = mw_ldcg(X + winner.i * d + j);
             __syncthreads();
             if (threadIdx.x == 0) {
                 *best_f = winner.f;
@@ -143,8 +111,7 @@ de_generations(T* X0, T* X1, T* f, T* trials, unsigned char* accepted, const T* 
     const long long group = blockIdx.x / bpp;
     const int block = (int)(blockIdx.x - group * bpp);
     const long long base = (first_pop + group) * (long long)m;
-    unsigned long long* bar = bars + group;
-    unsigned long long passed = 0;  // this block's count of barrier arrivals expected so far
+    MwGroupSync sync = {bars + group, 0ull, bpp};  // the population's barrier (group_sync.cuh)
     const int tiles = (m + 31) >> 5;
     const int wg = block * W + warp, wstride = bpp * W;
     T* scratch = scratch_shared ? (T*)de_smem + warp * 32 * stride
@@ -207,9 +174,9 @@ de_generations(T* X0, T* X1, T* f, T* trials, unsigned char* accepted, const T* 
                         const bool live = k < count && jv;
                         const bool tk = live && ((mk >> lane) & 1u);
                         takes |= (tk ? 1u : 0u) << u;
-                        aa[u] = live ? de_ldcg(cur + (tk ? a1 : ik) * d + j) : T(0);
-                        ba[u] = tk ? de_ldcg(cur + a2 * d + j) : T(0);
-                        ca[u] = tk ? de_ldcg(cur + a3 * d + j) : T(0);
+                        aa[u] = live ? mw_ldcg(cur + (tk ? a1 : ik) * d + j) : T(0);
+                        ba[u] = tk ? mw_ldcg(cur + a2 * d + j) : T(0);
+                        ca[u] = tk ? mw_ldcg(cur + a3 * d + j) : T(0);
                     }
 #pragma unroll
                     for (int u = 0; u < DE_BATCH; ++u) {
@@ -252,7 +219,7 @@ de_generations(T* X0, T* X1, T* f, T* trials, unsigned char* accepted, const T* 
                     for (int u = 0; u < DE_BATCH; ++u) {
                         const int k = k0 + u;
                         const bool reread = k < count && jv && !((taken >> (k & 31)) & 1u);
-                        kept[u] = reread ? de_ldcg(cur + (base + tile * 32 + k) * d + j) : T(0);
+                        kept[u] = reread ? mw_ldcg(cur + (base + tile * 32 + k) * d + j) : T(0);
                     }
 #pragma unroll
                     for (int u = 0; u < DE_BATCH; ++u) {
@@ -275,7 +242,7 @@ de_generations(T* X0, T* X1, T* f, T* trials, unsigned char* accepted, const T* 
             }
             __syncwarp();  // the scratch rows are rewritten by the next tile
         }
-        de_group_sync(bar, bpp, passed);
+        mw_group_sync(sync);
         T* s = cur;
         cur = nxt;
         nxt = s;

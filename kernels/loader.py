@@ -1,10 +1,11 @@
 """The one cached loader of Multiwalk's CUDA kernels.
 
 A module is built from the *text* of the shared headers (common.cuh, random.cuh, reduce.cuh,
-problems.cuh) followed by one algorithm file (``*.cu``), compiled by CuPy's ``RawModule`` with the
-kernels' template instantiations as ``name_expressions``. Text is concatenated rather than
-``#include``d because CuPy's disk cache keys on the source text: an edited header then always
-recompiles. One module per (kernel file, functor, dtype, fast math), cached for the process.
+problems.cuh), the headers the algorithm file asks for in a line ``// MW_HEADERS: a.cuh b.cuh``
+(helpers that only some kernels use, e.g. group_sync.cuh) and the algorithm file (``*.cu``),
+compiled by CuPy's ``RawModule`` with the kernels' template instantiations as
+``name_expressions``. Text is concatenated rather than ``#include``d because CuPy's disk cache
+keys on the source text: an edited header then always recompiles. One module per (kernel file, functor, dtype, fast math), cached for the process.
 
 Each ``.cu`` file declares its kernels in a line ``// MW_KERNELS: name<F,T> other<T> ...``:
 ``<F,T>`` kernels are instantiated per objective functor and dtype, ``<T>`` per dtype only. The
@@ -28,6 +29,7 @@ MW_SHARED_KERNELS = ("mw_argmin_update<T>", "mw_broadcast_point<T>")
 # NVRTC options shared by CuPy and the CI compile test (which passes the same defines to nvcc).
 BASE_OPTIONS = ("-std=c++17",)
 _KERNELS_LINE = re.compile(r"^//\s*MW_KERNELS:(.*)$", re.MULTILINE)
+_HEADERS_LINE = re.compile(r"^//\s*MW_HEADERS:(.*)$", re.MULTILINE)
 _FUNCTOR_MACRO = re.compile(r"#define\s+MW_FOR_EACH_FUNCTOR\s*\(\s*(\w+)\s*\)((?:[^\n]*\\\n)*[^\n]*)")
 
 
@@ -49,10 +51,10 @@ def read_text(name: str) -> str:
     return (KERNEL_DIR / name).read_text(encoding="utf-8")
 
 
-def header_text() -> str:
-    """The shared headers, concatenated in dependency order."""
+def header_text(names=HEADERS) -> str:
+    """Headers' text concatenated in the given order (default: the shared ones, dependency order)."""
     parts = []
-    for name in HEADERS:
+    for name in names:
         path = KERNEL_DIR / name
         if not path.exists():
             raise _unavailable(f"kernel header kernels/{name} is missing")
@@ -60,14 +62,21 @@ def header_text() -> str:
     return "".join(parts)
 
 
+def declared_headers(kernel_file: str) -> list[str]:
+    """The headers a kernel file asks for beyond the shared ones (its ``// MW_HEADERS:`` lines)."""
+    return [name for line in _HEADERS_LINE.findall(read_text(kernel_file)) for name in line.split()]
+
+
 def source(kernel_file: str, functor_source: str = "") -> str:
-    """The full translation unit for one kernel file: the headers, a generated functor's source (a
-    user's expression), then the file.
+    """The full translation unit for one kernel file: the shared headers, a generated functor's
+    source (a user's expression), the file's own headers, then the file. All as text, so CuPy's
+    cache key changes whenever any of them is edited.
 
     MW_FAST_MATH comes as a compiler option (``options(fast_math)``), which CuPy's cache also keys on.
     """
     extra = f"// ---- generated functor ----\n{functor_source}\n" if functor_source else ""
-    return header_text() + extra + f"// ---- {kernel_file} ----\n" + read_text(kernel_file)
+    own = header_text(declared_headers(kernel_file))
+    return header_text() + extra + own + f"// ---- {kernel_file} ----\n" + read_text(kernel_file)
 
 
 def options(fast_math: bool) -> tuple[str, ...]:

@@ -50,59 +50,11 @@
 //   PSO_STREAM_LINKS: the K targets, draw (epoch + 1) * ceil(K / 4) + b.
 //
 // MW_KERNELS: pso_init<F,T> pso_classic<F,T> pso_spso<F,T> pso_links<T>
+// MW_HEADERS: group_sync.cuh
 
 #define PSO_STREAM_LINKS 16u
 
-// ---- helpers: L2 loads, the group barrier, the swarm-best exchange --------------------------------
-
-__device__ __forceinline__ float pso_ldcg(const float* p) {
-    float v;
-    asm volatile("ld.global.cg.f32 %0, [%1];" : "=f"(v) : "l"(p) : "memory");
-    return v;
-}
-__device__ __forceinline__ double pso_ldcg(const double* p) {
-    double v;
-    asm volatile("ld.global.cg.f64 %0, [%1];" : "=d"(v) : "l"(p) : "memory");
-    return v;
-}
-__device__ __forceinline__ long long pso_ldcg(const long long* p) {
-    long long v;
-    asm volatile("ld.global.cg.s64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
-    return v;
-}
-__device__ __forceinline__ unsigned long long pso_ldcg(const unsigned long long* p) {
-    unsigned long long v;
-    asm volatile("ld.global.cg.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
-    return v;
-}
-
-// Barrier among the `count` blocks of one group. *bar counts arrivals and only grows (the host zeroes
-// it before each launch): the k-th barrier of a launch is passed once it reaches k * count. One
-// fence, one fire-and-forget add and acquire-loads: about two L2 round trips, half those of a
-// counter that the last block must reset. The blocks must be resident together (file comment).
-__device__ __forceinline__ unsigned long long pso_acquire(const unsigned long long* p) {
-    unsigned long long v;
-    asm volatile("ld.acquire.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
-    return v;
-}
-struct PsoSync {
-    unsigned long long* bar;    // the group's arrival counter
-    unsigned long long passed;  // arrivals this block has waited for so far in this launch
-    int count;                  // blocks in the group
-};
-
-__device__ void pso_group_sync(PsoSync& s) {
-    __syncthreads();
-    if (s.count <= 1) return;
-    s.passed += (unsigned long long)s.count;
-    if (threadIdx.x == 0) {
-        __threadfence();  // the block's writes are visible before it is counted
-        atomicAdd(s.bar, 1ull);
-        while (pso_acquire(s.bar) < s.passed) {
-        }
-    }
-    __syncthreads();
-}
+// ---- helpers: the swarm-best exchange (L2 loads and the group barrier: group_sync.cuh) ------------
 
 // Where this block sits: swarm, block within the swarm, thread within the swarm.
 struct PsoPlace {
@@ -133,7 +85,7 @@ __device__ __forceinline__ PsoPlace pso_place(long long first_swarm, int bps, in
 template <typename T>
 __device__ void pso_exchange(MwBest<T> mine, const T* P, const T* ps, long long n, int d, int m,
                              const PsoPlace& at, int parity, T* gpart_f, long long* gpart_i, T* gpart_x,
-                             PsoSync& sync, T* g_x, MwBest<T>* g) {
+                             MwGroupSync& sync, T* g_x, MwBest<T>* g) {
     const int bps = sync.count;
     const MwBest<T> b = mw_block_argmin(mine);
     if (threadIdx.x == 0) *g = b;
@@ -158,12 +110,12 @@ __device__ void pso_exchange(MwBest<T> mine, const T* P, const T* ps, long long 
         gpart_f[slot] = blk.f;
         gpart_i[slot] = blk.i;
     }
-    pso_group_sync(sync);
+    mw_group_sync(sync);
     const long long first = (long long)parity * gridDim.x + (blockIdx.x - at.block);
     if (threadIdx.x < 32) {  // one warp reduces the swarm's partials: no block-wide reduction
         MwBest<T> v = mw_no_best<T>();
         for (int k = threadIdx.x; k < bps; k += 32) {
-            v = mw_better(v, mw_make_best(pso_ldcg(gpart_f + first + k), pso_ldcg(gpart_i + first + k)));
+            v = mw_better(v, mw_make_best(mw_ldcg(gpart_f + first + k), mw_ldcg(gpart_i + first + k)));
         }
         v = mw_warp_argmin(v);
         if (threadIdx.x == 0) *g = v;
@@ -173,7 +125,7 @@ __device__ void pso_exchange(MwBest<T> mine, const T* P, const T* ps, long long 
     if (g_x && w.i >= at.base && w.i < at.base + m) {
         const long long local = w.i - at.base;
         const long long owner = first + (local % at.stride) / blockDim.x;
-        for (int j = threadIdx.x; j < d; j += blockDim.x) g_x[j] = pso_ldcg(gpart_x + owner * d + j);
+        for (int j = threadIdx.x; j < d; j += blockDim.x) g_x[j] = mw_ldcg(gpart_x + owner * d + j);
     }
     __syncthreads();
 }
@@ -186,7 +138,7 @@ __device__ void pso_commit(MwBest<T> mine, const T* P, long long n, int d, T* pa
     __shared__ MwBest<T> winner;
     if (mw_grid_argmin(mine, part_f, part_i, ticket, &winner)) {
         if (winner.f < *best_f) {  // uniform across the block
-            for (int j = threadIdx.x; j < d; j += blockDim.x) best_x[j] = pso_ldcg(P + (long long)j * n + winner.i);
+            for (int j = threadIdx.x; j < d; j += blockDim.x) best_x[j] = mw_ldcg(P + (long long)j * n + winner.i);
             __syncthreads();
             if (threadIdx.x == 0) {
                 *best_f = winner.f;
@@ -336,7 +288,7 @@ pso_classic(T* X, T* V, T* P, T* f, T* Pf, T* swarm_f, long long* swarm_i, const
     T *xs, *vs, *ps;
     T* g_x = pso_split<T>(pso_smem, 0, d, flags, &xs, &vs, &ps);
     const PsoPlace at = pso_place(first_swarm, bps, m);
-    PsoSync sync = {bars + at.group, 0ull, bps};
+    MwGroupSync sync = {bars + at.group, 0ull, bps};
     const bool own_one = flags != 0 && at.lt < m;  // flags: the host checked one particle per thread
     if (own_one) pso_stage(X, V, P, n, d, at.base + at.lt, xs, vs, ps, true);
     MwBest<T> mine = mw_no_best<T>();
@@ -418,10 +370,10 @@ struct PsoKeys {
     bool shared;
     __device__ __forceinline__ long long at(long long i) const { return i - offset; }
     __device__ __forceinline__ unsigned long long read0(long long i) const {
-        return shared ? k0[at(i)] : pso_ldcg(k0 + at(i));
+        return shared ? k0[at(i)] : mw_ldcg(k0 + at(i));
     }
     __device__ __forceinline__ unsigned long long read1(long long i) const {
-        return shared ? k1[at(i)] : pso_ldcg(k1 + at(i));
+        return shared ? k1[at(i)] : mw_ldcg(k1 + at(i));
     }
 };
 
@@ -488,7 +440,7 @@ pso_spso(T* X, T* V, T* P, T* f, T* Pf, T* swarm_f, long long* swarm_i, long lon
     }
     T *xs, *vs, *ps;
     pso_split<T>(pso_smem, used, d, flags, &xs, &vs, &ps);  // SPSO needs no swarm-best point
-    PsoSync sync = {bars + at.group, 0ull, bps};
+    MwGroupSync sync = {bars + at.group, 0ull, bps};
     const bool own_one = flags != 0 && at.lt < m;
     if (own_one) pso_stage(X, V, P, n, d, at.base + at.lt, xs, vs, ps, true);
     MwBest<T> mine = mw_no_best<T>();
@@ -514,12 +466,12 @@ pso_spso(T* X, T* V, T* P, T* f, T* Pf, T* swarm_f, long long* swarm_i, long lon
         for (int p = at.lt; p < m; p += at.stride) {
             pso_scatter(keys, at.base + p, own_one ? pf_own : Pf[at.base + p], 0, seed, epoch, K, at.base, m);
         }
-        pso_group_sync(sync);
+        mw_group_sync(sync);
         if (twice) {
             for (int p = at.lt; p < m; p += at.stride) {
                 pso_scatter(keys, at.base + p, own_one ? pf_own : Pf[at.base + p], 1, seed, epoch, K, at.base, m);
             }
-            pso_group_sync(sync);
+            mw_group_sync(sync);
         }
         mine = mw_no_best<T>();
         for (int p = at.lt; p < m; p += at.stride) {
@@ -540,7 +492,7 @@ pso_spso(T* X, T* V, T* P, T* f, T* Pf, T* swarm_f, long long* swarm_i, long lon
             for (int j0 = 0; j0 < d; j0 += NP) {
                 T pl[4], z[4];
 #pragma unroll
-                for (int q = 0; q < NP; ++q) pl[q] = j0 + q < d ? pso_ldcg(li + (long long)(j0 + q) * n) : T(0);
+                for (int q = 0; q < NP; ++q) pl[q] = j0 + q < d ? mw_ldcg(li + (long long)(j0 + q) * n) : T(0);
                 pso_normals(rng(t * per_iter + (unsigned long long)(j0 / NP)), z);
 #pragma unroll
                 for (int q = 0; q < NP; ++q) {
@@ -560,7 +512,7 @@ pso_spso(T* X, T* V, T* P, T* f, T* Pf, T* swarm_f, long long* swarm_i, long lon
             for (int j0 = 0; j0 < d; j0 += NP) {
                 T pl[4], z[4];
 #pragma unroll
-                for (int q = 0; q < NP; ++q) pl[q] = j0 + q < d ? pso_ldcg(li + (long long)(j0 + q) * n) : T(0);
+                for (int q = 0; q < NP; ++q) pl[q] = j0 + q < d ? mw_ldcg(li + (long long)(j0 + q) * n) : T(0);
                 pso_normals(rng(t * per_iter + (unsigned long long)(j0 / NP)), z);
 #pragma unroll
                 for (int q = 0; q < NP; ++q) {

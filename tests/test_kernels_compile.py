@@ -95,6 +95,29 @@ def test_fast_math_switch_touches_float_code_only():
             assert line.lstrip().startswith("__device__ __forceinline__ float "), line
 
 
+def test_file_headers_enter_the_source_once():
+    """A kernel file's ``// MW_HEADERS:`` headers are in its source (so in CuPy's cache key), once,
+    after the shared headers and before the file; the grid-barrier kernels share group_sync.cuh."""
+    for name in FILES:
+        text = loader.source(name)
+        for header in loader.declared_headers(name):
+            assert header not in loader.HEADERS, (name, header)
+            marker = f"// ---- {header} ----"
+            assert text.count(marker) == 1, (name, header)
+            assert text.index("// ---- problems.cuh ----") < text.index(marker) < text.index(f"// ---- {name} ----")
+    for name in ("particle_swarm.cu", "differential_evolution.cu"):
+        assert "group_sync.cuh" in loader.declared_headers(name), name
+
+
+def test_group_barrier_and_l2_loads_are_written_once():
+    """The inline assembly of the L2 loads and the barrier lives in group_sync.cuh only."""
+    for path in loader.KERNEL_DIR.iterdir():
+        if path.suffix in (".cu", ".cuh") and path.name != "group_sync.cuh":
+            code = "\n".join(line.split("//")[0] for line in path.read_text(encoding="utf-8").splitlines())
+            for asm in ("ld.global.cg", "ld.acquire", "atomicAdd(s.bar"):
+                assert asm not in code, (path.name, asm)
+
+
 def test_units_cover_every_instantiation():
     for name in FILES:
         covered = set(unit_expressions(name, "float")) | set(unit_expressions(name, "double"))

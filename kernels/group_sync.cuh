@@ -1,0 +1,58 @@
+// A group of blocks that meet inside one launch: the counter barrier among them and the loads that
+// read what another block of the launch wrote. Used by the kernels whose swarm or population is
+// spread over several consecutive blocks (particle_swarm.cu, differential_evolution.cu); a kernel
+// file asks for it with the line `// MW_HEADERS: group_sync.cuh` (kernels/loader.py).
+//
+// The blocks of a group must be resident together, or the barrier never opens: the host never
+// launches more blocks than the device holds at once (solvers/cuda/resident.py).
+
+// Loads through L2 (ld.global.cg): data written by another block of the same launch, never a
+// possibly stale L1 line.
+__device__ __forceinline__ float mw_ldcg(const float* p) {
+    float v;
+    asm volatile("ld.global.cg.f32 %0, [%1];" : "=f"(v) : "l"(p) : "memory");
+    return v;
+}
+__device__ __forceinline__ double mw_ldcg(const double* p) {
+    double v;
+    asm volatile("ld.global.cg.f64 %0, [%1];" : "=d"(v) : "l"(p) : "memory");
+    return v;
+}
+__device__ __forceinline__ long long mw_ldcg(const long long* p) {
+    long long v;
+    asm volatile("ld.global.cg.s64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+    return v;
+}
+__device__ __forceinline__ unsigned long long mw_ldcg(const unsigned long long* p) {
+    unsigned long long v;
+    asm volatile("ld.global.cg.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+    return v;
+}
+
+// Barrier among the `count` blocks of one group. *bar counts arrivals and only grows (the host zeroes
+// it before each launch): the k-th barrier of a launch is passed once it reaches k * count. One
+// fence, one fire-and-forget add and acquire-loads: about two L2 round trips, half those of a
+// counter that the last block must reset.
+__device__ __forceinline__ unsigned long long mw_acquire(const unsigned long long* p) {
+    unsigned long long v;
+    asm volatile("ld.acquire.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+    return v;
+}
+struct MwGroupSync {
+    unsigned long long* bar;    // the group's arrival counter
+    unsigned long long passed;  // arrivals this block has waited for so far in this launch
+    int count;                  // blocks in the group
+};
+
+__device__ void mw_group_sync(MwGroupSync& s) {
+    __syncthreads();
+    if (s.count <= 1) return;
+    s.passed += (unsigned long long)s.count;
+    if (threadIdx.x == 0) {
+        __threadfence();  // the block's writes are visible before it is counted
+        atomicAdd(s.bar, 1ull);
+        while (mw_acquire(s.bar) < s.passed) {
+        }
+    }
+    __syncthreads();
+}
