@@ -7,6 +7,7 @@ value is shown in red under its own field and stops the run from starting.
 from __future__ import annotations
 
 import dataclasses
+import math
 from typing import Any
 
 import numpy as np
@@ -229,11 +230,17 @@ class ConfigForm(QtWidgets.QWidget):
             return RunConfig.build(self.algorithm(), self.problem(), self.dim(), params=params,
                                    engine=self.engine(), dtype=self.dtype_combo.currentText(),
                                    seed=self.seed_spin.value(), sample_size=self.sample_spin.value(),
-                                   bounds=self._bounds(), threads=self.threads(), **budget)
+                                   bounds=self._bounds(), threads=self.threads(),
+                                   f_min=self._known_minimum(), **budget)
         except ConfigError as exc:  # cross-field rules of the Params class, mostly
             if not self.params_form.show_error(str(exc)):
                 self.show_general_error(str(exc))
             return None
+
+    def _known_minimum(self) -> float | None:
+        """A typed function's known minimum, as its editor set it (None: unknown, or a built-in)."""
+        custom = self._custom.get(self.problem())
+        return None if custom is None else custom.f_min
 
     def _bounds(self) -> tuple[float, float] | None:
         """A typed function's box (saved with the set-up); None for a built-in's own box."""
@@ -344,7 +351,8 @@ class ConfigForm(QtWidgets.QWidget):
                 "threads": self.threads_spin.value(), "seed": self.seed_spin.value(), "sample_size": self.sample_spin.value(),
                 "budget_kind": self.budget_kind.currentText(), "budget": self.budget_edit.text(),
                 "params": {k: dict(v) for k, v in self._param_values.items()},
-                "bounds": list(self._bounds()) if self._bounds() else None}
+                "bounds": list(self._bounds()) if self._bounds() else None,
+                "f_min": self._known_minimum()}
 
     def set_state(self, state: dict[str, Any]) -> None:
         """Restore a saved state; names no longer registered and bad values are skipped."""
@@ -360,7 +368,7 @@ class ConfigForm(QtWidgets.QWidget):
             self.params_form.set_values(self._param_values.get(self.algorithm(), {}))
         problem, bounds = state.get("problem"), state.get("bounds")
         if is_expression(problem):
-            self._restore_custom(problem, state.get("dim"), bounds)
+            self._restore_custom(problem, state.get("dim"), bounds, state.get("f_min"))
         else:
             self._select_data(self.problem_combo, problem)
         dim = state.get("dim")
@@ -383,15 +391,19 @@ class ConfigForm(QtWidgets.QWidget):
         if isinstance(state.get("budget"), (str, int, float)):
             self.budget_edit.setText(str(state["budget"]))
 
-    def _restore_custom(self, name: str, dim, bounds) -> None:
-        """A typed function from a saved state or set-up; an invalid one is skipped."""
+    def _restore_custom(self, name: str, dim, bounds, f_min=None) -> None:
+        """A typed function from a saved state or set-up; an invalid one is skipped (a bad known
+        minimum is dropped: the function is still usable without it)."""
         try:
             lo, hi = (float(v) for v in bounds) if bounds else expression_box(name)
             problem = get_problem(name, dim if isinstance(dim, int) else None, bounds=(lo, hi))
             text = problem.definition.expression.text
         except (ConfigError, TypeError, ValueError):
             return
-        self.set_custom_function(CustomFunction(text, problem.dim, lo, hi))
+        if isinstance(f_min, bool) or not isinstance(f_min, (int, float)) or not math.isfinite(f_min):
+            f_min = None
+        self.set_custom_function(CustomFunction(text, problem.dim, lo, hi,
+                                                None if f_min is None else float(f_min)))
 
     def apply_config(self, config: RunConfig) -> None:
         """Show a RunConfig in the form (used when a saved configuration is loaded)."""
@@ -402,7 +414,8 @@ class ConfigForm(QtWidgets.QWidget):
                         "engine": config.engine, "dtype": config.dtype, "seed": config.seed,
                         "threads": config.threads or 0, "sample_size": config.sample_size, "budget_kind": kind, "budget": f"{value:g}",
                         "params": {config.algorithm: config.params_dict()},
-                        "bounds": list(config.bounds) if config.bounds else None})
+                        "bounds": list(config.bounds) if config.bounds else None,
+                        "f_min": config.f_min})
 
     # --- slots ---------------------------------------------------------------------------------
     def _on_engine_combo_changed(self, *_args) -> None:

@@ -24,12 +24,13 @@ HELP = ("x1..xn, x[k], n; sum/prod/max/min/mean(... x[i] ..., i); + - * / ** %; 
 
 @dataclass(frozen=True)
 class CustomFunction:
-    """What the editor returns: the expression text, its dimension and box."""
+    """What the editor returns: the expression text, its dimension, box and optional known minimum."""
 
     text: str
     dim: int
     lower: float
     upper: float
+    f_min: float | None = None
 
     @property
     def name(self) -> str:
@@ -57,6 +58,11 @@ class ExpressionDialog(QtWidgets.QDialog):
         self.lower_edit = QtWidgets.QLineEdit(f"{initial.lower:g}")
         self.upper_edit = QtWidgets.QLineEdit(f"{initial.upper:g}")
         self.box_row = FieldRow(_pair(self.lower_edit, self.upper_edit))
+        self.f_min_edit = QtWidgets.QLineEdit("" if initial.f_min is None else f"{initial.f_min:.17g}")
+        self.f_min_edit.setPlaceholderText("unknown")
+        self.f_min_edit.setToolTip("The function's known minimum value, if you know it: the charts then "
+                                   "show the error (best - minimum) and runs report success")
+        self.f_min_row = FieldRow(self.f_min_edit)
         self.help = QtWidgets.QLabel(f"<small>{HELP}</small>")
         self.help.setWordWrap(True)
         self.buttons = QtWidgets.QDialogButtonBox(
@@ -68,11 +74,13 @@ class ExpressionDialog(QtWidgets.QDialog):
         form.addRow("", self.caret)
         form.addRow("Dimension n", self.dim_spin)
         form.addRow("Box (same in every coordinate)", self.box_row)
+        form.addRow("Known minimum (optional)", self.f_min_row)
         form.addRow(self.help)
         form.addRow(self.buttons)
         self.resize(640, self.sizeHint().height())
         for signal in (self.text_edit.textChanged, self.lower_edit.textChanged,
-                       self.upper_edit.textChanged, self.dim_spin.valueChanged):
+                       self.upper_edit.textChanged, self.f_min_edit.textChanged,
+                       self.dim_spin.valueChanged):
             signal.connect(self._on_any_changed)
         self._on_any_changed()
 
@@ -83,6 +91,19 @@ class ExpressionDialog(QtWidgets.QDialog):
     def box_error(self) -> str:
         return self.box_row.error
 
+    def f_min_error(self) -> str:
+        return self.f_min_row.error
+
+    def _f_min(self) -> float | None:
+        """The typed known minimum (None when the field is empty); ValueError when it is not a finite number."""
+        text = self.f_min_edit.text().strip()
+        if not text:
+            return None
+        value = float(text)
+        if not np.isfinite(value):
+            raise ValueError(text)
+        return value
+
     def value(self) -> CustomFunction | None:
         """The edited function, or None while something is invalid."""
         try:
@@ -90,13 +111,15 @@ class ExpressionDialog(QtWidgets.QDialog):
             expr.check_dim(self.dim_spin.value())
             lo, hi = float(self.lower_edit.text()), float(self.upper_edit.text())
             check_bounds(np.array([lo]), np.array([hi]), "the custom function")
+            f_min = self._f_min()
         except (ConfigError, ValueError):
             return None
-        return CustomFunction(expr.text, self.dim_spin.value(), lo, hi)
+        return CustomFunction(expr.text, self.dim_spin.value(), lo, hi, f_min)
 
     def _on_any_changed(self, *_args) -> None:
         self.text_row.clear()
         self.box_row.clear()
+        self.f_min_row.clear()
         self.caret.clear()
         try:
             parse(self.text_edit.text()).check_dim(self.dim_spin.value())
@@ -111,7 +134,11 @@ class ExpressionDialog(QtWidgets.QDialog):
             self.box_row.show_error(str(exc))
         except ValueError:
             self.box_row.show_error("the box needs two numbers, lower and upper")
-        ok = not self.text_row.error and not self.box_row.error
+        try:
+            self._f_min()
+        except ValueError:
+            self.f_min_row.show_error("a finite number, or empty when the minimum is unknown")
+        ok = not self.text_row.error and not self.box_row.error and not self.f_min_row.error
         self.text_edit.setStyleSheet("" if not self.text_row.error else "border: 1px solid #d0342c;")
         self.buttons.button(QtWidgets.QDialogButtonBox.StandardButton.Ok).setEnabled(ok)
 

@@ -63,6 +63,8 @@ def build_parser() -> argparse.ArgumentParser:
                      help="numba engine: CPU threads (default: every core)")
     run.add_argument("--bounds", type=_parse_bounds, default=None, metavar="LOWER,UPPER",
                      help="search this box instead of the function's own (same in every coordinate)")
+    run.add_argument("--f-min", type=float, default=None, metavar="VALUE",
+                     help="a typed function's known minimum (the error shown is best - VALUE)")
     run.add_argument("--walkers", "-n", type=int, default=None, help="shortcut for --param walkers=N (0 = auto, from the budget)")
     run.add_argument("--seed", "-s", type=int, default=0)
     budget = run.add_mutually_exclusive_group()
@@ -102,7 +104,8 @@ def cmd_run(args) -> int:
     config = RunConfig.build(args.algorithm, function, args.dim, params=params, engine=args.engine,
                              dtype=args.dtype, seed=args.seed, max_evals=args.max_evals,
                              max_iters=args.max_iters, max_seconds=args.max_seconds,
-                             fast_math=args.fast_math, sample_size=1, bounds=args.bounds, threads=args.threads)
+                             fast_math=args.fast_math, sample_size=1, bounds=args.bounds, threads=args.threads,
+                             f_min=args.f_min)
     early = set()  # warnings about the run ahead, printed before it starts
 
     def warn(text: str) -> None:

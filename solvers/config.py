@@ -13,6 +13,7 @@ from .errors import ConfigError
 from .params import make_params
 from .problems import get_problem
 from .problems.base import check_bounds
+from .problems.custom import is_expression
 from .algorithms import get_algorithm
 
 DTYPES = ("float32", "float64")
@@ -92,18 +93,25 @@ class RunConfig:
     snapshot_hz: float = 30.0
     bounds: tuple[float, float] | None = None  # override of the function's box, same in every coordinate
     threads: int | None = None  # CPU threads on an engine that honours them (numba); None: its default
+    f_min: float | None = None  # a typed function's known minimum (None: unknown), for errors/success
+
 
     def make_problem(self):
         """The bound Problem this configuration runs on (with the bounds override, if any)."""
         problem = get_problem(self.problem, self.dim)
-        return problem if self.bounds is None else problem.with_bounds(*self.bounds)
+        if self.bounds is not None:
+            problem = problem.with_bounds(*self.bounds)
+        if self.f_min is not None:  # after the box: with_bounds recomputes the built-in's minimum
+            problem = dataclasses.replace(problem, f_min=self.f_min)
+        return problem
 
     @staticmethod
     def build(algorithm: str, problem: str, dim: int | None = None, *, params: Mapping | None = None,
               engine: str = "numpy", dtype: str = "float64", seed: int | None = 0,
               max_evals=None, max_iters=None, max_seconds=None, fast_math: bool = False,
               sample_size: int = 4096, snapshot_hz: float = 30.0,
-              bounds: tuple[float, float] | None = None, threads: int | None = None) -> "RunConfig":
+              bounds: tuple[float, float] | None = None, threads: int | None = None,
+              f_min: float | None = None) -> "RunConfig":
         """Validate everything; raise ConfigError with one clear line on the first bad value."""
         cls = get_algorithm(algorithm)
         bound = get_problem(problem, dim)
@@ -130,6 +138,14 @@ class RunConfig:
         if threads is not None and (isinstance(threads, bool) or not isinstance(threads, (int, np.integer))
                                     or not 1 <= threads <= MAX_THREADS):
             raise ConfigError(f"threads must be an integer from 1 to {MAX_THREADS}, got {_short(threads)}")
+        if f_min is not None:
+            if not is_expression(problem):
+                raise ConfigError(f"a known minimum can only be given for a typed function "
+                                  f"('expr: ...'); '{problem}' has its own")
+            if isinstance(f_min, bool) or not isinstance(f_min, (int, float, np.integer, np.floating)) \
+                    or not np.isfinite(f_min):
+                raise ConfigError(f"the known minimum must be a finite number, got {_short(f_min)}")
+            f_min = float(f_min)
         if seed is None:
             seed = int(np.random.SeedSequence().entropy % 2**32)
         if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < MAX_SEED:
@@ -147,7 +163,7 @@ class RunConfig:
                          seed=int(seed), budget=Budget.build(max_evals, max_iters, max_seconds),
                          fast_math=bool(fast_math), sample_size=int(sample_size),
                          snapshot_hz=float(snapshot_hz), bounds=bounds,
-                         threads=None if threads is None else int(threads))
+                         threads=None if threads is None else int(threads), f_min=f_min)
 
     def replace(self, **changes) -> "RunConfig":
         return dataclasses.replace(self, **changes)

@@ -55,3 +55,23 @@ def test_expression_suite_pairs_each_expression_with_its_builtin():
     assert expression_targets(records) == [
         "MET: expression of rastrigin 30-D, evaluation_only, cuda, float32: 95% of the built-in's rate "
         "(target >= 90%)"]
+
+
+def test_known_minimum_of_a_typed_function_is_reported_and_checked():
+    import subprocess
+    import sys
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[1]
+
+    def cli(*args):
+        return subprocess.run([sys.executable, "main.py", *args], cwd=root, capture_output=True,
+                              text=True, timeout=120)
+    ok = cli("run", "-a", "pattern_search", "-f", "expr: (x1-1)**2 + x2**2 + 3", "-d", "2",
+             "--f-min", "3", "--max-iters", "3", "-n", "16", "--json")
+    assert ok.returncode == 0, ok.stderr
+    import json
+    assert json.loads(ok.stdout)["f_min"] == 3.0
+    for args, text in ((("-f", "sphere", "--f-min", "0"), "only be given for a typed function"),
+                       (("-f", "expr: x1**2", "-d", "1", "--f-min", "nan"), "finite number")):
+        bad = cli("run", "-a", "pattern_search", *args, "--max-iters", "1")
+        assert bad.returncode == 2 and text in bad.stderr and len(bad.stderr.strip().splitlines()) == 1

@@ -69,3 +69,27 @@ def test_set_up_with_an_expression_saves_and_loads(qtbot, form, tmp_path):
     other.apply_config(loaded)
     assert other.problem() == config.problem and other.dim() == 2
     assert other.build_config() == config
+
+
+def test_known_minimum_is_optional_checked_and_kept_with_the_set_up(qtbot, form, tmp_path):
+    form.problem_combo.setCurrentIndex(form.problem_combo.findData(CUSTOM_ENTRY))
+    dialog = form.custom_dialog
+    dialog.text_edit.setText("(x1 - 1)**2 + x2**2 + 3")
+    assert dialog.f_min_error() == "" and _ok(dialog).isEnabled()  # empty: unknown
+    dialog.f_min_edit.setText("three")
+    assert "finite number" in dialog.f_min_error() and not _ok(dialog).isEnabled()
+    dialog.f_min_edit.setText("inf")
+    assert "finite number" in dialog.f_min_error() and not _ok(dialog).isEnabled()
+    dialog.f_min_edit.setText("3")
+    _ok(dialog).click()
+    form.budget_edit.setText("5")
+    config = form.build_config()
+    assert config.f_min == 3.0 and config.make_problem().f_min == 3.0
+    loaded = load_config(save_config(config, tmp_path / "known.json"))
+    assert loaded == config
+    other = ConfigForm()
+    qtbot.addWidget(other)
+    other.apply_config(loaded)
+    assert other.build_config().f_min == 3.0
+    other.set_custom_function(CustomFunction("x1**2 + x2**2", 2, -1.0, 1.0))  # no minimum given
+    assert other.build_config().f_min is None
