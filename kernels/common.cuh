@@ -41,6 +41,22 @@ __device__ __forceinline__ double mw_floor(double x) { return floor(x); }
 __device__ __forceinline__ double mw_fmin(double a, double b) { return fmin(a, b); }
 __device__ __forceinline__ double mw_fmax(double a, double b) { return fmax(a, b); }
 
+// max_evals as a hard cap where a kernel's evaluations depend on its moves (multi-directional
+// search, the hybrid's Nelder-Mead): a group of `width` lanes (its lane 0 the leader, `mask` its
+// lanes) claims `want` evaluations from a launch's allowance (`claimed` counts what was asked;
+// allow = ~0: no cap) and gets what is left of it, so a launch makes exactly
+// min(allow, what the moves ask). Every lane of the group gets the same grant.
+__device__ __forceinline__ int mw_claim(unsigned long long* claimed, unsigned long long allow, int want,
+                                        bool leader, unsigned int mask, int width) {
+    if (allow == ~0ull) return want;
+    unsigned long long got = 0;
+    if (leader) {
+        const unsigned long long old = atomicAdd(claimed, (unsigned long long)want);
+        got = old >= allow ? 0ull : (allow - old < (unsigned long long)want ? allow - old : want);
+    }
+    return (int)__shfl_sync(mask, got, 0, width);
+}
+
 template <typename T> __device__ __forceinline__ T mw_inf();
 template <> __device__ __forceinline__ float mw_inf<float>() { return __int_as_float(0x7f800000); }
 template <> __device__ __forceinline__ double mw_inf<double>() { return __longlong_as_double(0x7ff0000000000000LL); }

@@ -95,7 +95,9 @@ __device__ __forceinline__ void de_distinct(const MwWords& r, int m, int self, i
     r3 += r3 >= e2;
 }
 
-// `generations` generations of populations first_pop .. first_pop + gridDim.x / bpp - 1.
+// `generations` generations of populations first_pop .. first_pop + gridDim.x / bpp - 1; in the
+// last one only individuals i < last_active (global index) evaluate their trial (max_evals as a hard
+// cap: the others keep their target, uncounted).
 // X0 holds the current population on entry; after an odd number of generations the result is in
 // X1 (the host swaps). `stride` is the scratch row stride (odd), scratch in shared memory when
 // `scratch_shared`, else scratch_g + (block * warps + warp) * 32 * stride.
@@ -103,7 +105,8 @@ template <typename F, typename T>
 __global__ void __launch_bounds__(256, 4)
 de_generations(T* X0, T* X1, T* f, T* trials, unsigned char* accepted, const T* __restrict__ lower,
                const T* __restrict__ upper, long long n, int m, int d, long long first_pop, int bpp,
-               unsigned long long seed, long long first_gen, int generations, T Fw, T Cr,
+               unsigned long long seed, long long first_gen, int generations, long long last_active,
+               T Fw, T Cr,
                int scratch_shared, T* scratch_g, int stride, unsigned long long* bars, T* part_f,
                long long* part_i, unsigned int* ticket, T* best_f, T* best_x, long long* best_i) {
     extern __shared__ __align__(16) unsigned char de_smem[];
@@ -204,7 +207,7 @@ de_generations(T* X0, T* X1, T* f, T* trials, unsigned char* accepted, const T* 
             __syncwarp();
             bool take = false;
             T fu = mw_inf<T>();
-            if (valid) {
+            if (valid && (!last || i < last_active)) {  // max_evals: only the allowed trials
                 const DensePoint<T> up = {scratch + lane * stride};
                 fu = mw_sanitize(F::template eval<T>(up, d));
                 take = fu <= fi;

@@ -79,6 +79,18 @@ __device__ __forceinline__ int mds_group_and(int v, const MdsGroup& G) {
     return v;
 }
 
+// max_evals as a hard cap (evaluations depend on the moves): a start claims the evaluations of a
+// trial simplex from the launch's allowance (mw_claim); vertices past the grant read +inf,
+// uncounted. The host gives an allowance only to the one iteration the budget cuts.
+struct MdsBudget {
+    unsigned long long* claimed;
+    unsigned long long allow;
+};
+
+__device__ __forceinline__ int mds_claim(const MdsBudget& b, const MdsGroup& G, int want) {
+    return mw_claim(b.claimed, b.allow, want, G.q == 0, G.mask, G.g);
+}
+
 // One start's working copy: vertex v is S[v * ld .. v * ld + n - 1]; F its values, FR/F2 the
 // reflection and second-trial values of the current move.
 template <typename T> struct MdsWork {
@@ -139,10 +151,11 @@ __device__ T mds_size(const MdsWork<T>& w, const MdsGroup& G, int n, const T* lo
 
 // A fresh axis simplex (the reference's axis_simplices): vertex 0 uniform in the box, vertex j+1 =
 // vertex 0 + h_j e_j with h_j = edge * range_j, or - h_j where + h_j would leave the box. Then its
-// values and the best vertex to the head. Returns the evaluations (n + 1).
+// values and the best vertex to the head. Returns the evaluations (n + 1, fewer under the budget).
 template <typename F, typename T>
 __device__ int mds_fresh(const MdsWork<T>& w, const MdsGroup& G, int n, const T* lower, const T* upper,
-                         const MwRng& rng, unsigned long long draw, T edge, bool generate) {
+                         const MwRng& rng, unsigned long long draw, T edge, bool generate,
+                         const MdsBudget& budget) {
     const int P = MwPerBlock<T>::value;
     if (generate) {
         for (int j = G.q; j < n; j += G.g) {
@@ -155,13 +168,14 @@ __device__ int mds_fresh(const MdsWork<T>& w, const MdsGroup& G, int n, const T*
         }
         __syncwarp(G.mask);
     }
+    const int granted = mds_claim(budget, G, n + 1);
     for (int v = G.q; v <= n; v += G.g) {
         const DensePoint<T> x = {w.S + v * w.ld};
-        w.F[v] = mw_sanitize(F::template eval<T>(x, n));
+        w.F[v] = v < granted ? mw_sanitize(F::template eval<T>(x, n)) : mw_inf<T>();
     }
     __syncwarp(G.mask);
     mds_head(w, G, n);
-    return n + 1;
+    return granted;
 }
 
 // True (in every lane of the group) if the trial simplex v0 + c (v_i - v0) lies in the box.
@@ -181,13 +195,14 @@ __device__ bool mds_inside(const MdsWork<T>& w, const MdsGroup& G, int n, T c, c
     return mds_group_and(ok, G) != 0;
 }
 
-// Evaluate the trial simplex with coefficient c into out[1..n]; the group's minimum.
+// Evaluate the trial simplex with coefficient c into out[1..n] (the first `granted` vertices;
+// the others +inf); the group's minimum.
 template <typename F, typename T>
-__device__ T mds_trials(const MdsWork<T>& w, const MdsGroup& G, int n, T c, T* out) {
+__device__ T mds_trials(const MdsWork<T>& w, const MdsGroup& G, int n, T c, T* out, int granted) {
     T lowest = mw_inf<T>();
     for (int v = 1 + G.q; v <= n; v += G.g) {
         const MdsTrial<T> x = {w.S, w.S + v * w.ld, c};
-        const T fv = mw_sanitize(F::template eval<T>(x, n));
+        const T fv = v <= granted ? mw_sanitize(F::template eval<T>(x, n)) : mw_inf<T>();
         out[v] = fv;
         lowest = mw_fmin(lowest, fv);
     }
@@ -198,21 +213,23 @@ __device__ T mds_trials(const MdsWork<T>& w, const MdsGroup& G, int n, T c, T* o
 // evaluations it cost.
 template <typename F, typename T>
 __device__ int mds_move(const MdsWork<T>& w, const MdsGroup& G, int n, const T* lower, const T* upper,
-                        T mu, T theta) {
+                        T mu, T theta, const MdsBudget& budget) {
     int evals = 0;
     const bool r_ok = mds_inside(w, G, n, T(-1), lower, upper);
     T r_min = mw_inf<T>();
     if (r_ok) {
-        r_min = mds_trials<F>(w, G, n, T(-1), w.FR);
-        evals += n;
+        const int granted = mds_claim(budget, G, n);
+        r_min = mds_trials<F>(w, G, n, T(-1), w.FR, granted);
+        evals += granted;
     }
     const bool success = r_ok && r_min < w.F[0];
     const T c2 = success ? -mu : theta;
     const bool second_ok = !success || mds_inside(w, G, n, c2, lower, upper);
     T second_min = mw_inf<T>();
     if (second_ok) {
-        second_min = mds_trials<F>(w, G, n, c2, w.F2);
-        evals += n;
+        const int granted = mds_claim(budget, G, n);
+        second_min = mds_trials<F>(w, G, n, c2, w.F2, granted);
+        evals += granted;
     }
     const bool take_second = (success && second_ok && second_min < r_min) || !success;
     const T c = take_second ? c2 : T(-1);
@@ -330,7 +347,7 @@ template <typename F, typename T>
 __global__ void mds_init(T* simplices, T* values, unsigned char* active, T* keep_f, T* keep_x, T* scratch,
                          const T* __restrict__ lower, const T* __restrict__ upper, long long starts, int n,
                          int g, int ld, int in_shared, unsigned long long seed, int generate, T edge, T tol,
-                         unsigned long long* counters, T* part_f, long long* part_i, unsigned int* ticket,
+                         unsigned long long allow, unsigned long long* counters, T* part_f, long long* part_i, unsigned int* ticket,
                          T* best_f, T* best_x, long long* best_i) {
     extern __shared__ __align__(16) unsigned char mds_smem[];
     const MdsStart<T> st = mds_start(simplices, values, scratch, starts, n, g, ld, in_shared, mds_smem);
@@ -339,7 +356,8 @@ __global__ void mds_init(T* simplices, T* values, unsigned char* active, T* keep
     if (st.valid) {
         if (in_shared && !generate) mds_copy(st, simplices, values, n, true);
         const MwRng rng(seed, (unsigned long long)st.s, MW_STREAM_INIT);
-        evals = mds_fresh<F>(st.w, st.G, n, lower, upper, rng, 0ull, edge, generate != 0);
+        const MdsBudget budget = {counters + 3, allow};
+        evals = mds_fresh<F>(st.w, st.G, n, lower, upper, rng, 0ull, edge, generate != 0, budget);
         const bool act = mds_size(st.w, st.G, n, lower, upper) >= tol;
         if (in_shared) mds_copy(st, simplices, values, n, false);
         if (st.G.q == 0) {
@@ -365,7 +383,7 @@ mds_iterate(T* simplices, T* values, unsigned char* active, T* keep_f, T* keep_x
                             const T* __restrict__ lower, const T* __restrict__ upper, long long starts,
                             int n, int g, int ld, int in_shared, unsigned long long seed,
                             long long first_iter, int iterations, T edge, T mu, T theta, T tol,
-                            int restart, unsigned long long* counters, T* part_f, long long* part_i,
+                            int restart, unsigned long long allow, unsigned long long* counters, T* part_f, long long* part_i,
                             unsigned int* ticket, T* best_f, T* best_x, long long* best_i) {
     extern __shared__ __align__(16) unsigned char mds_smem[];
     const MdsStart<T> st = mds_start(simplices, values, scratch, starts, n, g, ld, in_shared, mds_smem);
@@ -376,16 +394,17 @@ mds_iterate(T* simplices, T* values, unsigned char* active, T* keep_f, T* keep_x
         bool act = active[st.s] != 0;
         const MwRng rng(seed, (unsigned long long)st.s, MW_STREAM_RESTART);
         const unsigned long long per_point = mw_blocks_per_point(n, MwPerBlock<T>::value);
+        const MdsBudget budget = {counters + 3, allow};
         for (int it = 0; it < iterations; ++it) {
             const long long t = first_iter + it;
             if (act) {
-                evals += mds_move<F>(st.w, st.G, n, lower, upper, mu, theta);
+                evals += mds_move<F>(st.w, st.G, n, lower, upper, mu, theta, budget);
                 act = mds_size(st.w, st.G, n, lower, upper) >= tol;
                 last = (unsigned long long)(t + 1);
             } else if (restart) {
                 mds_keep(st, n, keep_f, keep_x);  // the collapsed simplex's head is about to go
                 evals += mds_fresh<F>(st.w, st.G, n, lower, upper, rng, (unsigned long long)t * per_point,
-                                      edge, true);
+                                      edge, true, budget);
                 act = true;  // as the reference: a fresh simplex is active
             }
         }

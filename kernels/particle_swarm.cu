@@ -10,7 +10,9 @@
 //   both:     SPSO-2011 confinement (a coordinate leaving the box is set to the bound, that velocity
 //             component becomes -0.5 v); synchronous update: every particle of a swarm moves, then
 //             the swarm's best (and the informants' bests) are refreshed once per iteration.
-// Exactly one evaluation per particle per iteration (the host counts them).
+// Exactly one evaluation per particle per iteration (the host counts them); max_evals as a hard
+// cap: in a launch's last iteration only particles i < last_active (global index) evaluate, the
+// others read +inf, uncounted (their personal bests stay).
 //
 // Mapping. A thread per particle; a swarm is `bps` consecutive blocks (one block when it fits,
 // several to spread a large swarm over the multiprocessors). Each launch runs a whole chunk of
@@ -280,7 +282,8 @@ template <typename F, typename T>
 __global__ void __launch_bounds__(256, 4)
 pso_classic(T* X, T* V, T* P, T* f, T* Pf, T* swarm_f, long long* swarm_i, const T* __restrict__ lower,
             const T* __restrict__ upper, long long n, int m, int d, long long first_swarm, int bps,
-            unsigned long long seed, long long first_iter, int iterations, T omega, T phi_p, T phi_g,
+            unsigned long long seed, long long first_iter, int iterations, long long last_active,
+            T omega, T phi_p, T phi_g,
             T lr, int flags, T* gpart_f, long long* gpart_i, T* gpart_x, unsigned long long* bars,
             T* part_f, long long* part_i, unsigned int* ticket, T* best_f, T* best_x, long long* best_i) {
     extern __shared__ __align__(16) unsigned char pso_smem[];
@@ -326,7 +329,8 @@ pso_classic(T* X, T* V, T* P, T* f, T* Pf, T* swarm_f, long long* swarm_i, const
                 }
             }
             const StridedPoint<T> xp = {r.x, r.xs};
-            const T fx = mw_sanitize(F::template eval<T>(xp, d));
+            const T fx = it + 1 < iterations || i < last_active ? mw_sanitize(F::template eval<T>(xp, d))
+                                                                 : mw_inf<T>();
             const T pf = pso_remember(r, P, f, Pf, n, d, i, fx, own_one ? pf_own : Pf[i]);
             if (own_one) pf_own = pf;
             mine = mw_better(mine, mw_make_best(pf, i));
@@ -416,7 +420,8 @@ __global__ void __launch_bounds__(256, 4)
 pso_spso(T* X, T* V, T* P, T* f, T* Pf, T* swarm_f, long long* swarm_i, long long* epochs,
          unsigned char* redrawn, unsigned long long* gkeys, unsigned char* pending, const T* __restrict__ lower,
          const T* __restrict__ upper, long long n, int m, int d, long long first_swarm, int bps,
-         unsigned long long seed, long long first_iter, int iterations, int K, int flags,
+         unsigned long long seed, long long first_iter, int iterations, long long last_active, int K,
+         int flags,
          int keys_shared, T* gpart_f, long long* gpart_i, T* gpart_x, unsigned long long* bars, T* part_f,
          long long* part_i, unsigned int* ticket, T* best_f, T* best_x, long long* best_i) {
     extern __shared__ __align__(16) unsigned char pso_smem[];
@@ -529,7 +534,8 @@ pso_spso(T* X, T* V, T* P, T* f, T* Pf, T* swarm_f, long long* swarm_i, long lon
                 }
             }
             const StridedPoint<T> xp = {r.x, r.xs};
-            const T fx = mw_sanitize(F::template eval<T>(xp, d));
+            const T fx = it + 1 < iterations || i < last_active ? mw_sanitize(F::template eval<T>(xp, d))
+                                                                 : mw_inf<T>();
             f[i] = fx;
             T pf = own_one ? pf_own : Pf[i];
             if (fx < pf) {  // the point goes to P after the barrier: others are gathering P now

@@ -4,6 +4,9 @@
 //   clipped to the box); move to the better of the two if it is no worse than f(x) (ties accepted,
 //   the plus move first); if no coordinate strictly improved in the iteration, halve step; below
 //   tol reset it to delta0.
+// max_evals as a hard cap: in a launch's last iteration only the trials numbered below `last_evals`
+// are evaluated (walker i's trials are i 2d .. i 2d + 2d - 1, plus before minus per coordinate);
+// the others read +inf, uncounted, and are never taken. last_evals = 2 d n: the whole iteration.
 // Exactly 2 d full evaluations per walker per iteration; trials are evaluated through PatchedPoint
 // (the walker's column with one coordinate replaced), never written. X is (d, n).
 //
@@ -81,7 +84,8 @@ __device__ __forceinline__ void ps_fold(MwBest<T> mine, const T* X, long long n,
 template <typename F, typename T>
 __global__ void ps_iterate(T* X, T* f, T* step, unsigned char* improved_last,
                            const T* __restrict__ lower, const T* __restrict__ upper, long long n,
-                           int d, int iterations, T delta0, T tol, unsigned long long seed,
+                           int d, int iterations, T delta0, T tol, long long last_evals,
+                           unsigned long long seed,
                            unsigned int fresh_stream, unsigned long long fresh_draw, int fold,
                            T* part_f, long long* part_i, unsigned int* ticket, T* best_f, T* best_x,
                            long long* best_i) {
@@ -92,18 +96,21 @@ __global__ void ps_iterate(T* X, T* f, T* step, unsigned char* improved_last,
         T fi = fresh_stream ? ps_fresh<F, T>(X, lower, upper, n, d, i, seed, fresh_stream, fresh_draw)
                              : f[i];
         T s = fresh_stream ? delta0 : step[i];
+        const long long first_trial = i * 2LL * d;
         bool improved = false;
         for (int it = 0; it < iterations; ++it) {
             improved = false;
+            const long long allowed = it + 1 < iterations ? first_trial + 2LL * d : last_evals;
             for (int j = 0; j < d; ++j) {
                 const T lo = lower[j], hi = upper[j];
                 const T xj = xi[(long long)j * n];
                 const T plus = ps_plus(xj, s, lo, hi);
                 const T minus = ps_minus(xj, s, lo, hi);
                 const PatchedPoint<T> xp = {xi, n, j, plus};
-                const T fp = mw_sanitize(F::template eval<T>(xp, d));
+                const long long e = first_trial + 2LL * j;  // this walker's trial numbers (budget)
+                const T fp = e < allowed ? mw_sanitize(F::template eval<T>(xp, d)) : mw_inf<T>();
                 const PatchedPoint<T> xm = {xi, n, j, minus};
-                const T fm = mw_sanitize(F::template eval<T>(xm, d));
+                const T fm = e + 1 < allowed ? mw_sanitize(F::template eval<T>(xm, d)) : mw_inf<T>();
                 const bool take_plus = fp <= fi && fp <= fm;
                 const bool take_minus = !take_plus && fm <= fi;
                 if (take_plus || take_minus) {
@@ -135,7 +142,7 @@ __global__ void ps_iterate(T* X, T* f, T* step, unsigned char* improved_last,
 template <typename F, typename T>
 __global__ void ps_iterate_group(T* X, T* f, T* step, unsigned char* improved_last,
                                  const T* __restrict__ lower, const T* __restrict__ upper, long long n,
-                                 int d, int iterations, T delta0, T tol, int g,
+                                 int d, int iterations, T delta0, T tol, long long last_evals, int g,
                                  unsigned long long seed, unsigned int fresh_stream,
                                  unsigned long long fresh_draw, int fold, T* part_f,
                                  long long* part_i, unsigned int* ticket, T* best_f, T* best_x,
@@ -156,14 +163,17 @@ __global__ void ps_iterate_group(T* X, T* f, T* step, unsigned char* improved_la
         T fi = fresh_stream ? ps_fresh<F, T>(X, lower, upper, n, d, i, seed, fresh_stream, fresh_draw)
                              : f[i];
         T s = fresh_stream ? delta0 : step[i];
+        const long long first_trial = i * 2LL * d;
         bool improved = false;
         for (int it = 0; it < iterations; ++it) {
             improved = false;
+            const long long allowed = it + 1 < iterations ? first_trial + 2LL * d : last_evals;
             int j = 0;
             while (j < d) {  // the same trip count in every lane of the group
                 const int jj = j + c;
                 T mine = T(0);
-                if (jj < d) {
+                mine = mw_inf<T>();  // a trial the budget does not allow reads +inf
+                if (jj < d && first_trial + 2LL * jj + (minus_lane ? 1 : 0) < allowed) {
                     const T lo = lower[jj], hi = upper[jj];
                     const T xj = xi[(long long)jj * n];
                     const T trial = minus_lane ? ps_minus(xj, s, lo, hi) : ps_plus(xj, s, lo, hi);

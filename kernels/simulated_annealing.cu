@@ -165,11 +165,19 @@ template <typename T> __device__ void nm_sort(const T* V, int* O, int m) {
     }
 }
 
+// max_evals as a hard cap on the polish: each warp claims its evaluations (mw_claim).
+__device__ __forceinline__ int nm_claim(unsigned long long* claimed, unsigned long long allow, int want,
+                                        int lane) {
+    return mw_claim(claimed, allow, want, lane == 0, 0xFFFFFFFFu, 32);
+}
+
 // Vertex 0 = the chain's point (value known); vertex j + 1 = base + h_j e_j, h_j = edge * range_j,
-// flipped to base - h_j where base + h_j leaves the box; evaluates the d new vertices.
+// flipped to base - h_j where base + h_j leaves the box; evaluates the d new vertices, only those
+// numbered s d + j below `allow` (max_evals; the others read +inf, uncounted).
 template <typename F, typename T>
 __global__ void nm_start(const T* X, const T* f, long long n, int d, const long long* R, int m,
-                         const T* base_x, const T* base_f, T edge, const T* __restrict__ lower,
+                         long long allow, const T* base_x, const T* base_f, T edge,
+                         const T* __restrict__ lower,
                          const T* __restrict__ upper, T* S, T* V, int* O, unsigned char* active) {
     const int s = blockIdx.x * blockDim.x + threadIdx.x;
     if (s >= m) return;
@@ -187,7 +195,7 @@ __global__ void nm_start(const T* X, const T* f, long long n, int d, const long 
         const T h = edge * (upper[j] - lower[j]);
         vert[j] = simplex[j] + h <= upper[j] ? simplex[j] + h : simplex[j] - h;
         const DensePoint<T> p = {vert};
-        values[v] = mw_sanitize(F::template eval<T>(p, d));
+        values[v] = (long long)s * d + j < allow ? mw_sanitize(F::template eval<T>(p, d)) : mw_inf<T>();
     }
     for (int v = 0; v <= d; ++v) order[v] = v;
     nm_sort(values, order, d + 1);
@@ -199,10 +207,11 @@ __global__ void nm_start(const T* X, const T* f, long long n, int d, const long 
 // coordinate loops (centroid, trial points, shrink, collapse test) and the shrink's d evaluations;
 // a single trial point is evaluated by every lane alike (same result, counted once), and lane 0
 // keeps the order. counters[0] += evaluations, counters[1] = max iterations any simplex ran while
-// active, counters[2] += simplices still active.
+// active, counters[2] += simplices still active, counters[3]: evaluations claimed (nm_claim). A
+// simplex that gets no evaluation for its next trial stops where it is (the budget is spent).
 template <typename F, typename T>
 __global__ void nm_iterate(T* X, T* f, unsigned char* accepted, long long n, int d, const long long* R,
-                           int m, int iterations, T tol, const T* __restrict__ lower,
+                           int m, int iterations, unsigned long long allow, T tol, const T* __restrict__ lower,
                            const T* __restrict__ upper, T* S, T* V, int* O, T* W,
                            unsigned char* active, unsigned long long* counters) {
     const int lane = threadIdx.x & 31;
@@ -220,6 +229,7 @@ __global__ void nm_iterate(T* X, T* f, unsigned char* accepted, long long n, int
     int ran = 0;
     T before = values[order[0]];
     for (int it = 0; it < iterations && on; ++it) {
+        if (nm_claim(counters + 3, allow, 1, lane) == 0) break;  // no evaluation left for the reflection
         before = values[order[0]];
         ++ran;
         const int w = order[d];
@@ -241,7 +251,8 @@ __global__ void nm_iterate(T* X, T* f, unsigned char* accepted, long long n, int
         const bool inside = !expand && !take_r && !outside;
         bool use_2 = false;
         T f2 = mw_inf<T>();
-        if (!take_r) {
+        const bool starved = !take_r && nm_claim(counters + 3, allow, 1, lane) == 0;
+        if (!take_r && !starved) {
             for (int j = lane; j < d; j += 32) {
                 if (expand) x2[j] = mw_fmin(mw_fmax(c[j] + CHI * (xr[j] - c[j]), lower[j]), upper[j]);
                 else if (outside) x2[j] = c[j] + GAMMA * (xr[j] - c[j]);
@@ -254,7 +265,7 @@ __global__ void nm_iterate(T* X, T* f, unsigned char* accepted, long long n, int
             use_2 = (expand && f2 < fr) || (outside && f2 <= fr) || (inside && f2 < worst);
         }
         const bool use_r = take_r || (expand && !use_2);
-        const bool shrink = (outside || inside) && !use_2;
+        const bool shrink = (outside || inside) && !use_2 && !starved;
         if (use_2 || use_r) {
             T* dst = simplex + (long long)w * d;
             const T* src = use_2 ? x2 : xr;
@@ -272,11 +283,12 @@ __global__ void nm_iterate(T* X, T* f, unsigned char* accepted, long long n, int
                 vert[j] = head[j] + SIGMA * (vert[j] - head[j]);
             }
             __syncwarp();
+            const int granted = nm_claim(counters + 3, allow, d, lane);
             for (int k = 1 + lane; k <= d; k += 32) {
                 const DensePoint<T> p = {simplex + (long long)order[k] * d};
-                values[order[k]] = mw_sanitize(F::template eval<T>(p, d));
+                values[order[k]] = k <= granted ? mw_sanitize(F::template eval<T>(p, d)) : mw_inf<T>();
             }
-            evals += d;
+            evals += granted;
             __syncwarp();
             if (lane == 0) nm_sort(values, order, d + 1);
             __syncwarp();
@@ -294,6 +306,7 @@ __global__ void nm_iterate(T* X, T* f, unsigned char* accepted, long long n, int
             size = mw_fmax(size, __shfl_xor_sync(0xFFFFFFFFu, size, offset));
         }
         on = size >= tol;
+        if (starved) break;
     }
     const long long r = R[s];
     const T* head = simplex + (long long)order[0] * d;

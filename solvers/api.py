@@ -16,7 +16,7 @@ def run(algorithm: str, problem: str | Problem, engine: str = "numpy", *, dim: i
         precision: str | None = None, threads: int | None = None) -> RunResult:
     """Minimise `problem` with `algorithm` on `engine` within the budget; the same seed repeats.
 
-    ``max_evals`` is a hard cap (``evals <= max_evals``; see README for the cuda kernels that still
+    ``max_evals`` is a hard cap (``evals <= max_evals``; see README for the numba kernels that still
     stop at the iteration boundary); ``max_iters``/``max_seconds`` stop at an iteration boundary.
     "auto" parameters are fitted to the budget; ``result.params`` holds the effective values.
 

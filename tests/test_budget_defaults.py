@@ -122,3 +122,31 @@ def test_max_evals_is_a_hard_cap_for_cuda_annealing(variant, walkers):
                          max_evals=12_345, params=params)
     assert result.evals == 12_345 and result.stop_reason == "max_evals"
     assert np.isfinite(result.best_f)
+
+
+def test_cuda_budget_split_arithmetic():
+    # the host side of the cuda engine's hard cap (no GPU needed): full iterations, then one cut
+    # iteration with exactly the evaluations left; data-dependent kernels get an allowance
+    from types import SimpleNamespace
+
+    from solvers.cuda.multidirectional_search import NO_CAP, MultidirectionalSearchCuda
+    from solvers.cuda.pattern_search import PatternSearchCuda
+
+    algo = object.__new__(PatternSearchCuda)
+    algo.max_evals = None
+    state = SimpleNamespace(evals=100)
+    assert algo.capped_iterations(state, 7, 40) == (7, 0)
+    algo.max_evals = 1_000
+    assert algo.capped_iterations(state, 7, 40) == (7, 0)  # 380 <= 900 left
+    assert algo.capped_iterations(state, 30, 40) == (22, 20)  # 22 x 40 + 20 = 900
+    assert algo.capped_iterations(state, 30, 45) == (20, 0)  # 900 = 20 x 45: no cut iteration
+    f = np.zeros(5)
+    assert algo.cap_values(SimpleNamespace(evals=997), f) == 3 and np.isinf(f[3:]).all()
+    assert algo.capped(901, state) and not algo.capped(900, state)
+
+    mds = object.__new__(MultidirectionalSearchCuda)
+    mds.max_evals, mds._starts = 1_000, 5
+    mds.problem = SimpleNamespace(dim=4)  # an iteration makes at most 2 x 4 x 5 = 40
+    assert mds._allowance(SimpleNamespace(evals=0), 10) == (10, NO_CAP)
+    assert mds._allowance(SimpleNamespace(evals=900), 10) == (2, NO_CAP)
+    assert mds._allowance(SimpleNamespace(evals=990), 10) == (1, 10)

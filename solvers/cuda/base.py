@@ -124,6 +124,42 @@ class CudaAlgorithm(Algorithm):
         """The 64-bit Philox key of a run, derived from its ArrayRNG (same seed -> same key)."""
         return int(rng.raw_seed()) & 0xFFFFFFFFFFFFFFFF
 
+    # --- max_evals, a hard cap -------------------------------------------------------------------
+    # As the reference's ``evaluate``: evaluations past max_evals are not made (or not counted:
+    # their values read +inf, so nothing accepts them). The kernels take how many of a launch's
+    # last iteration's evaluations are allowed; the host splits a chunk so that only the iteration
+    # the budget cuts is launched with fewer.
+    def evals_left(self, state: State) -> int | None:
+        """Evaluations max_evals still allows (None: no evaluation budget)."""
+        if self.max_evals is None:
+            return None
+        return max(0, int(self.max_evals) - int(state.evals))
+
+    def capped(self, evals: int, state: State | None = None) -> bool:
+        """True if making `evals` more evaluations would pass max_evals."""
+        if self.max_evals is None:
+            return False
+        return int(evals) > int(self.max_evals) - (int(state.evals) if state is not None else 0)
+
+    def capped_iterations(self, state: State, iterations: int, per_iteration: int) -> tuple[int, int]:
+        """(full iterations, evaluations of one cut iteration after them, 0 for none) for a chunk
+        of `iterations` iterations of exactly `per_iteration` evaluations each."""
+        left = self.evals_left(state)
+        if left is None or left >= per_iteration * iterations:
+            return int(iterations), 0
+        full = left // per_iteration
+        return int(full), int(left - full * per_iteration)
+
+    def cap_values(self, state: State, f) -> int:
+        """Evaluations to count for values f just computed (all of them counted by the kernel):
+        those past max_evals are set to +inf in place (never the best), the rest counted."""
+        n = int(f.shape[0])
+        left = self.evals_left(state)
+        if left is None or left >= n:
+            return n
+        f[left:] = np.inf
+        return left
+
     def iteration_slices(self, state: State, work: float):
         """None: a launch runs whole iterations (the reference's slices would run its array code
         on the kernels' state); the runner warns when one iteration takes long."""

@@ -79,13 +79,24 @@ class DifferentialEvolutionCuda(CudaAlgorithm, DifferentialEvolution):
         self.link_best(state, self.tracker)
         self.launch("de_init", n, state.X, state.f, self.lower, self.upper, np.int64(n), np.int32(d),
                     np.uint64(state.seed), *self.tracker.args())
-        state.evals += n
+        counted = self.cap_values(state, state.f)
+        if counted < n:  # max_evals below the population: the best among the counted ones only
+            self.tracker.best_f.fill(np.inf)
+            self.reduce_best(self.tracker, state.f, self.xp.ascontiguousarray(state.X.T))
+        state.evals += counted
         state.trials = state.X.copy()  # no trial yet: drawn where the individuals are
         return state
 
     def step(self, state: DifferentialEvolutionCudaState, iterations: int) -> None:
+        full, last = self.capped_iterations(state, int(iterations), self.total_walkers())
+        if full:
+            self._generations(state, full, self.total_walkers())
+        if last:  # max_evals: the last generation's trials of the first `last` individuals only
+            self._generations(state, 1, last)
+
+    def _generations(self, state: DifferentialEvolutionCudaState, iterations: int, last_active: int) -> None:
         p, d, n = self.params, self.problem.dim, self.total_walkers()
-        launch, iterations = self._launch, int(iterations)
+        launch = self._launch
         shape = launch.shape
         kernel = self.kernels.get("de_generations")
         for first, count in shape.launches(int(p.populations)):
@@ -95,10 +106,10 @@ class DifferentialEvolutionCuda(CudaAlgorithm, DifferentialEvolution):
                 state.X, state.X_next, state.f, state.trials, state.accepted, self.lower, self.upper,
                 np.int64(n), np.int32(p.walkers), np.int32(d), np.int64(first), np.int32(shape.per_group),
                 np.uint64(state.seed), np.int64(state.iteration), np.int32(iterations),
-                self.scalar(p.F), self.scalar(p.Cr), np.int32(launch.shared_bytes > 0), self._scratch,
+                np.int64(last_active), self.scalar(p.F), self.scalar(p.Cr), np.int32(launch.shared_bytes > 0), self._scratch,
                 np.int32(launch.stride), self._bars, *self.tracker.args()), shared_mem=launch.shared_bytes)
         if iterations % 2:  # the kernel ping-pongs the buffers once per generation
             state.X, state.X_next = state.X_next, state.X
             state.XT = state.X.T
-        state.evals += n * iterations
+        state.evals += n * (iterations - 1) + last_active
         state.iteration += iterations

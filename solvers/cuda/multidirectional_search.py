@@ -23,6 +23,7 @@ from .base import REDUCE_BLOCKS, CudaAlgorithm, CudaState, allocation_guard
 from .resident import WARP, allow_shared
 
 MAX_BLOCK = 128  # __launch_bounds__ of mds_iterate
+NO_CAP = 2**64 - 1  # the kernels' "no evaluation allowance" (~0ull)
 
 
 @dataclass
@@ -87,27 +88,47 @@ class MultidirectionalSearchCuda(CudaAlgorithm, MultidirectionalSearch):
                 active=xp.zeros(starts, dtype=np.uint8), keep_f=xp.empty(starts, dtype=self.dtype),
                 keep_x=xp.empty((starts, n), dtype=self.dtype))
             self._scratch = xp.empty(1 if launch.shared_bytes else starts * 2 * (n + 1), dtype=self.dtype)
-            self._counters = xp.zeros(3, dtype=np.uint64)
+            self._counters = xp.zeros(4, dtype=np.uint64)  # + evaluations claimed (max_evals)
             self.tracker = self.new_best(parts=max(REDUCE_BLOCKS, self._grid()))
         if simplices is not None:
             state.simplices[...] = xp.asarray(simplices, dtype=self.dtype)
         state.X, state.f = state.simplices[:, 0], state.values[:, 0]
         self.link_best(state, self.tracker)
         p = self.params
-        self._run("mds_init", state, np.int32(simplices is None), self.scalar(p.edge), self.scalar(p.tol))
+        left = self.evals_left(state)
+        allow = NO_CAP if left is None or left >= starts * (n + 1) else left  # max_evals
+        self._run("mds_init", state, np.int32(simplices is None), self.scalar(p.edge), self.scalar(p.tol),
+                  np.uint64(allow))
         evals, active, _ = self._read_counters()
         state.evals += evals
         state.done = not p.restart and active == 0
         return state
 
     def step(self, state: MultidirectionalSearchCudaState, iterations: int) -> None:
-        if state.done:
-            return
-        p, iterations = self.params, int(iterations)
+        remaining = int(iterations)
+        while remaining > 0 and not state.done and self.evals_left(state) != 0:
+            todo, allow = self._allowance(state, remaining)
+            self._iterate(state, todo, allow)
+            remaining -= todo
+
+    def _allowance(self, state: MultidirectionalSearchCudaState, iterations: int) -> tuple[int, int]:
+        """(iterations to launch, evaluations they may make; NO_CAP = all). max_evals as a hard cap:
+        chunks that cannot pass it run uncapped; the iteration that may pass it runs alone, its
+        starts sharing what is left (the kernel's mds_claim)."""
+        left = self.evals_left(state)
+        most = 2 * self.problem.dim * self._starts  # an iteration's most: every start's two trials
+        if left is None or left >= most * iterations:
+            return iterations, NO_CAP
+        if left >= most:
+            return left // most, NO_CAP
+        return 1, left
+
+    def _iterate(self, state: MultidirectionalSearchCudaState, iterations: int, allow: int) -> None:
+        p = self.params
         self._run("mds_iterate", state, np.int64(state.iteration), np.int32(iterations), self.scalar(p.edge),
                   self.scalar(p.expansion), self.scalar(p.contraction), self.scalar(p.tol),
-                  np.int32(bool(p.restart)))
-        evals, active, last = self._read_counters()  # one small copy per chunk
+                  np.int32(bool(p.restart)), np.uint64(allow))
+        evals, active, last = self._read_counters()  # one small copy per launch
         state.evals += evals
         if not p.restart and active == 0:
             # the reference stops counting iterations once every start has collapsed
@@ -129,5 +150,5 @@ class MultidirectionalSearchCuda(CudaAlgorithm, MultidirectionalSearch):
                  shared_mem=launch.shared_bytes)
 
     def _read_counters(self) -> tuple[int, int, int]:
-        evals, active, last = (int(v) for v in to_numpy(self._counters))
+        evals, active, last, _ = (int(v) for v in to_numpy(self._counters))
         return evals, active, last

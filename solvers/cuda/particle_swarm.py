@@ -143,7 +143,10 @@ class ParticleSwarmCuda(CudaAlgorithm, ParticleSwarm):
         self.link_best(state, self.tracker)
         self.launch("pso_init", n, state.XT, state.VT, state.PT, state.f, state.Pf, self.lower, self.upper,
                     np.int64(n), np.int32(d), np.uint64(state.seed), np.int32(p.variant == "classic"))
-        state.evals += n
+        counted = self.cap_values(state, state.f)
+        if counted < n:  # max_evals below the swarm: the uncounted particles have no best yet
+            state.Pf[counted:] = np.inf
+        state.evals += counted
         self.reduce_best(self.tracker, state.Pf, state.PT)
         grouped = state.Pf.reshape(swarms, -1)
         local = xp.argmin(grouped, axis=1)
@@ -152,15 +155,22 @@ class ParticleSwarmCuda(CudaAlgorithm, ParticleSwarm):
         return state
 
     def step(self, state: ParticleSwarmCudaState, iterations: int) -> None:
+        full, last = self.capped_iterations(state, int(iterations), self.total_walkers())
+        if full:
+            self._launch_iterations(state, full, self.total_walkers())
+        if last:  # max_evals: the last iteration made by the first `last` particles only
+            self._launch_iterations(state, 1, last)
+
+    def _launch_iterations(self, state: ParticleSwarmCudaState, iterations: int, last_active: int) -> None:
         p, d, n = self.params, self.problem.dim, self.total_walkers()
-        launch, iterations = self._launch, int(iterations)
+        launch = self._launch
         shape = launch.shape
         kernel = self.kernels.get(self._kernel_name())
         common = (np.int64(n), np.int32(p.walkers), np.int32(d))
         reduce = (self._gpart_f, self._gpart_i, self._gpart_x, self._bars, *self.tracker.args())
         for first, count in shape.launches(int(p.swarms)):
             where = (np.int64(first), np.int32(shape.per_group), np.uint64(state.seed),
-                     np.int64(state.iteration), np.int32(iterations))
+                     np.int64(state.iteration), np.int32(iterations), np.int64(last_active))
             if p.variant == "classic":
                 args = (state.XT, state.VT, state.PT, state.f, state.Pf, state.swarm_best_f,
                         state.swarm_best_i, self.lower, self.upper, *common, *where,
@@ -174,7 +184,7 @@ class ParticleSwarmCuda(CudaAlgorithm, ParticleSwarm):
             if shape.per_group > 1:
                 self._bars.fill(0)  # the barrier counters only grow within a launch
             kernel((count * shape.per_group,), (shape.block,), args, shared_mem=launch.shared_bytes)
-        state.evals += n * iterations
+        state.evals += n * (iterations - 1) + last_active
         state.iteration += iterations
 
     # --- snapshots -------------------------------------------------------------------------------

@@ -65,11 +65,12 @@ class PatternSearchCuda(CudaAlgorithm, PatternSearch):
     def init_and_step(self, rng, iterations: int) -> PatternSearchCudaState:
         """init + step in one launch (no host work between; the best folded in the same launch):
         the same numbers as the two calls. Restart mode redraws between rounds: two calls."""
-        if self.params.restart or int(iterations) <= 0:
+        n, iterations = int(self.params.walkers), int(iterations)
+        if self.params.restart or iterations <= 0 or self.capped(n + iterations * self._per_iteration()):
             return super().init_and_step(rng, iterations)
         state = self._allocate(rng)
-        state.evals += int(self.params.walkers)
-        self._iterate(state, int(iterations), fresh=STREAM_INIT)
+        state.evals += n
+        self._iterate(state, iterations, fresh=STREAM_INIT)
         return state
 
     def _draw(self, state: PatternSearchCudaState, stream: int, draw: int) -> None:
@@ -78,37 +79,50 @@ class PatternSearchCuda(CudaAlgorithm, PatternSearch):
         self.launch("ps_init", n, state.XT, state.f, state.step, state.improved, self.lower,
                     self.upper, np.int64(n), np.int32(self.problem.dim), np.uint64(state.seed),
                     np.uint32(stream), np.uint64(draw), self.scalar(self.params.delta0))
-        state.evals += n
+        state.evals += self.cap_values(state, state.f)
         self.reduce_best(self.tracker, state.f, state.XT)
 
     def step(self, state: PatternSearchCudaState, iterations: int) -> None:
         p = self.params
         remaining = int(iterations)
-        while remaining > 0:
+        while remaining > 0 and self.evals_left(state) != 0:
             if p.restart and state.iteration > 0 and state.iteration % p.round_iterations == 0:
                 self._draw(state, STREAM_RESTART, state.iteration)
             todo = remaining
             if p.restart:  # stop at the next round boundary (see the module docstring)
                 todo = min(todo, p.round_iterations - state.iteration % p.round_iterations)
-            self._iterate(state, todo)
+            full, last = self.capped_iterations(state, todo, self._per_iteration())
+            if full:
+                self._iterate(state, full)
+            if last:  # the iteration the budget cuts: only its first `last` trials
+                self._iterate(state, 1, last_evals=last)
+            if full < todo:
+                return  # max_evals reached
             remaining -= todo
 
-    def _iterate(self, state: PatternSearchCudaState, todo: int, fresh: int = 0) -> None:
+    def _per_iteration(self) -> int:
+        return 2 * self.problem.dim * int(self.params.walkers)
+
+    def _iterate(self, state: PatternSearchCudaState, todo: int, fresh: int = 0,
+                 last_evals: int | None = None) -> None:
         """One launch: `todo` iterations (from fresh walkers of stream `fresh` if not 0), the
-        launch's best folded into the run's best by the same launch."""
+        launch's best folded into the run's best by the same launch; `last_evals`: only that many
+        trials (the first walkers' first ones) in the launch's last iteration (max_evals)."""
         p, n = self.params, int(self.params.walkers)
+        per_iteration = self._per_iteration()
+        last = per_iteration if last_evals is None else int(last_evals)
         tol = p.delta0 / 2.0 ** p.tol_halvings
         lanes = self._lanes(n)
         args = (state.XT, state.f, state.step, state.improved, self.lower, self.upper,
                 np.int64(n), np.int32(self.problem.dim), np.int32(todo), self.scalar(p.delta0),
-                self.scalar(tol))
+                self.scalar(tol), np.int64(last))
         tail = (np.uint64(state.seed), np.uint32(fresh), np.uint64(0), np.int32(1),
                 *self.tracker.args())
         if lanes == 1:
             self.launch("ps_iterate", n, *args, *tail)
         else:
             self.launch("ps_iterate_group", lanes * n, *args, np.int32(lanes), *tail)
-        state.evals += 2 * self.problem.dim * n * todo
+        state.evals += per_iteration * (todo - 1) + last
         state.iteration += todo
 
     def _lanes(self, n: int) -> int:

@@ -25,6 +25,8 @@ from ..arrays import to_numpy
 from ..algorithms.simulated_annealing import WIDTH_POWER, SimulatedAnnealing, SimulatedAnnealingState
 from .base import REDUCE_BLOCKS, CudaAlgorithm, CudaState, allocation_guard
 
+NO_CAP = 2**64 - 1  # the kernels' "no evaluation allowance" (~0ull)
+
 
 @dataclass
 class SimulatedAnnealingCudaState(CudaState, SimulatedAnnealingState):
@@ -69,7 +71,7 @@ class SimulatedAnnealingCuda(CudaAlgorithm, SimulatedAnnealing):
         self.link_best(state, self.tracker)
         self.launch("sa_init", n, state.XT, state.f, state.accepted, self.lower, self.upper,
                     np.int64(n), np.int32(d), np.uint64(state.seed))
-        state.evals += n
+        state.evals += self.cap_values(state, state.f)  # max_evals below the chains: +inf past it
         self.reduce_best(self.tracker, state.f, state.XT)
         self.fit_schedule(to_numpy(state.f))  # one copy at start: the auto schedule's spread of f
         state.temperature = float(self.params.t0)
@@ -77,7 +79,7 @@ class SimulatedAnnealingCuda(CudaAlgorithm, SimulatedAnnealing):
 
     def step(self, state: SimulatedAnnealingCudaState, iterations: int) -> None:
         remaining = int(iterations)
-        while remaining > 0 and not state.done:
+        while remaining > 0 and not state.done and self.evals_left(state) != 0:
             if state.phase == "polish":
                 remaining -= self._polish(state, remaining)
             else:
@@ -153,17 +155,33 @@ class SimulatedAnnealingCuda(CudaAlgorithm, SimulatedAnnealing):
         p, n, d = self.params, int(self.params.walkers), self.problem.dim
         nm = state.polish
         m = int(nm.rows.shape[0])
+        budget, allow = self._polish_allowance(state, budget, m)
+        if budget == 0:  # max_evals spent (step does not call then)
+            return 1
         nm.counters.fill(0)
         state.accepted.fill(0)
         self.launch("nm_iterate", 32 * m, state.XT, state.f, state.accepted, np.int64(n), np.int32(d),
-                    nm.rows, np.int32(m), np.int32(budget), self.scalar(p.polish_tol), self.lower,
+                    nm.rows, np.int32(m), np.int32(budget), np.uint64(allow), self.scalar(p.polish_tol),
+                    self.lower,
                     self.upper, nm.S, nm.V, nm.O, nm.W, nm.active, nm.counters, block=128)
         self.reduce_best(self.tracker, state.f, state.XT)
-        evals, ran, still_active = (int(v) for v in to_numpy(nm.counters))  # one small copy a chunk
+        evals, ran, still_active, _ = (int(v) for v in to_numpy(nm.counters))  # one small copy a chunk
         state.evals += evals
         state.iteration += ran
         state.done = still_active == 0
         return budget if not state.done else max(ran, 1)
+
+    def _polish_allowance(self, state, iterations: int, m: int) -> tuple[int, int]:
+        """(Nelder-Mead iterations to launch, evaluations they may make; ~0 = no cap). max_evals as
+        a hard cap: chunks that cannot pass it run uncapped; near the end one iteration at a time,
+        its simplices sharing what is left (nm_claim in the kernel)."""
+        left = self.evals_left(state)
+        most = m * (self.problem.dim + 2)  # reflection, second trial, shrink: one simplex's iteration
+        if left is None or left >= most * iterations:
+            return int(iterations), NO_CAP
+        if left >= most:
+            return int(left // most), NO_CAP
+        return (1, left) if left > 0 else (0, 0)
 
     def _polish_start(self, state: SimulatedAnnealingCudaState) -> None:
         xp, p, n, d = self.xp, self.params, int(self.params.walkers), self.problem.dim
@@ -176,21 +194,24 @@ class SimulatedAnnealingCuda(CudaAlgorithm, SimulatedAnnealing):
                 rows=rows, S=xp.empty((m, d + 1, d), dtype=self.dtype),
                 V=xp.empty((m, d + 1), dtype=self.dtype), O=xp.empty((m, d + 1), dtype=np.int32),
                 W=xp.empty((m, 3 * d), dtype=self.dtype), active=xp.ones(m, dtype=np.uint8),
-                counters=xp.zeros(3, dtype=np.uint64))
+                counters=xp.zeros(4, dtype=np.uint64))
         # the chains may have moved away from the best point ever found: polish that one too
         first = rows[0]
         better = self.tracker.best_f < state.f[first]
         base_x = xp.where(better, self.tracker.best_x, state.XT[:, first])
         base_f = xp.where(better, self.tracker.best_f, state.f[first]).reshape(1)
+        left = self.evals_left(state)
+        allow = m * d if left is None else min(m * d, left)  # max_evals: the first vertices only
         self.launch("nm_start", m, state.XT, state.f, np.int64(n), np.int32(d), rows, np.int32(m),
-                    xp.ascontiguousarray(base_x), base_f, self.scalar(p.polish_edge), self.lower,
+                    np.int64(allow), xp.ascontiguousarray(base_x), base_f, self.scalar(p.polish_edge), self.lower,
                     self.upper, nm.S, nm.V, nm.O, nm.active, block=64)
-        state.evals += m * d
+        state.evals += allow
         before = state.f[rows].copy()
         state.accepted.fill(0)
         # zero iterations: writes every simplex's best vertex into its chain's row
         self.launch("nm_iterate", 32 * m, state.XT, state.f, state.accepted, np.int64(n), np.int32(d),
-                    rows, np.int32(m), np.int32(0), self.scalar(p.polish_tol), self.lower, self.upper,
+                    rows, np.int32(m), np.int32(0), np.uint64(NO_CAP), self.scalar(p.polish_tol),
+                    self.lower, self.upper,
                     nm.S, nm.V, nm.O, nm.W, nm.active, nm.counters, block=128)
         state.accepted[rows] = (state.f[rows] < before).astype(np.uint8)
         self.reduce_best(self.tracker, state.f, state.XT)
