@@ -162,8 +162,7 @@ class SimulatedAnnealingCuda(CudaAlgorithm, SimulatedAnnealing):
         state.accepted.fill(0)
         self.launch("nm_iterate", 32 * m, state.XT, state.f, state.accepted, np.int64(n), np.int32(d),
                     nm.rows, np.int32(m), np.int32(budget), np.uint64(allow), self.scalar(p.polish_tol),
-                    self.lower,
-                    self.upper, nm.S, nm.V, nm.O, nm.W, nm.active, nm.counters, block=128)
+                    self.lower, self.upper, nm.S, nm.V, nm.O, nm.W, nm.active, nm.counters, block=128)
         self.reduce_best(self.tracker, state.f, state.XT)
         evals, ran, still_active, _ = (int(v) for v in to_numpy(nm.counters))  # one small copy a chunk
         state.evals += evals
