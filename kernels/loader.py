@@ -160,11 +160,13 @@ def _compile_error_lines(exc: Exception, limit: int = 6) -> str:
 
 @functools.lru_cache(maxsize=None)
 def load(kernel_file: str, functor: str, dtype: str, fast_math: bool = False,
-         functor_source: str = "") -> KernelSet:
+         functor_source: str = "", device: int = 0) -> KernelSet:
     """Compile (or fetch from CuPy's cache) the kernels of one file for one functor and dtype.
 
     ``functor_source`` defines a functor not in problems.cuh (a user's expression, whose struct name
-    is a hash of its body); it is part of the cache key here and of the source CuPy keys on."""
+    is a hash of its body); it is part of the cache key here and of the source CuPy keys on.
+    ``device``: the current CUDA device, which the module is loaded on (part of the cache key: a run
+    split over GPUs loads one module per device)."""
     if dtype not in CTYPES:
         raise ValueError(f"dtype must be one of {', '.join(CTYPES)}, got {dtype!r}")
     try:

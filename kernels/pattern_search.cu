@@ -22,6 +22,9 @@
 // into the run's best at the end (`fold` = 1, the grid argmin of reduce.cuh; tracker workspace with
 // at least gridDim.x partials), so initialisation, iterations and the best need no host work between.
 // Same numbers as ps_init + iterate + mw_argmin_update: the same formulas and the same tie rule.
+// `walker0`: the global index of walker 0 (0 unless the run is split into shards over devices,
+// solvers/shards.py): random streams are keyed by the global index, so a shard draws exactly the
+// numbers its walkers draw in the unsplit run.
 //
 // MW_KERNELS: ps_init<F,T> ps_iterate<F,T> ps_iterate_group<F,T>
 
@@ -45,8 +48,9 @@ template <typename T> __device__ __forceinline__ T ps_minus(T xj, T s, T lo, T h
 template <typename F, typename T>
 __device__ __forceinline__ T ps_fresh(T* X, const T* __restrict__ lower, const T* __restrict__ upper,
                                       long long n, int d, long long i, unsigned long long seed,
-                                      unsigned int stream, unsigned long long draw) {
-    const MwRng rng(seed, (unsigned long long)i, stream);
+                                      long long walker0, unsigned int stream,
+                                      unsigned long long draw) {
+    const MwRng rng(seed, (unsigned long long)(walker0 + i), stream);
     mw_fill_uniform(rng, draw * mw_blocks_per_point(d, MwPerBlock<T>::value), lower, upper, X + i,
                     n, d);
     const StridedPoint<T> x = {X + i, n};
@@ -58,10 +62,10 @@ __device__ __forceinline__ T ps_fresh(T* X, const T* __restrict__ lower, const T
 template <typename F, typename T>
 __global__ void ps_init(T* X, T* f, T* step, unsigned char* improved, const T* __restrict__ lower,
                         const T* __restrict__ upper, long long n, int d, unsigned long long seed,
-                        unsigned int stream, unsigned long long draw, T delta0) {
+                        long long walker0, unsigned int stream, unsigned long long draw, T delta0) {
     const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
     if (i >= n) return;
-    f[i] = ps_fresh<F, T>(X, lower, upper, n, d, i, seed, stream, draw);
+    f[i] = ps_fresh<F, T>(X, lower, upper, n, d, i, seed, walker0, stream, draw);
     step[i] = delta0;
     improved[i] = 0;
 }
@@ -85,7 +89,7 @@ template <typename F, typename T>
 __global__ void ps_iterate(T* X, T* f, T* step, unsigned char* improved_last,
                            const T* __restrict__ lower, const T* __restrict__ upper, long long n,
                            int d, int iterations, T delta0, T tol, long long last_evals,
-                           unsigned long long seed,
+                           unsigned long long seed, long long walker0,
                            unsigned int fresh_stream, unsigned long long fresh_draw, int fold,
                            T* part_f, long long* part_i, unsigned int* ticket, T* best_f, T* best_x,
                            long long* best_i) {
@@ -93,7 +97,8 @@ __global__ void ps_iterate(T* X, T* f, T* step, unsigned char* improved_last,
     MwBest<T> mine = mw_no_best<T>();
     if (i < n) {
         T* xi = X + i;
-        T fi = fresh_stream ? ps_fresh<F, T>(X, lower, upper, n, d, i, seed, fresh_stream, fresh_draw)
+        T fi = fresh_stream ? ps_fresh<F, T>(X, lower, upper, n, d, i, seed, walker0, fresh_stream,
+                                            fresh_draw)
                              : f[i];
         T s = fresh_stream ? delta0 : step[i];
         const long long first_trial = i * 2LL * d;
@@ -143,7 +148,7 @@ template <typename F, typename T>
 __global__ void ps_iterate_group(T* X, T* f, T* step, unsigned char* improved_last,
                                  const T* __restrict__ lower, const T* __restrict__ upper, long long n,
                                  int d, int iterations, T delta0, T tol, long long last_evals, int g,
-                                 unsigned long long seed, unsigned int fresh_stream,
+                                 unsigned long long seed, long long walker0, unsigned int fresh_stream,
                                  unsigned long long fresh_draw, int fold, T* part_f,
                                  long long* part_i, unsigned int* ticket, T* best_f, T* best_x,
                                  long long* best_i) {
@@ -160,7 +165,8 @@ __global__ void ps_iterate_group(T* X, T* f, T* step, unsigned char* improved_la
         T* xi = X + i;
         // a fresh point: every lane of the group draws and evaluates it (the same values; each lane
         // then reads its own writes), so no lane waits for another before the first trials
-        T fi = fresh_stream ? ps_fresh<F, T>(X, lower, upper, n, d, i, seed, fresh_stream, fresh_draw)
+        T fi = fresh_stream ? ps_fresh<F, T>(X, lower, upper, n, d, i, seed, walker0, fresh_stream,
+                                            fresh_draw)
                              : f[i];
         T s = fresh_stream ? delta0 : step[i];
         const long long first_trial = i * 2LL * d;

@@ -8,7 +8,8 @@
 //     restarts at T0 (reheating) -- the host limits a launch so that the level ends needing a
 //     global exchange (sync broadcast, the hybrid's switch to polishing) end a launch.
 // Random numbers: one Philox block per chain and proposal, stream MW_STREAM_STEP, draw index = the
-// global iteration number: word x picks j, (y[, z]) gives u, the last word gives a.
+// global iteration number: word x picks j, (y[, z]) gives u, the last word gives a. Chains are keyed
+// by their global index walker0 + i (walker0 > 0 only in a shard of a run split over devices).
 // The best point of a launch: each chain keeps its own best value of the launch and, lazily, its
 // point (copied to B only when the chain moves away from it); the launch ends with a grid argmin
 // over the chains' bests and the winner is folded into best_f/best_x (no host round trip).
@@ -22,10 +23,11 @@
 
 template <typename F, typename T>
 __global__ void sa_init(T* X, T* f, unsigned char* accepted, const T* __restrict__ lower,
-                        const T* __restrict__ upper, long long n, int d, unsigned long long seed) {
+                        const T* __restrict__ upper, long long n, int d, unsigned long long seed,
+                        long long walker0) {
     const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
     if (i >= n) return;
-    const MwRng rng(seed, (unsigned long long)i, MW_STREAM_INIT);
+    const MwRng rng(seed, (unsigned long long)(walker0 + i), MW_STREAM_INIT);
     mw_fill_uniform(rng, 0ull, lower, upper, X + i, n, d);
     const StridedPoint<T> x = {X + i, n};
     f[i] = mw_sanitize(F::template eval<T>(x, d));
@@ -65,8 +67,8 @@ __device__ __forceinline__ void sa_flush_count(unsigned int count, unsigned long
 template <typename F, typename T>
 __global__ void sa_anneal(T* X, T* f, unsigned char* accepted, T* B, unsigned char* at_best,
                           const T* __restrict__ lower, const T* __restrict__ upper, long long n, int d,
-                          unsigned long long seed, long long first_iter, int iterations,
-                          double temperature, int level_iter, int chain_length, double alpha,
+                          unsigned long long seed, long long walker0, long long first_iter,
+                          int iterations, double temperature, int level_iter, int chain_length, double alpha,
                           double t_min, double t0, T width, double width_power,
                           long long last_chains, unsigned long long* level_counts,
                           T* part_f, long long* part_i, unsigned int* ticket, T* best_f, T* best_x,
@@ -83,7 +85,7 @@ __global__ void sa_anneal(T* X, T* f, unsigned char* accepted, T* B, unsigned ch
     int slot = 0;
     double temp = temperature;
     T w = width_power > 0.0 ? (T)(width * pow(fmin(temp / t0, 1.0), width_power)) : width;
-    const MwRng rng(seed, (unsigned long long)(active ? i : 0), MW_STREAM_STEP);
+    const MwRng rng(seed, (unsigned long long)(active ? walker0 + i : 0), MW_STREAM_STEP);
     for (int it = 0; it < iterations; ++it) {
         // max_evals as a hard cap: only the first last_chains chains make the last proposal
         if (active && (it + 1 < iterations || i < last_chains)) {

@@ -13,7 +13,7 @@ def run(algorithm: str, problem: str | Problem, engine: str = "numpy", *, dim: i
         seed: int | None = 0, max_evals: int | None = None, max_iters: int | None = None,
         max_seconds: float | None = None, params: Mapping | None = None, dtype: str = "float64",
         fast_math: bool = False, bounds: tuple[float, float] | None = None,
-        precision: str | None = None, threads: int | None = None) -> RunResult:
+        precision: str | None = None, threads: int | None = None, devices=None) -> RunResult:
     """Minimise `problem` with `algorithm` on `engine` within the budget; the same seed repeats.
 
     ``max_evals`` is a hard cap (``evals <= max_evals``; see README for the numba kernels that still
@@ -23,6 +23,8 @@ def run(algorithm: str, problem: str | Problem, engine: str = "numpy", *, dim: i
     `problem` is what the CLI calls ``--function`` (``--problem`` there too); `precision` is
     another name for `dtype` (the window's word), give either.
     ``threads``: CPU threads of the numba engine (None: every core); other engines ignore it.
+    ``devices``: split the run over devices, ``"all"`` or ``[0, 1]`` (None: one device; see
+    solvers/shards.py for which algorithms split and how).
     """
     if precision is not None:
         if dtype not in ("float64", precision):
@@ -39,5 +41,5 @@ def run(algorithm: str, problem: str | Problem, engine: str = "numpy", *, dim: i
     config = RunConfig.build(algorithm, problem, dim, params=params, engine=engine, dtype=dtype,
                              seed=seed, max_evals=max_evals, max_iters=max_iters,
                              max_seconds=max_seconds, fast_math=fast_math, sample_size=1,
-                             bounds=bounds, threads=threads)
+                             bounds=bounds, threads=threads, devices=devices)
     return Runner(config).run()

@@ -61,6 +61,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--fast-math", action="store_true", help="cuda engine: fast intrinsics (__sinf, ...)")
     run.add_argument("--threads", type=int, default=None, metavar="N",
                      help="numba engine: CPU threads (default: every core)")
+    run.add_argument("--devices", default=None, metavar="all|0,1",
+                     help="split the run over these devices (GPUs of the cuda engine; 'all' = every "
+                          "one; a repeated number puts two shards on one device); default: one device")
     run.add_argument("--bounds", type=_parse_bounds, default=None, metavar="LOWER,UPPER",
                      help="search this box instead of the function's own (same in every coordinate)")
     run.add_argument("--f-min", type=float, default=None, metavar="VALUE",
@@ -105,7 +108,7 @@ def cmd_run(args) -> int:
                              dtype=args.dtype, seed=args.seed, max_evals=args.max_evals,
                              max_iters=args.max_iters, max_seconds=args.max_seconds,
                              fast_math=args.fast_math, sample_size=1, bounds=args.bounds, threads=args.threads,
-                             f_min=args.f_min)
+                             f_min=args.f_min, devices=args.devices)
     early = set()  # warnings about the run ahead, printed before it starts
 
     def warn(text: str) -> None:
@@ -171,7 +174,7 @@ def _join_negative_values(argv: list[str]) -> list[str]:
 
 def cmd_list(args) -> int:
     from .algorithms import get_algorithm, list_algorithms  # noqa: PLC0415
-    from .engines import engine_status, list_engines  # noqa: PLC0415
+    from .engines import engine_status, get_engine, list_engines  # noqa: PLC0415
     from .params import specs  # noqa: PLC0415
     from .problems import get_problem, list_problems, get_definition  # noqa: PLC0415
 
@@ -188,8 +191,8 @@ def cmd_list(args) -> int:
         problems.append({"name": name, "title": d.title, "group": d.group, "source": d.source,
                          "dims": list(d.dims) if d.dims else f">={d.min_dim}", "default_dim": d.default_dim,
                          "lower": float(p.lower.min()), "upper": float(p.upper.max()), "f_min": p.f_min})
-    engines = [{"name": e, "available": engine_status(e)[0], "detail": engine_status(e)[1]}
-               for e in list_engines()]
+    engines = [{"name": e, "available": engine_status(e)[0], "detail": engine_status(e)[1],
+                "devices": get_engine(e).device_count()} for e in list_engines()]
     if args.json:
         print(strict_dumps({"algorithms": algorithms, "problems": problems, "engines": engines}))
         return 0
@@ -212,7 +215,8 @@ def cmd_list(args) -> int:
               f"f_min {fmin}  {p['title']}")
     print("\nEngines")
     for e in engines:
-        print(f"  {e['name']:<6} {'available' if e['available'] else 'unavailable'}: {e['detail']}")
+        count = f" ({e['devices']} devices)" if e["devices"] > 1 else ""
+        print(f"  {e['name']:<6} {'available' if e['available'] else 'unavailable'}: {e['detail']}{count}")
     return 0
 
 

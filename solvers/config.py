@@ -12,6 +12,7 @@ from .engines import get_engine, list_engines
 from .errors import ConfigError
 from .params import make_params
 from .problems import get_problem
+from .shards import parse_devices, resolve_devices
 from .problems.base import check_bounds
 from .problems.custom import is_expression
 from .algorithms import get_algorithm
@@ -94,7 +95,9 @@ class RunConfig:
     bounds: tuple[float, float] | None = None  # override of the function's box, same in every coordinate
     threads: int | None = None  # CPU threads on an engine that honours them (numba); None: its default
     f_min: float | None = None  # a typed function's known minimum (None: unknown), for errors/success
-
+    # devices to split the run over (solvers/shards.py): None = one device (the default path),
+    # "all", or a tuple of indices (a repeated index: two shards on one device)
+    devices: tuple[int, ...] | str | None = None
 
     def make_problem(self):
         """The bound Problem this configuration runs on (with the bounds override, if any)."""
@@ -111,7 +114,7 @@ class RunConfig:
               max_evals=None, max_iters=None, max_seconds=None, fast_math: bool = False,
               sample_size: int = 4096, snapshot_hz: float = 30.0,
               bounds: tuple[float, float] | None = None, threads: int | None = None,
-              f_min: float | None = None) -> "RunConfig":
+              f_min: float | None = None, devices=None) -> "RunConfig":
         """Validate everything; raise ConfigError with one clear line on the first bad value."""
         cls = get_algorithm(algorithm)
         bound = get_problem(problem, dim)
@@ -146,6 +149,14 @@ class RunConfig:
                     or not np.isfinite(f_min):
                 raise ConfigError(f"the known minimum must be a finite number, got {_short(f_min)}")
             f_min = float(f_min)
+        devices = parse_devices(devices)
+        if devices is not None:
+            run_engine = get_engine(engine)
+            if run_engine.available:  # else the run says why the engine cannot run
+                resolve_devices(run_engine, devices)
+            reason = get_algorithm(algorithm).split_refusal(make_params(cls.Params, params or {}))
+            if reason:
+                raise ConfigError(f"{algorithm} cannot be split over devices: {reason}")
         if seed is None:
             seed = int(np.random.SeedSequence().entropy % 2**32)
         if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < MAX_SEED:
@@ -163,7 +174,8 @@ class RunConfig:
                          seed=int(seed), budget=Budget.build(max_evals, max_iters, max_seconds),
                          fast_math=bool(fast_math), sample_size=int(sample_size),
                          snapshot_hz=float(snapshot_hz), bounds=bounds,
-                         threads=None if threads is None else int(threads), f_min=f_min)
+                         threads=None if threads is None else int(threads), f_min=f_min,
+                         devices=devices)
 
     def replace(self, **changes) -> "RunConfig":
         return dataclasses.replace(self, **changes)

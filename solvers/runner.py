@@ -21,6 +21,7 @@ from .config import RunConfig
 from .engines import get_engine, reference_class
 from .errors import ConfigError
 from .params import changed_fields, make_params, specs
+from . import shards
 from .rng import ArrayRNG
 from .snapshot import Snapshot
 
@@ -162,8 +163,10 @@ class Runner:
         if engine.compiles:
             self._status(engine.compile_message)
         # "auto" parameters fitted to the budget (max_evals a hard cap), then the memory check
-        self.algorithm = engine.build(cfg.algorithm, problem, cfg.params, cfg.dtype, cfg.fast_math,
-                                      budget=cfg.budget, threads=cfg.threads)
+        # split over cfg.devices (solvers/shards.py); the engine's own object when None
+        self.algorithm = shards.build(engine, cfg.algorithm, problem, cfg.params, cfg.dtype,
+                                      cfg.fast_math, budget=cfg.budget, threads=cfg.threads,
+                                      devices=cfg.devices)
         self._status("initialising walkers")
         t0 = time.perf_counter()
         self.state = self.algorithm.init(ArrayRNG(xp, cfg.seed))

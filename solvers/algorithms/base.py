@@ -63,6 +63,12 @@ class Algorithm(abc.ABC):
     # evaluations pass through ``evaluate``, which counts NaN/inf values (state.nonfinite); the numba
     # kernels count theirs too; engines whose kernels evaluate uncounted (cuda) set False
     counts_nonfinite: ClassVar[bool] = True
+    # random streams keyed by the walker's global index (Philox on cuda/numba): a shard of a split
+    # run then draws with ``walker0``; False: one sequential generator (solvers/shards.py: ShardRNG)
+    keyed_by_walker: ClassVar[bool] = False
+    # How a run splits over devices (solvers/shards.py), declared on the reference class: the Params
+    # field counting the independent units (None: the run cannot be split); see split_* below.
+    split_field: ClassVar[str | None] = None
 
     def __init__(self, problem: Problem, params, *, xp=np, dtype=np.float64):
         self.problem = problem
@@ -181,6 +187,30 @@ class Algorithm(abc.ABC):
         """Apply parameters changed mid-run; only fields declared live differ from self.params."""
         self.requested = params
         self.params = self.resolve(params)
+
+    # --- split over devices (solvers/shards.py) ------------------------------------------------
+    @classmethod
+    def split_refusal(cls, params) -> str | None:
+        """Why a run with these (effective) parameters cannot be split; None if it can."""
+        if cls.split_field is None:
+            return "its walkers are coupled and its kernels do not take a walker offset yet"
+        return None
+
+    @classmethod
+    def split_unit_walkers(cls, params) -> int:
+        """Walkers per unit of ``split_field`` (PSO/DE: a swarm's walkers; otherwise 1)."""
+        return 1
+
+    split_after_init = None  # (shard algorithm, its state, params before init, field, all values f)
+
+    def exchange_best(self, state: State) -> None:
+        """Where a step takes the best point of all walkers (SA sync's broadcast): a shard of a
+        split run replaces this to make the best of every shard its own first."""
+
+    def take_best(self, state: State, x, f) -> None:
+        """Make host point x with value f the run's best (a shard receiving the best of all)."""
+        state.best_x = self.xp.asarray(np.asarray(x), dtype=self.dtype)
+        state.best_f = self.xp.asarray(np.asarray(f), dtype=self.dtype)
 
     # --- helpers for subclasses --------------------------------------------------------------
     def evaluate(self, state: State, X):

@@ -55,6 +55,7 @@ class PatternSearch(Algorithm):
     title = "Multi-walk pattern search"
     Params = PatternSearchParams
     reference = "Zhu & Curry, Multi-walk Parallel Pattern Search on a GPU (seed 000), Fig. 1"
+    split_field = "walkers"  # independent compass searches: a split run is exact
 
     def memory_words_per_walker(self) -> float:
         # X, the step, the plus/minus values and their where() temporaries: 4 d + 9 measured 4 d + 8.5

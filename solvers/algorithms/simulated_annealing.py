@@ -133,6 +133,7 @@ class SimulatedAnnealing(Algorithm):
     Params = SimulatedAnnealingParams
     reference = "Ferreiro et al., Parallel simulated annealing on GPUs (seed 002), and CUSIMANN"
     walker_word = "chains"
+    split_field = "walkers"  # chains (sync: the shards meet at each level's broadcast)
 
     def memory_words_per_walker(self) -> float:
         # X, the proposal, the best-of-chain copy and a temporary: measured 4 d + 11
@@ -182,6 +183,23 @@ class SimulatedAnnealing(Algorithm):
             fitted = dict(t0=t0, t_min=t_min, alpha=alpha, chain_length=length)
         self._fitted = fitted
         self.params = dataclasses.replace(p, **fitted)
+
+    @classmethod
+    def split_refusal(cls, params) -> str | None:
+        if params.variant == "hybrid":  # (async and sync split exactly: solvers/shards.py)
+            return ("the hybrid polishes the best chains of the whole run with Nelder-Mead; "
+                    "use variant async or sync")
+        return None
+
+    @staticmethod
+    def split_after_init(algo, state, before, field: str, values) -> None:
+        """A shard's "auto" schedule fitted to the initial values of every chain of the run (the
+        unsplit run's fit), not to its own chains'."""
+        own = getattr(algo.params, field)
+        algo.params = dataclasses.replace(before, **{field: int(len(values))})
+        algo.fit_schedule(values)
+        algo.params = dataclasses.replace(algo.params, **{field: own})
+        state.temperature = float(algo.params.t0)
 
     def width_at(self, temperature: float) -> float:
         """The move's width at a temperature: shrinking as sqrt(T / T0) under the auto schedule."""
@@ -273,6 +291,7 @@ class SimulatedAnnealing(Algorithm):
             state.phase = "polish"  # the simplices are built at the next iteration
             return
         if self.synchronous:
+            self.exchange_best(state)  # a split run: the best of every shard first
             state.X[...] = state.best_x
             state.f[...] = state.best_f
         if finished:

@@ -54,6 +54,10 @@ class CudaAlgorithm(Algorithm):
     kernel_file: ClassVar[str]
     block: ClassVar[int] = BLOCK
     counts_nonfinite: ClassVar[bool] = False  # the kernels evaluate and map NaN/inf to +inf uncounted
+    # global index of this object's walker 0: 0, except in a shard of a run split over devices
+    # (solvers/shards.py), whose kernels key their random streams by the global walker index
+    walker0: int = 0
+    keyed_by_walker: ClassVar[bool] = True
 
     def __init__(self, problem, params, *, xp, dtype, fast_math: bool = False):
         if xp is np:
@@ -68,7 +72,8 @@ class CudaAlgorithm(Algorithm):
 
         # a user's expression brings its functor's source; it enters the module (and cache key)
         self.kernels = load(self.kernel_file, functor, self.dtype.name, self.fast_math,
-                            problem.definition.cuda_source or "")
+                            problem.definition.cuda_source or "",
+                            device=int(xp.cuda.runtime.getDevice()))  # a module per device
         self.lower = xp.ascontiguousarray(self.lower)
         self.upper = xp.ascontiguousarray(self.upper)
 
@@ -114,6 +119,11 @@ class CudaAlgorithm(Algorithm):
         grid = min(tracker.parts, self.blocks(n, 256))
         self.kernels.get("mw_argmin_update")((grid,), (256,), (
             f, XT, np.int64(n), np.int32(self.problem.dim), *tracker.args()))
+
+    def take_best(self, state: State, x, f) -> None:
+        """The host point x (value f) becomes the run's best, written into the tracker's buffers."""
+        self.tracker.best_x[...] = self.xp.asarray(np.asarray(x, dtype=self.dtype))
+        self.tracker.best_f[...] = self.dtype.type(f)
 
     def link_best(self, state: State, tracker: BestTracker) -> None:
         """Point state.best_x/best_f at the tracker's device buffers (updated in place)."""

@@ -78,7 +78,8 @@ class PatternSearchCuda(CudaAlgorithm, PatternSearch):
         n = int(self.params.walkers)
         self.launch("ps_init", n, state.XT, state.f, state.step, state.improved, self.lower,
                     self.upper, np.int64(n), np.int32(self.problem.dim), np.uint64(state.seed),
-                    np.uint32(stream), np.uint64(draw), self.scalar(self.params.delta0))
+                    np.int64(self.walker0), np.uint32(stream), np.uint64(draw),
+                    self.scalar(self.params.delta0))
         state.evals += self.cap_values(state, state.f)
         self.reduce_best(self.tracker, state.f, state.XT)
 
@@ -116,8 +117,8 @@ class PatternSearchCuda(CudaAlgorithm, PatternSearch):
         args = (state.XT, state.f, state.step, state.improved, self.lower, self.upper,
                 np.int64(n), np.int32(self.problem.dim), np.int32(todo), self.scalar(p.delta0),
                 self.scalar(tol), np.int64(last))
-        tail = (np.uint64(state.seed), np.uint32(fresh), np.uint64(0), np.int32(1),
-                *self.tracker.args())
+        tail = (np.uint64(state.seed), np.int64(self.walker0), np.uint32(fresh), np.uint64(0),
+                np.int32(1), *self.tracker.args())
         if lanes == 1:
             self.launch("ps_iterate", n, *args, *tail)
         else:

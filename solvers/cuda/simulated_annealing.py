@@ -70,7 +70,7 @@ class SimulatedAnnealingCuda(CudaAlgorithm, SimulatedAnnealing):
         state.X = state.XT.T
         self.link_best(state, self.tracker)
         self.launch("sa_init", n, state.XT, state.f, state.accepted, self.lower, self.upper,
-                    np.int64(n), np.int32(d), np.uint64(state.seed))
+                    np.int64(n), np.int32(d), np.uint64(state.seed), np.int64(self.walker0))
         state.evals += self.cap_values(state, state.f)  # max_evals below the chains: +inf past it
         self.reduce_best(self.tracker, state.f, state.XT)
         self.fit_schedule(to_numpy(state.f))  # one copy at start: the auto schedule's spread of f
@@ -98,7 +98,8 @@ class SimulatedAnnealingCuda(CudaAlgorithm, SimulatedAnnealing):
         counts = self.xp.zeros(ends + 1, dtype=np.uint64)
         self.launch("sa_anneal", n, state.XT, state.f, state.accepted, state.B, state.at_best,
                     self.lower, self.upper, np.int64(n), np.int32(d), np.uint64(state.seed),
-                    np.int64(state.iteration), np.int32(todo), np.float64(state.temperature),
+                    np.int64(self.walker0), np.int64(state.iteration), np.int32(todo),
+                    np.float64(state.temperature),
                     np.int32(state.level_iteration), np.int32(L), np.float64(p.alpha),
                     np.float64(p.t_min), np.float64(p.t0), self.scalar(p.width),
                     np.float64(WIDTH_POWER if p.schedule == "auto" else 0.0), np.int64(last_chains),
@@ -124,6 +125,7 @@ class SimulatedAnnealingCuda(CudaAlgorithm, SimulatedAnnealing):
                 state.level_accepts = 0
                 return todo  # the launch was cut here
             if self.synchronous:
+                self.exchange_best(state)  # a split run: the best of every shard first
                 self.launch("mw_broadcast_point", n, state.XT, state.f, np.int64(n), np.int32(d),
                             self.tracker.best_x, self.tracker.best_f)
             if finished:

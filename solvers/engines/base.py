@@ -1,6 +1,7 @@
 """The Engine interface: what every engine answers, so that callers never compare engine names."""
 from __future__ import annotations
 
+import contextlib
 import gc
 
 import numpy as np
@@ -71,6 +72,9 @@ class Engine:
     warmup_seconds: float = 0.0
     # what the engine's allocator holds over the algorithm's declared peak (memory_estimate)
     memory_overhead: float = 1.0
+    # shards of a split run (solvers/shards.py) run at the same time (GPU streams); False: they
+    # take turns (CPU engines: each shard already uses every core it is given)
+    concurrent_shards: bool = False
     color: tuple[int, int, int] = (200, 200, 200)  # its curves in the window's charts
 
     def __init__(self):
@@ -113,6 +117,14 @@ class Engine:
         """The devices this engine would use, one description each (empty when unavailable)."""
         ok, reason = self.status()
         return [reason] if ok else []
+
+    def device_count(self) -> int:
+        """How many devices a run may be split over here (0 when unavailable; the CPU is one)."""
+        return 1 if self.available else 0
+
+    def open_device(self, index: int) -> "DeviceSlot":
+        """A shard's place on device `index`: its context (and stream) and its synchronisation."""
+        return DeviceSlot()
 
     # --- algorithms ---------------------------------------------------------------------------
     def algorithm_class(self, name: str) -> type:
@@ -185,3 +197,14 @@ class Engine:
     def release_memory(self) -> None:
         """Give freed blocks back (between sweep points); collects garbage on every engine."""
         gc.collect()
+
+
+class DeviceSlot:
+    """Where one shard of a split run computes: the CPU here (no context, nothing to wait for)."""
+
+    def active(self):
+        """Context in which the shard's arrays are made and its work is queued."""
+        return contextlib.nullcontext()
+
+    def synchronize(self) -> None:
+        """Wait for the shard's queued work."""

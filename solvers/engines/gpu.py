@@ -1,6 +1,7 @@
 """Whether a CUDA device can be used through CuPy here (shared by the GPU engines)."""
 from __future__ import annotations
 
+import contextlib
 import functools
 
 
@@ -52,10 +53,30 @@ def device_names() -> list[str]:
     return names
 
 
+class GpuDeviceSlot:
+    """One shard's place on a GPU: the device and a stream of its own (made on that device)."""
+
+    def __init__(self, index: int):
+        import cupy  # noqa: PLC0415
+
+        self.device = cupy.cuda.Device(index)
+        with self.device:
+            self.stream = cupy.cuda.Stream(non_blocking=True)
+
+    @contextlib.contextmanager
+    def active(self):
+        with self.device, self.stream:
+            yield
+
+    def synchronize(self) -> None:
+        self.stream.synchronize()
+
+
 class GpuEngineMixin:
     """What the CuPy-backed engines share: status, array module, devices, sync, the memory pool."""
 
     is_gpu = True
+    concurrent_shards = True
     warmup_seconds = 0.3  # a GPU left idle (e.g. while a CPU baseline ran) needs this to clock up
 
     def _probe(self) -> tuple[bool, str]:
@@ -68,6 +89,14 @@ class GpuEngineMixin:
 
     def devices(self) -> list[str]:
         return device_names()
+
+    def device_count(self) -> int:
+        if not self.available:
+            return 0
+        return int(self._array_module().cuda.runtime.getDeviceCount())
+
+    def open_device(self, index: int) -> GpuDeviceSlot:
+        return GpuDeviceSlot(index)
 
     def synchronize(self) -> None:
         if self.available:

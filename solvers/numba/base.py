@@ -34,14 +34,15 @@ def evaluate_rows(fid, X, out, bad):
 
 
 @njit(**PJIT)
-def draw_uniform_points(X, f, lower, upper, fid, seed, single, bad):
-    """Row i of X uniform in the box (Philox stream INIT, walker i, draw 0 on: the cuda engine's
-    initial points) and f[i] its value (non-finite values counted in bad[i])."""
+def draw_uniform_points(X, f, lower, upper, fid, seed, single, bad, walker0=0):
+    """Row i of X uniform in the box (Philox stream INIT, walker walker0 + i, draw 0 on: the cuda
+    engine's initial points) and f[i] its value (non-finite values counted in bad[i])."""
     n, d = X.shape
     for i in prange(n):
         x = np.empty(d, dtype=np.float64)
         row = np.empty(d, dtype=X.dtype)
-        philox.fill_uniform(seed, i, philox.STREAM_INIT, np.uint64(0), lower, upper, row, single)
+        philox.fill_uniform(seed, walker0 + i, philox.STREAM_INIT, np.uint64(0), lower, upper, row,
+                            single)
         for j in range(d):
             X[i, j] = row[j]
             x[j] = row[j]
@@ -70,6 +71,10 @@ class NumbaAlgorithm(Algorithm):
     single: bool = False  # float32 run: 24-bit uniforms, 4 per Philox block (as the cuda engine)
     threads: ClassVar[int | None] = None  # None = all cores; set per instance by the engine
     fused: ClassVar[bool] = True  # a compiled kernel runs whole iterations (False: reference code)
+    # global index of walker 0: 0, except in a shard of a run split over devices (solvers/shards.py);
+    # the Philox streams are keyed by the global walker index, as on the cuda engine
+    walker0: int = 0
+    keyed_by_walker: ClassVar[bool] = True
 
     def __init__(self, problem, params, *, xp=np, dtype=np.float64, threads: int | None = None):
         super().__init__(problem, params, xp=np, dtype=dtype)
@@ -133,5 +138,6 @@ def with_compiled_evaluation(reference: type) -> type:
 
     compiled = type(f"{reference.__name__}Numba", (NumbaAlgorithm, reference),
                     {"__doc__": f"{reference.__name__} with compiled multi-core evaluation.",
-                     "__module__": __name__, "fused": False})
+                     "__module__": __name__, "fused": False,
+                     "keyed_by_walker": False})  # the reference's sequential generator
     return compiled

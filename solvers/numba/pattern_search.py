@@ -18,13 +18,14 @@ from .base import PJIT, NumbaAlgorithm
 
 
 @njit(**PJIT)
-def ps_init(X, f, step, improved, lower, upper, fid, seed, stream, draw, delta0, single, bad):
+def ps_init(X, f, step, improved, lower, upper, fid, seed, walker0, stream, draw, delta0, single,
+            bad):
     n, d = X.shape
     first = draw * philox.blocks_per_point_jit(d, single)
     for i in prange(n):
         x = np.empty(d, dtype=np.float64)
         row = np.empty(d, dtype=X.dtype)
-        philox.fill_uniform(seed, i, stream, first, lower, upper, row, single)
+        philox.fill_uniform(seed, walker0 + i, stream, first, lower, upper, row, single)
         for j in range(d):
             X[i, j] = row[j]
             x[j] = row[j]
@@ -98,8 +99,8 @@ class PatternSearchNumba(NumbaAlgorithm, PatternSearch):
         self.use_threads()
         bad = self.nonfinite_counter(self.params.walkers)
         ps_init(state.X, state.f, state.step, state.improved, self.lower, self.upper, self.fid,
-                np.uint64(state.seed), stream, np.uint64(draw), self.dtype.type(self.params.delta0),
-                self.single, bad)
+                np.uint64(state.seed), np.int64(self.walker0), stream, np.uint64(draw),
+                self.dtype.type(self.params.delta0), self.single, bad)
         state.evals += int(self.params.walkers)
         self.tally_nonfinite(state, bad)
         self.fold_best(state, state.X, state.f)

@@ -24,7 +24,7 @@ from .base import PJIT, NumbaAlgorithm, draw_uniform_points
 
 
 @njit(**PJIT)
-def sa_anneal(X, f, accepted, B, Bf, at_best, lower, upper, fid, seed, first_iter, iterations,
+def sa_anneal(X, f, accepted, B, Bf, at_best, lower, upper, fid, seed, walker0, first_iter, iterations,
               temperature, level_iter, chain_length, alpha, t_min, t0, width, width_power, counts, ends,
               single, bad):
     """`iterations` proposals per chain from global iteration `first_iter`, crossing `ends` level
@@ -48,7 +48,8 @@ def sa_anneal(X, f, accepted, B, Bf, at_best, lower, upper, fid, seed, first_ite
         # the auto schedule's width ~ (T / T0)^width_power (0: the seed's fixed width)
         w = T(width * min(temp / t0, 1.0) ** width_power) if width_power > 0.0 else T(width)
         for it in range(iterations):
-            w0, w1, w2, w3 = philox.words(seed, i, philox.STREAM_STEP, np.uint64(first_iter + it))
+            w0, w1, w2, w3 = philox.words(seed, walker0 + i, philox.STREAM_STEP,
+                                          np.uint64(first_iter + it))
             j = philox.below(w0, d)
             if single:
                 u = T(philox.u01f(w1))
@@ -125,7 +126,7 @@ class SimulatedAnnealingNumba(NumbaAlgorithm, SimulatedAnnealing):
         self.use_threads()
         bad = self.nonfinite_counter(n)
         draw_uniform_points(state.X, state.f, self.lower, self.upper, self.fid, np.uint64(state.seed),
-                            self.single, bad)
+                            self.single, bad, np.int64(self.walker0))
         state.evals += n
         self.tally_nonfinite(state, bad)
         self.fold_best(state, state.X, state.f)
@@ -156,7 +157,8 @@ class SimulatedAnnealingNumba(NumbaAlgorithm, SimulatedAnnealing):
         self.use_threads()
         T = self.dtype.type
         sa_anneal(state.X, state.f, state.accepted, state.B, state.Bf, state.at_best, self.lower,
-                  self.upper, self.fid, np.uint64(state.seed), np.int64(state.iteration), int(todo),
+                  self.upper, self.fid, np.uint64(state.seed), np.int64(self.walker0),
+                  np.int64(state.iteration), int(todo),
                   float(state.temperature), int(state.level_iteration), L, float(p.alpha),
                   float(p.t_min), float(p.t0), float(p.width),
                   float(WIDTH_POWER if p.schedule == "auto" else 0.0), counts, ends, self.single, bad)
@@ -183,6 +185,7 @@ class SimulatedAnnealingNumba(NumbaAlgorithm, SimulatedAnnealing):
                 state.level_accepts = 0
                 return todo  # the chunk was cut here
             if self.synchronous:
+                self.exchange_best(state)  # a split run: the best of every shard first
                 state.X[...] = state.best_x
                 state.f[...] = state.best_f
             if finished:

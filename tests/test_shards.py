@@ -1,0 +1,141 @@
+"""A run split into shards over devices (solvers/shards.py) equals the unsplit run.
+
+On the CPU the shards share the one "device" (devices=(0, 0)): the split and merge logic, the
+walker offsets of the numba engine's Philox streams, the ShardRNG of the numpy engine, the hard
+max_evals cap per shard and the synchronous annealing's exchange through the host are all exercised
+here; the gpu-marked tests repeat the equality on the cuda engine.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from solvers.config import RunConfig
+from solvers.engines import get_engine
+from solvers.errors import ConfigError
+from solvers.runner import Runner
+from solvers.shards import (merge_snapshots, parse_devices, resolve_devices, split_counts,
+                            walker_major_share)
+from solvers.algorithms.base import SnapshotData
+
+CASES = [  # (algorithm, params, budget): every algorithm x variant that splits
+    ("pattern_search", {"walkers": 50}, {"max_iters": 6}),
+    ("pattern_search", {"walkers": 40, "restart": True, "round_iterations": 2}, {"max_evals": 5001}),
+    ("simulated_annealing", {"walkers": 37, "variant": "async"}, {"max_evals": 9001}),
+    ("simulated_annealing", {"walkers": 37, "variant": "sync", "schedule": "fixed", "chain_length": 20,
+                             "alpha": 0.8}, {"max_evals": 9001}),
+]
+
+
+def _run(algorithm, params, budget, engine="numpy", devices=None, sample=64):
+    cfg = RunConfig.build(algorithm, "rastrigin", 4, params=params, engine=engine, seed=11,
+                          devices=devices, sample_size=sample, snapshot_hz=1000.0, **budget)
+    runner = Runner(cfg)
+    result = runner.run()
+    return result, runner.last_snapshot
+
+
+def _assert_same(a, b):
+    (ra, sa), (rb, sb) = a, b
+    assert rb.best_f == ra.best_f
+    np.testing.assert_array_equal(rb.best_x, ra.best_x)
+    assert (rb.evals, rb.iterations, rb.points_per_iteration) == (ra.evals, ra.iterations,
+                                                                  ra.points_per_iteration)
+    assert rb.params == ra.params  # the effective parameters (SA's fitted schedule included)
+    np.testing.assert_array_equal(sb.positions, sa.positions)  # the same sample, from every shard
+    np.testing.assert_array_equal(sb.fitness, sa.fitness)
+
+
+@pytest.mark.parametrize("algorithm,params,budget", CASES)
+def test_numpy_split_equals_unsplit(algorithm, params, budget):
+    whole = _run(algorithm, params, budget)
+    for devices in ((0, 0), "0,0,0"):
+        _assert_same(whole, _run(algorithm, params, budget, devices=devices))
+    if "max_evals" in budget:
+        assert whole[0].evals <= budget["max_evals"]  # the hard cap holds, split or not
+
+
+@pytest.mark.parametrize("algorithm,params,budget", [CASES[0], CASES[3]])
+def test_numba_split_equals_unsplit(algorithm, params, budget):
+    if not get_engine("numba").available:
+        pytest.skip(get_engine("numba").status()[1])
+    whole = _run(algorithm, params, budget, engine="numba")
+    _assert_same(whole, _run(algorithm, params, budget, engine="numba", devices=(0, 0, 0)))
+
+
+def test_one_device_by_number_equals_default():
+    algorithm, params, budget = CASES[0]
+    _assert_same(_run(algorithm, params, budget), _run(algorithm, params, budget, devices="0"))
+
+
+def test_devices_parsed_and_checked():
+    assert parse_devices(None) is None
+    assert parse_devices("all") == "all"
+    assert parse_devices(" 0, 1 ") == (0, 1)
+    assert parse_devices([1, 1]) == (1, 1)
+    for bad in ("", "0,x", "-1", 1.5, True, object()):
+        with pytest.raises(ConfigError):
+            parse_devices(bad)
+    numpy = get_engine("numpy")
+    assert resolve_devices(numpy, "all") == (0,)
+    with pytest.raises(ConfigError, match="device 2 does not exist: engine 'numpy' has only device 0"):
+        resolve_devices(numpy, "0,2")
+
+
+def test_unsplittable_runs_refused_with_a_reason():
+    for algorithm, params in (("particle_swarm", {}), ("differential_evolution", {}),
+                              ("multidirectional_search", {}),
+                              ("simulated_annealing", {"variant": "hybrid"})):
+        with pytest.raises(ConfigError, match="cannot be split over devices"):
+            RunConfig.build(algorithm, "sphere", 2, params=params, devices=(0, 0))
+    with pytest.raises(ConfigError, match="3 walkers cannot be split over 4 devices"):
+        Runner(RunConfig.build("pattern_search", "sphere", 2, params={"walkers": 3},
+                               devices=(0, 0, 0, 0))).run()
+
+
+def test_split_arithmetic():
+    assert split_counts(10, 3) == [4, 3, 3]
+    # one round per walker, walkers in order: 2 full rounds of 10, then walkers 0..4
+    shares = [walker_major_share(25, 10, w0, n) for w0, n in ((0, 4), (4, 3), (7, 3))]
+    assert shares == [4 * 2 + 4, 3 * 2 + 1, 3 * 2] and sum(shares) == 25
+    assert walker_major_share(None, 10, 0, 4) is None
+
+
+def test_snapshots_merge_rows_links_and_extras():
+    a = SnapshotData(np.zeros((2, 2)), np.zeros(2), extras={"rate": 1.0, "level": 3},
+                     overlays={"links": np.array([[0, 1]]), "steps": np.ones(2)})
+    b = SnapshotData(np.ones((1, 2)), np.ones(1), extras={"rate": 4.0, "level": 3},
+                     overlays={"links": np.array([[0, 0]]), "steps": np.zeros(1)})
+    merged = merge_snapshots([a, b], [2, 1], np.array([1.0, 2.0]))
+    assert merged.positions.shape == (3, 2) and merged.fitness.tolist() == [0, 0, 1]
+    assert merged.overlays["links"].tolist() == [[0, 1], [2, 2]]  # b's sample starts at row 2
+    assert merged.extras == {"rate": 3.0, "level": 3}
+
+
+def test_cli_devices(capsys):
+    from solvers.cli import main
+
+    assert main(["run", "-a", "pattern_search", "-f", "sphere", "-d", "2", "-n", "8",
+                 "--max-iters", "3", "--devices", "0,0"]) == 0
+    assert main(["run", "-a", "pattern_search", "-f", "sphere", "-d", "2", "--devices", "3"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == ["main.py: error: device 3 does not exist: engine 'numpy' has only device 0 here"]
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("algorithm,params,budget", CASES)
+def test_cuda_two_shards_on_one_device_equal_unsplit(algorithm, params, budget):
+    whole = _run(algorithm, params, budget, engine="cuda")
+    _assert_same(whole, _run(algorithm, params, budget, engine="cuda", devices=(0, 0)))
+    _assert_same(whole, _run(algorithm, params, budget, engine="cuda", devices="all"))
+
+
+@pytest.mark.gpu
+def test_cuda_split_over_every_gpu_equals_unsplit():
+    count = get_engine("cuda").device_count()
+    if count < 2:
+        pytest.skip(f"one GPU here ({count}); the split over several runs on a multi-GPU machine")
+    algorithm, params, budget = CASES[2]
+    params = dict(params, walkers=4096)
+    _assert_same(_run(algorithm, params, budget, engine="cuda"),
+                 _run(algorithm, params, budget, engine="cuda", devices=tuple(range(count))))
