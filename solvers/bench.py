@@ -186,7 +186,8 @@ def solver_class(algorithm: str, engine: str | None = None) -> type:
     return reference_class(algorithm) if engine is None else get_engine(engine).algorithm_class(algorithm)
 
 
-def measure(case: Case, engine: str, dtype: str, fast_math: bool, seed: int, repeats: int) -> dict:
+def measure(case: Case, engine: str, dtype: str, fast_math: bool, seed: int, repeats: int,
+            devices=None) -> dict:
     """Time one case on one engine by solvers/measure.py's rule; a record for the JSON output."""
     from . import measure as rule  # noqa: PLC0415
     from .arrays import to_numpy  # noqa: PLC0415
@@ -203,9 +204,12 @@ def measure(case: Case, engine: str, dtype: str, fast_math: bool, seed: int, rep
     iterations = case.iterations_for(engine)
 
     def build():
-        algo = eng.build(case.algorithm, problem, params, dtype, fast_math)
-        for name, value in case.options.items():
-            setattr(algo, name, value)
+        from . import shards  # noqa: PLC0415
+
+        algo = shards.build(eng, case.algorithm, problem, params, dtype, fast_math, devices=devices)
+        for part in shards.parts(algo):
+            for name, value in case.options.items():
+                setattr(part, name, value)
         return algo
 
     extra = {}
@@ -234,7 +238,7 @@ def measure(case: Case, engine: str, dtype: str, fast_math: bool, seed: int, rep
             extra["step_device_seconds"] = step_gpu[-timing.repeats:][timing.index]
     else:
         timing = rule.measure_rate(eng, case.algorithm, problem, params, dtype=dtype, fast_math=fast_math,
-                                   seed=seed, iterations=iterations, repeats=repeats,
+                                   seed=seed, iterations=iterations, repeats=repeats, devices=devices,
                                    configure=lambda algo: [setattr(algo, k, v) for k, v in case.options.items()])
     if case.options:
         extra["options"] = dict(case.options)
@@ -245,7 +249,32 @@ def measure(case: Case, engine: str, dtype: str, fast_math: bool, seed: int, rep
         "iterations": iterations, "evaluations": timing.evals, "seconds": timing.seconds,
         "evals_per_second": timing.evals_per_second, "repeats": timing.repeats,
         "best_f": timing.best_f, "params": dict(case.params), "label": case.label,
+        "devices": devices_label(devices),
     }
+
+
+def devices_label(devices) -> str | None:
+    """'0,1' for a run split over devices 0 and 1; None for the default single device."""
+    from .shards import parse_devices  # noqa: PLC0415
+
+    devices = parse_devices(devices)
+    return None if devices is None else (devices if isinstance(devices, str) else ",".join(map(str, devices)))
+
+
+def device_targets(records: list[dict]) -> list[str]:
+    """Issue 15's scaling: the rate of each split run over the same case on one device (the
+    targets: >= 1.9x for pattern search and SA async on 2 GPUs, >= 1.8x for PSO/DE)."""
+    lines = []
+    for r in records:
+        if "error" in r or not r.get("devices") or not r.get("speedup_vs_one_device"):
+            continue
+        shards = len(r["devices"].split(","))
+        goal = 1.9 if r["algorithm"] in ("pattern_search", "simulated_annealing") else 1.8
+        target = f" (target >= {goal}x)" if shards == 2 and r["devices"] != "0,0" else ""
+        lines.append(f"{r['algorithm']} {r['variant'] or ''} {r['problem']} d={r['dim']} "
+                     f"{r['walkers']} walkers {r['dtype']} {r['engine']}: devices {r['devices']} "
+                     f"{r['speedup_vs_one_device']:.3g}x the rate of one device{target}")
+    return lines
 
 
 def environment() -> dict:
@@ -285,6 +314,7 @@ def add_ratios(records: list[dict]) -> None:
     """Speedup vs numpy and, for cuda algorithms, the fraction of the evaluation-only rate."""
     def key(r, **over):
         base = {k: r[k] for k in ("algorithm", "variant", "problem", "dim", "walkers", "dtype", "mode")}
+        base["devices"] = r.get("devices")
         base.update(over)
         return tuple(sorted(base.items()))
 
@@ -302,6 +332,11 @@ def add_ratios(records: list[dict]) -> None:
                 r["speedup_vs_numpy"] = numpy_rec["seconds"] / r["seconds"]
             else:
                 r["speedup_vs_numpy"] = r["evals_per_second"] / numpy_rec["evals_per_second"]
+        one = by_key.get(key(r, devices=None) + (("engine", r["engine"]), ("fast_math", r["fast_math"])))
+        r["speedup_vs_one_device"] = None
+        if r.get("devices") and one and one.get("evals_per_second") and r.get("evals_per_second"):
+            r["speedup_vs_one_device"] = (one["seconds"] / r["seconds"] if r["mode"] == "end_to_end"
+                                          else r["evals_per_second"] / one["evals_per_second"])
         r["fraction_of_eval_only"] = None
         if r["algorithm"] != "evaluation_only" and r["mode"] == "rate":
             eo = by_key.get(key(r, algorithm="evaluation_only", variant="")
@@ -331,11 +366,12 @@ def table(records: list[dict]) -> str:
                         f"| | | not run: {r['error']} | | |")
             continue
         speed = r.get("speedup_vs_numpy")
+        engine = r["engine"] + (f" [devices {r['devices']}]" if r.get("devices") else "")
         frac = r.get("fraction_of_eval_only")
         variant = (r["variant"] or "-") + "".join(f" [{k}={v}]" for k, v in (r.get("options") or {}).items())
         rows.append(
             f"| {r['algorithm']} | {variant} | {r['problem']} | {r['dim']} | {r['walkers']} "
-            f"| {r['dtype']} | {'fast' if r['fast_math'] else 'precise'} | {r['engine']} | {r['mode']} "
+            f"| {r['dtype']} | {'fast' if r['fast_math'] else 'precise'} | {engine} | {r['mode']} "
             f"| {r['iterations']} | {r['evaluations']:,} | {r['seconds']:.4g} | {_si(r['evals_per_second'])} "
             f"| {'-' if speed is None else f'{speed:.4g}x'} | {'-' if frac is None else f'{frac:.0%}'} |")
     return "\n".join(rows)
@@ -392,8 +428,10 @@ def _part2_target(r: dict) -> list[str]:
 
 
 def run_bench(cases: list[Case], engines: list[str], dtypes: list[str], fast_math_modes: list[bool],
-              seed: int, repeats: int, out=None, on_record=None, scheduler: str | None = None) -> list[dict]:
+              seed: int, repeats: int, out=None, on_record=None, scheduler: str | None = None,
+              devices=None) -> list[dict]:
     """Measure every case x dtype x math mode x engine; ``on_record(records)`` after each case.
+    ``devices``: each measurement also made split over these devices (``speedup_vs_one_device``).
 
     ``scheduler`` ('local' or a Dask address): each case is one task on a Dask worker (one per GPU
     on a GPU machine), its engines measured one after another there, so its ratios stay fair.
@@ -403,7 +441,7 @@ def run_bench(cases: list[Case], engines: list[str], dtypes: list[str], fast_mat
     records = []
     if scheduler is None:
         for case in cases:
-            for rec in measure_case(case, engines, dtypes, fast_math_modes, seed, repeats, env):
+            for rec in measure_case(case, engines, dtypes, fast_math_modes, seed, repeats, env, devices):
                 records.append(rec)
                 _progress(rec, out)
                 if on_record is not None:
@@ -416,7 +454,7 @@ def run_bench(cases: list[Case], engines: list[str], dtypes: list[str], fast_mat
         with open_client(scheduler) as client:
             print(f"bench: {len(cases)} case(s) on Dask, dashboard {client.dashboard_link}", file=out, flush=True)
             futures = {client.submit(measure_case, case, engines, dtypes, fast_math_modes, seed, repeats,
-                                     None, pure=False): i for i, case in enumerate(cases)}
+                                     None, devices, pure=False): i for i, case in enumerate(cases)}
             by_case: dict[int, list[dict]] = {}
             for fut in as_completed(futures):
                 by_case[futures[fut]] = fut.result()
@@ -430,15 +468,17 @@ def run_bench(cases: list[Case], engines: list[str], dtypes: list[str], fast_mat
 
 
 def measure_case(case: Case, engines: list[str], dtypes: list[str], fast_math_modes: list[bool], seed: int,
-                 repeats: int, env: dict | None = None) -> list[dict]:
-    """The records of one case on every dtype x math mode x engine (a Dask task with --scheduler)."""
+                 repeats: int, env: dict | None = None, devices=None) -> list[dict]:
+    """The records of one case on every dtype x math mode x engine (a Dask task with --scheduler);
+    with `devices`, each also split over them, right after its one-device measurement."""
     from .engines import get_engine  # noqa: PLC0415
 
     env = env or environment()
+    splits = (None, devices) if devices is not None else (None,)
     records = []
     for dtype in dtypes:
         for fast in fast_math_modes:
-            for engine in engines:
+            for engine, split in ((e, s) for e in engines for s in splits):
                 eng = get_engine(engine)
                 if (fast or case.options) and not eng.honours_fast_math:
                     continue  # fast math and the tuning options are kernel switches only
@@ -451,14 +491,14 @@ def measure_case(case: Case, engines: list[str], dtypes: list[str], fast_math_mo
                         # end to end runs are short on a GPU: more of them (measure.py stops
                         # repeating long ones, e.g. numpy's, after ENOUGH_SECONDS)
                         n_repeats = max(repeats, 10) if case.mode == "end_to_end" else repeats
-                        rec = measure(case, engine, dtype, fast, seed, n_repeats)
-                    except (EngineUnavailable, MemoryError) as exc:
+                        rec = measure(case, engine, dtype, fast, seed, n_repeats, devices=split)
+                    except (EngineUnavailable, MemoryError, ConfigError) as exc:
                         rec = {"error": f"{type(exc).__name__}: {exc}"}
                 if "error" in rec:
                     rec.update({"algorithm": case.algorithm, "variant": case.variant,
                                 "problem": case.problem, "dim": case.dim, "walkers": case.walkers,
                                 "engine": engine, "dtype": dtype, "fast_math": fast,
-                                "mode": case.mode})
+                                "mode": case.mode, "devices": devices_label(split)})
                 rec.update({"device": env.get("gpu") if eng.is_gpu else env["cpu"],
                             "versions": env})
                 records.append(rec)
@@ -466,12 +506,13 @@ def measure_case(case: Case, engines: list[str], dtypes: list[str], fast_math_mo
 
 
 def _progress(rec: dict, out) -> None:
+    engine = rec["engine"] + (f" [devices {rec['devices']}]" if rec.get("devices") else "")
     if "error" in rec:
-        print(f"  {rec['algorithm']:<20} {rec['engine']:<5}  not run: {rec['error']}", file=out, flush=True)
+        print(f"  {rec['algorithm']:<20} {engine:<5}  not run: {rec['error']}", file=out, flush=True)
         return
     print(f"  {rec['algorithm']:<20} {rec['variant']:<6} {rec['problem']:<10} d={rec['dim']:<3} "
           f"n={rec['walkers']:<7} {rec['dtype']} {'fast' if rec['fast_math'] else '    '} "
-          f"{rec['engine']:<5} {rec['evaluations']:>14,} evals {rec['seconds']:10.4g} s "
+          f"{engine:<5} {rec['evaluations']:>14,} evals {rec['seconds']:10.4g} s "
           f"{_si(rec['evals_per_second']):>9}/s", file=out, flush=True)
 
 
@@ -555,6 +596,13 @@ def cmd_bench(args) -> int:
         if getattr(args, option):
             check_writable_file(getattr(args, option), f"--{option} file")
     fast_modes = {"off": [False], "on": [True], "both": [False, True]}[args.fast_math]
+    if args.devices is not None:  # a device that does not exist: one line now, not per record
+        from .shards import parse_devices, resolve_devices  # noqa: PLC0415
+
+        args.devices = parse_devices(args.devices)
+        for e in engines:
+            if get_engine(e).available:
+                resolve_devices(get_engine(e), args.devices)
     cases = cases_from_args(args)
     print(f"bench: {len(cases)} case(s), engines {', '.join(engines)}, dtype {', '.join(dtypes)}, "
           f"fast math {args.fast_math}", flush=True)
@@ -567,13 +615,13 @@ def cmd_bench(args) -> int:
                  "targets": list(lines)}, indent=1, default=_json_default))
 
     records = run_bench(cases, engines, dtypes, fast_modes, args.seed, args.repeats,
-                        on_record=write_json, scheduler=args.scheduler)
+                        on_record=write_json, scheduler=args.scheduler, devices=args.devices)
     text = table(records)
     print()
     print(text)
-    lines = targets(records) + expression_targets(records)
+    lines = targets(records) + expression_targets(records) + device_targets(records)
     if lines:
-        print("\nTargets (issues 3 and 4):")
+        print("\nTargets (issues 3, 4 and 15):")
         for line in lines:
             print("  " + line)
     write_json(records, lines)
@@ -623,6 +671,9 @@ def register_cli(subparsers) -> None:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--json", default=None, metavar="FILE", help="write one record per measurement")
     p.add_argument("--md", default=None, metavar="FILE", help="write the markdown table")
+    p.add_argument("--devices", default=None, metavar="all|0,1",
+                   help="also measure every case split over these devices (one run over several "
+                        "GPUs), beside the one-device measurement; the ratio is printed")
     add_scheduler_option(p, "the cases (one task each; a case's engines stay together on one worker)")
     p.set_defaults(func=cmd_bench)
 

@@ -118,16 +118,21 @@ def _median(samples: list[tuple[float, int, float]], iterations: int) -> Timing:
 
 def measure_rate(engine, algorithm: str, problem, params, *, dtype="float64", fast_math: bool = False,
                  seed: int = 0, iterations: int | None = None, repeats: int = REPEATS,
-                 configure: Callable | None = None, threads: int | None = None) -> Timing:
+                 configure: Callable | None = None, threads: int | None = None,
+                 devices=None) -> Timing:
     """The whole rule for a steady rate: build, warm up, timed repeats, median. `iterations` per
     repeat default to about REPEAT_SECONDS of work. `configure(algo)` may set tuning attributes.
-    `threads`: CPU threads on an engine that honours them (None: its default)."""
+    `threads`: CPU threads on an engine that honours them (None: its default). `devices`: the run
+    split over these devices (solvers/shards.py; None: one device)."""
+    from . import shards  # noqa: PLC0415
     from .engines import get_engine  # noqa: PLC0415
 
     engine = get_engine(engine)
-    algo = engine.build(algorithm, problem, params, dtype, fast_math, threads=threads)
+    algo = shards.build(engine, algorithm, problem, params, dtype, fast_math, threads=threads,
+                        devices=devices)
     if configure is not None:
-        configure(algo)
+        for each in shards.parts(algo):
+            configure(each)
     state, per_iter = warm_up(algo, engine, seed)
     if iterations is None:
         iterations = iterations_for(per_iter)

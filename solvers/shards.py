@@ -277,12 +277,15 @@ class ShardedAlgorithm:
                 shard_rng = ShardRNG(ArrayRNG(algo.xp, rng.seed), self.total, shard.walker0, shard.walkers)
             pre = algo.params
             shard.state = algo.init(shard_rng)
-            return pre
-        before = self._each(start)
+            # host copies made on the shard's own thread, device and stream
+            return pre, (to_numpy(shard.state.f) if self._after_init is not None else None)
+        started = self._each(start)
         if self._after_init is not None:
-            def refit(shard, values=np.concatenate([to_numpy(s.state.f) for s in self.shards])):
-                self._after_init(shard.algorithm, shard.state, before[self.shards.index(shard)],
-                                 self.field, values)
+            values = np.concatenate([f for _, f in started])
+
+            def refit(shard):
+                before = started[self.shards.index(shard)][0]
+                self._after_init(shard.algorithm, shard.state, before, self.field, values)
             self._each(refit)
         self.params = dataclasses.replace(self.shards[0].algorithm.params,
                                           **{self.field: getattr(self.params, self.field)})
@@ -292,8 +295,10 @@ class ShardedAlgorithm:
         return state
 
     def step(self, state: ShardedState, iterations: int) -> None:
-        self._each(lambda shard: shard.algorithm.step(shard.state, iterations))
-        self._merge(state)
+        def advance(shard):
+            shard.algorithm.step(shard.state, iterations)
+            return self._summary(shard)
+        self._merge(state, self._each(advance))
 
     def init_and_step(self, rng, iterations: int) -> ShardedState:
         state = self.init(rng)
@@ -301,16 +306,25 @@ class ShardedAlgorithm:
             self.step(state, iterations)
         return state
 
-    def _merge(self, state: ShardedState) -> None:
-        states = [s.state for s in self.shards]
-        values = [float(to_numpy(s.best_f)) for s in states]
-        best = int(np.argmin(values))  # the first of equal values: the lower shard
-        state.best_f = np.asarray(values[best], dtype=self.dtype)
-        state.best_x = to_numpy(states[best].best_x).astype(self.dtype, copy=True)
-        state.evals = sum(int(s.evals) for s in states)
-        state.iteration = max(int(s.iteration) for s in states)
-        state.nonfinite = sum(int(to_numpy(s.nonfinite)) for s in states) if self.counts_nonfinite else 0
-        state.done = all(bool(getattr(s, "done", False)) for s in states)
+    def _summary(self, shard) -> tuple:
+        """A shard's best, counts and flag as host values: run on the shard's own thread (its
+        device and stream); a value and d coordinates per shard and chunk."""
+        s = shard.state
+        nonfinite = int(to_numpy(s.nonfinite)) if self.counts_nonfinite else 0
+        return (float(to_numpy(s.best_f)), to_numpy(s.best_x).astype(self.dtype, copy=True),
+                int(s.evals), int(s.iteration), nonfinite, bool(getattr(s, "done", False)))
+
+    def _merge(self, state: ShardedState, parts: list | None = None) -> None:
+        """The shards' summaries (made now unless given) into the run's state."""
+        if parts is None:
+            parts = self._each(self._summary)
+        best = int(np.argmin([p[0] for p in parts]))  # the first of equal values: the lower shard
+        state.best_f = np.asarray(parts[best][0], dtype=self.dtype)
+        state.best_x = parts[best][1]
+        state.evals = sum(p[2] for p in parts)
+        state.iteration = max(p[3] for p in parts)
+        state.nonfinite = sum(p[4] for p in parts)
+        state.done = all(p[5] for p in parts)
 
     # --- what the runner asks -----------------------------------------------------------------
     def total_walkers(self) -> int:
@@ -374,6 +388,11 @@ def merge_snapshots(datas: list[SnapshotData], counts: list[int], weights) -> Sn
         else:
             extras[key] = first
     return SnapshotData(positions=positions, fitness=fitness, extras=extras, overlays=overlays)
+
+
+def parts(algo) -> list:
+    """The engine algorithm objects doing the work: a split run's shards, or `algo` itself."""
+    return [s.algorithm for s in algo.shards] if isinstance(algo, ShardedAlgorithm) else [algo]
 
 
 def build(engine, algorithm: str, problem, params, dtype, fast_math: bool = False, budget=None,

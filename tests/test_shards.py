@@ -3,54 +3,28 @@
 On the CPU the shards share the one "device" (devices=(0, 0)): the split and merge logic, the
 walker offsets of the numba engine's Philox streams, the ShardRNG of the numpy engine, the hard
 max_evals cap per shard and the synchronous annealing's exchange through the host are all exercised
-here; the gpu-marked tests repeat the equality on the cuda engine.
+here; tests/test_gpu_shards.py repeats the equality on the cuda engine.
 """
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
+from shard_cases import CASES, assert_same_run, run_case
+from solvers.algorithms.base import SnapshotData
 from solvers.config import RunConfig
 from solvers.engines import get_engine
 from solvers.errors import ConfigError
 from solvers.runner import Runner
 from solvers.shards import (merge_snapshots, parse_devices, resolve_devices, split_counts,
                             walker_major_share)
-from solvers.algorithms.base import SnapshotData
-
-CASES = [  # (algorithm, params, budget): every algorithm x variant that splits
-    ("pattern_search", {"walkers": 50}, {"max_iters": 6}),
-    ("pattern_search", {"walkers": 40, "restart": True, "round_iterations": 2}, {"max_evals": 5001}),
-    ("simulated_annealing", {"walkers": 37, "variant": "async"}, {"max_evals": 9001}),
-    ("simulated_annealing", {"walkers": 37, "variant": "sync", "schedule": "fixed", "chain_length": 20,
-                             "alpha": 0.8}, {"max_evals": 9001}),
-]
-
-
-def _run(algorithm, params, budget, engine="numpy", devices=None, sample=64):
-    cfg = RunConfig.build(algorithm, "rastrigin", 4, params=params, engine=engine, seed=11,
-                          devices=devices, sample_size=sample, snapshot_hz=1000.0, **budget)
-    runner = Runner(cfg)
-    result = runner.run()
-    return result, runner.last_snapshot
-
-
-def _assert_same(a, b):
-    (ra, sa), (rb, sb) = a, b
-    assert rb.best_f == ra.best_f
-    np.testing.assert_array_equal(rb.best_x, ra.best_x)
-    assert (rb.evals, rb.iterations, rb.points_per_iteration) == (ra.evals, ra.iterations,
-                                                                  ra.points_per_iteration)
-    assert rb.params == ra.params  # the effective parameters (SA's fitted schedule included)
-    np.testing.assert_array_equal(sb.positions, sa.positions)  # the same sample, from every shard
-    np.testing.assert_array_equal(sb.fitness, sa.fitness)
 
 
 @pytest.mark.parametrize("algorithm,params,budget", CASES)
 def test_numpy_split_equals_unsplit(algorithm, params, budget):
-    whole = _run(algorithm, params, budget)
+    whole = run_case(algorithm, params, budget)
     for devices in ((0, 0), "0,0,0"):
-        _assert_same(whole, _run(algorithm, params, budget, devices=devices))
+        assert_same_run(whole, run_case(algorithm, params, budget, devices=devices))
     if "max_evals" in budget:
         assert whole[0].evals <= budget["max_evals"]  # the hard cap holds, split or not
 
@@ -59,13 +33,13 @@ def test_numpy_split_equals_unsplit(algorithm, params, budget):
 def test_numba_split_equals_unsplit(algorithm, params, budget):
     if not get_engine("numba").available:
         pytest.skip(get_engine("numba").status()[1])
-    whole = _run(algorithm, params, budget, engine="numba")
-    _assert_same(whole, _run(algorithm, params, budget, engine="numba", devices=(0, 0, 0)))
+    whole = run_case(algorithm, params, budget, engine="numba")
+    assert_same_run(whole, run_case(algorithm, params, budget, engine="numba", devices=(0, 0, 0)))
 
 
 def test_one_device_by_number_equals_default():
     algorithm, params, budget = CASES[0]
-    _assert_same(_run(algorithm, params, budget), _run(algorithm, params, budget, devices="0"))
+    assert_same_run(run_case(algorithm, params, budget), run_case(algorithm, params, budget, devices="0"))
 
 
 def test_devices_parsed_and_checked():
@@ -122,20 +96,17 @@ def test_cli_devices(capsys):
     assert err == ["main.py: error: device 3 does not exist: engine 'numpy' has only device 0 here"]
 
 
-@pytest.mark.gpu
-@pytest.mark.parametrize("algorithm,params,budget", CASES)
-def test_cuda_two_shards_on_one_device_equal_unsplit(algorithm, params, budget):
-    whole = _run(algorithm, params, budget, engine="cuda")
-    _assert_same(whole, _run(algorithm, params, budget, engine="cuda", devices=(0, 0)))
-    _assert_same(whole, _run(algorithm, params, budget, engine="cuda", devices="all"))
+def test_bench_measures_the_split_beside_one_device(tmp_path, capsys):
+    import json
 
+    from solvers.cli import main
 
-@pytest.mark.gpu
-def test_cuda_split_over_every_gpu_equals_unsplit():
-    count = get_engine("cuda").device_count()
-    if count < 2:
-        pytest.skip(f"one GPU here ({count}); the split over several runs on a multi-GPU machine")
-    algorithm, params, budget = CASES[2]
-    params = dict(params, walkers=4096)
-    _assert_same(_run(algorithm, params, budget, engine="cuda"),
-                 _run(algorithm, params, budget, engine="cuda", devices=tuple(range(count))))
+    out = tmp_path / "bench.json"
+    assert main(["bench", "-a", "pattern_search", "-f", "sphere", "-d", "3", "-n", "64", "-i", "2",
+                 "--numpy-iterations", "2", "--engines", "numpy", "--repeats", "1",
+                 "--devices", "0,0", "--json", str(out)]) == 0
+    records = json.loads(out.read_text())["records"]
+    assert [r["devices"] for r in records] == [None, "0,0"]
+    assert records[1]["evaluations"] == records[0]["evaluations"]
+    assert records[1]["speedup_vs_one_device"] > 0
+    assert "devices 0,0" in capsys.readouterr().out

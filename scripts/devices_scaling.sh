@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Issue 15's one-run target on a machine with 2 GPUs: pattern search and SA async (rastrigin 30-D,
+# float32, 2^22 walkers) on the cuda engine, each measured on one GPU and split over every GPU in
+# the same benchmark run (main.py bench --devices all); the ratio lines say whether 2 GPUs reach
+# >= 1.9x the rate of one. A 2-shard run on GPU 0 alone (--devices 0,0) is measured too: it shows
+# the cost of the split itself (threads, merging) without a second device.
+# Files go to $OUT (or /tmp): devices-env.txt, devices-bench.json/.md, devices-bench-0-0.json/.md.
+# Usage: scripts/devices_scaling.sh [WALKERS]   (PSO/DE cannot be split yet: see docs/multi-gpu.md)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PY=${PYTHON:-python3}
+DEST=${OUT:-/tmp}
+WALKERS=${1:-4194304}
+export CUPY_CACHE_DIR="${CUPY_CACHE_DIR:-/tmp/multiwalk-cupy-cache}"
+{ date -u; nvidia-smi -L 2>&1; nvidia-smi topo -m 2>&1 || true; } > "$DEST/devices-env.txt"
+cat "$DEST/devices-env.txt"
+common=(bench -f rastrigin -d 30 -n "$WALKERS" -i 20 --precision float32 --engines cuda --repeats 5)
+gpus=$("$PY" -c "from solvers.engines import get_engine; print(get_engine('cuda').device_count())")
+if [[ "$gpus" -lt 2 ]]; then
+  echo "devices_scaling: $gpus GPU(s) here; the 2-GPU ratio needs a machine with two (only the 0,0 split runs)"
+else
+  "$PY" main.py "${common[@]}" -a pattern_search,simulated_annealing --variant async --devices all \
+    --json "$DEST/devices-bench.json" --md "$DEST/devices-bench.md"
+fi
+"$PY" main.py "${common[@]}" -a pattern_search,simulated_annealing --variant async --devices 0,0 \
+  --json "$DEST/devices-bench-0-0.json" --md "$DEST/devices-bench-0-0.md"
