@@ -8,3 +8,4 @@ from .problems import Problem, get_problem, list_problems  # noqa: F401
 from .runner import RunResult, Runner  # noqa: F401
 from .snapshot import Snapshot  # noqa: F401
 from .study import study  # noqa: F401
+from .tune import tune  # noqa: F401

@@ -90,6 +90,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     for name in ("bench", "reproduce", "study", "warmup"):
         importlib.import_module(f"{__package__}.{name}").register_cli(sub)
+    importlib.import_module(f"{__package__}.tune.cli").register_cli(sub)
     return parser
 
 

@@ -52,3 +52,47 @@ class ArrayRNG:
     def raw_seed(self) -> int:
         """A 64-bit seed derived from this stream, for kernels with their own counter-based generator."""
         return int(np.random.default_rng(self.seed).integers(0, 2**63 - 1))
+
+
+class GroupedRNG:
+    """Independent streams, one per group of rows, each seeded as a run of its own would be.
+
+    Every draw's leading axis is split into equal blocks, group after group (the layout of
+    solvers/algorithms/groups.py); block g comes from stream g with the shape a run of that group
+    alone would ask for, so group g of a batch draws exactly the numbers of ``ArrayRNG(xp, seeds[g])``
+    in that run. This is what makes a batched parameter grid equal, run for run, the same settings
+    and seeds run one at a time. It costs one generator call per group and draw (a Python loop
+    over groups), which the grids' few thousand groups keep small beside the batched arithmetic.
+    """
+
+    def __init__(self, xp, seeds):
+        self.xp = xp
+        self.seeds = tuple(int(s) for s in seeds)
+        self.streams = [ArrayRNG(xp, s) for s in self.seeds]
+
+    def _blocks(self, shape, draw):
+        shape = (int(shape),) if np.ndim(shape) == 0 else tuple(int(s) for s in shape)
+        groups = len(self.streams)
+        if shape[0] % groups:
+            raise ValueError(f"a draw of {shape[0]} rows does not split into {groups} groups")
+        block = (shape[0] // groups, *shape[1:])
+        return self.xp.concatenate([draw(stream, block) for stream in self.streams], axis=0)
+
+    def random(self, shape, dtype=np.float64):
+        """Uniform draws in [0, 1), each group's block from its own stream."""
+        return self._blocks(shape, lambda s, block: s.random(block, dtype))
+
+    def uniform(self, lower, upper, shape, dtype=np.float64):
+        """Uniform draws in [lower, upper) (broadcast against shape), as ArrayRNG.uniform."""
+        u = self.random(shape, dtype)
+        return lower + (upper - lower) * u
+
+    def integers(self, low: int, high: int, shape):
+        """Integers in [low, high)."""
+        return self._blocks(shape, lambda s, block: s.integers(low, high, block))
+
+    def normal(self, shape, dtype=np.float64):
+        return self._blocks(shape, lambda s, block: s.normal(block, dtype))
+
+    def raw_seed(self) -> int:
+        raise TypeError("grouped streams feed array code only; kernels take one seed per run")

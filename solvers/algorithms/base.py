@@ -40,6 +40,9 @@ class State:
     evals: int = 0
     iteration: int = 0
     nonfinite: Any = 0  # counted evaluations that gave NaN or +-inf (a device scalar on a GPU)
+    # only when the walkers form independent runs of a parameter grid (Algorithm.set_groups):
+    group_best_f: Any = None  # (groups,) best value each run has evaluated
+    group_reach: Any = None  # (groups,) its evaluations when it first reached the target; -1: not yet
 
 
 @dataclass
@@ -69,6 +72,17 @@ class Algorithm(abc.ABC):
     # How a run splits over devices (solvers/shards.py), declared on the reference class: the Params
     # field counting the independent units (None: the run cannot be split); see split_* below.
     split_field: ClassVar[str | None] = None
+    # Parameters that may take a different value in each group of walkers, so that a whole grid of
+    # settings x seeds runs as one batch (solvers/tune). Empty: the tuner falls back to one run per
+    # (setting, seed); engines whose kernels take no per-group values set it empty again.
+    group_params: ClassVar[tuple[str, ...]] = ()
+    # Parameters a grid may not vary, with why (the tuner refuses them with this reason).
+    structural_params: ClassVar[dict[str, str]] = {
+        "walkers": "it sets the size of every run; tune it by hand, a grid compares settings at one size"}
+    # Parameters the algorithm replaces by fitted values under some setting of another field:
+    # name -> (field, value under which it is fitted, value under which it is used as given).
+    # A grid over such a parameter switches the field (or is refused where the user set it).
+    fitted_params: ClassVar[dict[str, tuple[str, str, str]]] = {}
 
     def __init__(self, problem: Problem, params, *, xp=np, dtype=np.float64):
         self.problem = problem
@@ -79,6 +93,9 @@ class Algorithm(abc.ABC):
         self.upper = xp.asarray(problem.upper, dtype=self.dtype)
         self.span = self.upper - self.lower
         self.requested = params  # as the user gave them; self.params holds the effective values
+        self.groups = 1  # independent runs the walkers form (set_groups); each has max_evals
+        self._row_values: dict = {}  # per-group parameter values repeated per walker row, (n, 1)
+        self._reach_target = None
         self.plan(None)
 
     # --- the run's budget ----------------------------------------------------------------------
@@ -219,19 +236,79 @@ class Algorithm(abc.ABC):
         max_evals is a hard cap: when fewer evaluations remain than X has rows, all rows are
         computed (one array call) but only the first ones that the budget allows are counted and
         kept; the others read +inf, so no algorithm accepts them or reports them as the best.
+        With independent groups (set_groups) the cap holds for each group's block of rows.
         """
         raw = self.problem.evaluate(X).astype(self.dtype, copy=False)
+        xp = self.xp
+        bad = ~xp.isfinite(raw)
+        f = xp.where(bad, xp.asarray(xp.inf, dtype=raw.dtype), raw)  # never taken as the best
+        if self.groups > 1:
+            return self._evaluate_groups(state, bad, f)
         rows = int(X.shape[0])
         if self.max_evals is not None and state.evals + rows > self.max_evals:
             rows = max(0, self.max_evals - state.evals)
-        xp = self.xp
-        bad = ~xp.isfinite(raw)
         # counted on the device (no host copy per step); the runner reads it with each snapshot
         state.nonfinite = state.nonfinite + xp.count_nonzero(bad[:rows])
-        f = xp.where(bad, xp.asarray(xp.inf, dtype=raw.dtype), raw)  # never taken as the best
         f[rows:] = np.inf
         state.evals += rows
         return f
+
+    def _evaluate_groups(self, state: State, bad, f):
+        """evaluate's budget, per group: each group's first rows up to its own max_evals count."""
+        groups = self.groups
+        per = int(f.shape[0]) // groups
+        keep = per
+        done = state.evals // groups  # every group evaluates the same number of rows per call
+        if self.max_evals is not None:
+            keep = max(0, min(per, self.max_evals - done))
+        if keep < per:
+            grouped_f = f.reshape(groups, per)
+            grouped_f[:, keep:] = np.inf
+            bad = bad.reshape(groups, per)[:, :keep]
+        state.nonfinite = state.nonfinite + self.xp.count_nonzero(bad)
+        state.evals += keep * groups
+        return f
+
+    # --- independent groups with their own parameters (a tuning grid) ---------------------------
+    def params_for_groups(self, params, groups: int):
+        """`params` (one run's effective values) for `groups` such runs side by side."""
+        raise NotImplementedError(f"{self.name} cannot run independent groups in one batch")
+
+    def set_groups(self, groups: int, values: dict, target: float | None = None) -> None:
+        """Treat the walkers as `groups` independent runs, call before ``init``: each group of
+        rows has its own evaluation budget (max_evals), its own best (state.group_best_f) and its
+        own values of the parameters in `values` (name -> sequence of `groups` numbers, each read
+        once here and repeated over the group's rows). `target`: record in state.group_reach the
+        group's evaluations when its best first gets to or below it."""
+        xp = self.xp
+        n = self.total_walkers()
+        if n % groups:
+            raise ValueError(f"{n} walkers do not split into {groups} groups")
+        unknown = set(values) - set(self.group_params)
+        if unknown:
+            raise ValueError(f"{self.name} cannot vary {sorted(unknown)} between groups")
+        self.groups = int(groups)
+        self._reach_target = target
+        self._row_values = {
+            name: xp.asarray(np.repeat(np.asarray(v, dtype=np.float64), n // groups)[:, None],
+                             dtype=self.dtype) for name, v in values.items()}
+
+    def row_value(self, name: str):
+        """Parameter `name`: the run's number, or its per-group values as an (n, 1) column."""
+        column = self._row_values.get(name)
+        return getattr(self.params, name) if column is None else column
+
+    def _update_group_best(self, state: State, f) -> None:
+        from .groups import group_argmin  # noqa: PLC0415 - groups imports nothing from here
+
+        xp = self.xp
+        if state.group_best_f is None:
+            state.group_best_f = xp.full(self.groups, xp.inf, dtype=self.dtype)
+            state.group_reach = xp.full(self.groups, -1, dtype=xp.int64)
+        state.group_best_f = xp.minimum(state.group_best_f, group_argmin(f, self.groups)[1])
+        if self._reach_target is not None:
+            hit = (state.group_best_f <= self._reach_target) & (state.group_reach < 0)
+            state.group_reach = xp.where(hit, state.evals // self.groups, state.group_reach)
 
     def uniform_points(self, rng, n: int):
         """n points drawn uniformly in the problem's box."""
@@ -245,6 +322,8 @@ class Algorithm(abc.ABC):
         better = candidate < state.best_f
         state.best_f = xp.where(better, candidate, state.best_f)
         state.best_x = xp.where(better, X[i], state.best_x)
+        if self._row_values or self.groups > 1 or self._reach_target is not None:
+            self._update_group_best(state, f)
 
     def clip(self, X):
         """Bound handling by clipping to the box."""

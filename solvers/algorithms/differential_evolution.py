@@ -27,6 +27,7 @@ r1, r2, r3 are drawn inside it, and the random stream does not depend on objecti
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
@@ -94,7 +95,7 @@ def bounce_back(V, base, lower, upper, u):
     return xp.where(below | (V > upper), bound + u * (base - bound), V)
 
 
-def binomial_crossover(rng, X, V, Cr: float):
+def binomial_crossover(rng, X, V, Cr):
     """Trial vectors and the mask of genes taken from V: U(0,1) <= Cr, or j = j_rand (always one)."""
     xp = rng.xp
     n, d = X.shape
@@ -111,6 +112,12 @@ class DifferentialEvolution(Algorithm):
     Params = DifferentialEvolutionParams
     reference = "Storn & Price 1997, DE/rand/1/bin; seed 004 (Kralj, DE with CUDA)"
     walker_word = "individuals"
+    group_params = ("F", "Cr")  # one value per population in a grid
+    structural_params = {**Algorithm.structural_params,
+                         "populations": "a grid's runs are its populations (one per setting and seed)"}
+
+    def params_for_groups(self, params, groups: int):
+        return dataclasses.replace(params, populations=params.populations * groups)
 
     def memory_words_per_walker(self) -> float:
         # X, the trial, the donors' differences and the crossover mask: measured 8.3-8.8 d + 5
@@ -144,9 +151,10 @@ class DifferentialEvolution(Algorithm):
             X = state.X
             r1, r2, r3 = draw_distinct_indices(rng, p.populations, p.walkers)
             base = X[r1]
-            mutant = base + p.F * (X[r2] - X[r3])
+            # F and Cr: numbers, or in a tuning grid (n, 1) columns of per-population values
+            mutant = base + self.row_value("F") * (X[r2] - X[r3])
             mutant = bounce_back(mutant, base, self.lower, self.upper, rng.random(X.shape, self.dtype))
-            trials, _ = binomial_crossover(rng, X, mutant, p.Cr)
+            trials, _ = binomial_crossover(rng, X, mutant, self.row_value("Cr"))
             f_trials = self.evaluate(state, trials)
             accepted = f_trials <= state.f
             state.X = xp.where(accepted[:, None], trials, X)

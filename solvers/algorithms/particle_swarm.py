@@ -39,6 +39,7 @@ and is evaluated; one evaluation per particle per iteration.
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 from typing import Any
@@ -133,6 +134,13 @@ class ParticleSwarm(Algorithm):
     reference = ("Seed 003 (PSO in CUDA, MMI713 2021); Clerc, Standard Particle Swarm Optimisation "
                  "(SPSO-2011), 2012")
     walker_word = "particles"
+    group_params = ("omega", "phi_p", "phi_g", "lr")  # classic: one value per swarm in a grid
+    structural_params = {**Algorithm.structural_params,
+                         "swarms": "a grid's runs are its swarms (one per setting and seed)",
+                         "informants": "it sets the shape of every swarm's link table"}
+
+    def params_for_groups(self, params, groups: int):
+        return dataclasses.replace(params, swarms=params.swarms * groups)
 
     def memory_words_per_walker(self) -> float:
         # X, V, the personal bests, two random matrices and a temporary: measured 7.1-8.0 d + 10
@@ -184,10 +192,16 @@ class ParticleSwarm(Algorithm):
         r_g = rng.random(shape, self.dtype)
         X3, V3 = grouped(state.X, p.swarms), grouped(state.V, p.swarms)
         g = state.swarm_best_x[:, None, :]
-        V3 = (p.omega * V3 + p.phi_p * grouped(r_p, p.swarms) * (grouped(state.P, p.swarms) - X3)
-              + p.phi_g * grouped(r_g, p.swarms) * (g - X3))
+        # numbers, or in a tuning grid (n, 1) columns of per-swarm values, grouped to (swarms, m, 1)
+        omega, phi_p, phi_g = (self._swarm_value(name) for name in ("omega", "phi_p", "phi_g"))
+        V3 = (omega * V3 + phi_p * grouped(r_p, p.swarms) * (grouped(state.P, p.swarms) - X3)
+              + phi_g * grouped(r_g, p.swarms) * (g - X3))
         state.V = V3.reshape(shape)
-        state.X = state.X + p.lr * state.V
+        state.X = state.X + self.row_value("lr") * state.V
+
+    def _swarm_value(self, name: str):
+        value = self.row_value(name)
+        return value if isinstance(value, (int, float)) else grouped(value, self.params.swarms)
 
     def _move_spso2011(self, state: ParticleSwarmState) -> None:
         xp, rng = self.xp, self._rng

@@ -14,6 +14,7 @@ Every trial is a full evaluation of the objective: 2 d evaluations per walker pe
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
@@ -56,6 +57,21 @@ class PatternSearch(Algorithm):
     Params = PatternSearchParams
     reference = "Zhu & Curry, Multi-walk Parallel Pattern Search on a GPU (seed 000), Fig. 1"
     split_field = "walkers"  # independent compass searches: a split run is exact
+    group_params = ("delta0", "tol_halvings")  # one value per group of walkers in a grid
+
+    def params_for_groups(self, params, groups: int):
+        return dataclasses.replace(params, walkers=params.walkers * groups)
+
+    def _walker_value(self, name: str):
+        """A number, or in a tuning grid the (n,) per-walker values of a per-group parameter."""
+        value = self.row_value(name)
+        return value if isinstance(value, (int, float)) else value[:, 0]
+
+    def _initial_steps(self, n: int):
+        delta0 = self._walker_value("delta0")
+        if isinstance(delta0, float):
+            return self.xp.full(n, delta0, dtype=self.dtype)
+        return delta0.copy()
 
     def memory_words_per_walker(self) -> float:
         # X, the step, the plus/minus values and their where() temporaries: 4 d + 9 measured 4 d + 8.5
@@ -73,7 +89,7 @@ class PatternSearch(Algorithm):
         state = PatternSearchState(X=X, f=None, best_x=X[0].copy(),
                                    best_f=xp.asarray(np.inf, dtype=self.dtype))
         state.f = self.evaluate(state, X)
-        state.step = xp.full(n, self.params.delta0, dtype=self.dtype)
+        state.step = self._initial_steps(n)
         state.improved = xp.zeros(n, dtype=bool)
         self.update_best(state, X, state.f)
         self._rng = rng
@@ -92,7 +108,8 @@ class PatternSearch(Algorithm):
     def _iteration(self, state: PatternSearchState, block: int):
         """One iteration, yielding after every `block` coordinates (never after the last)."""
         xp, p = self.xp, self.params
-        tol = p.delta0 / 2.0 ** p.tol_halvings
+        delta0 = self._walker_value("delta0")
+        tol = delta0 / 2.0 ** self._walker_value("tol_halvings")
         if p.restart and state.iteration > 0 and state.iteration % p.round_iterations == 0:
             self._restart(state)
         X, f = state.X, state.f
@@ -118,7 +135,7 @@ class PatternSearch(Algorithm):
                 yield
         state.f = f
         state.step = xp.where(improved, state.step, state.step * 0.5)
-        state.step = xp.where(state.step < tol, xp.asarray(p.delta0, dtype=self.dtype), state.step)
+        state.step = xp.where(state.step < tol, xp.asarray(delta0, dtype=self.dtype), state.step)
         state.improved = improved
         state.iteration += 1
         self.update_best(state, X, f)
@@ -127,7 +144,7 @@ class PatternSearch(Algorithm):
         n = state.X.shape[0]
         state.X = self.uniform_points(self._rng, n)
         state.f = self.evaluate(state, state.X)
-        state.step = self.xp.full(n, self.params.delta0, dtype=self.dtype)
+        state.step = self._initial_steps(n)
         self.update_best(state, state.X, state.f)
 
     def snapshot(self, state: PatternSearchState, sample: np.ndarray) -> SnapshotData:

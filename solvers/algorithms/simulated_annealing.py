@@ -135,6 +135,9 @@ class SimulatedAnnealing(Algorithm):
     walker_word = "chains"
     split_field = "walkers"  # chains (sync: the shards meet at each level's broadcast)
 
+    # the auto schedule replaces these (fit_schedule): a grid over them runs the fixed schedule
+    fitted_params = {name: ("schedule", "auto", "fixed") for name in ("t0", "t_min", "alpha", "chain_length")}
+
     def memory_words_per_walker(self) -> float:
         # X, the proposal, the best-of-chain copy and a temporary: measured 4 d + 11
         return 4.0 * self.problem.dim + 12.0

@@ -58,6 +58,7 @@ class CudaAlgorithm(Algorithm):
     # (solvers/shards.py), whose kernels key their random streams by the global walker index
     walker0: int = 0
     keyed_by_walker: ClassVar[bool] = True
+    group_params: ClassVar[tuple[str, ...]] = ()  # kernels take one parameter set per run (tuner falls back)
 
     def __init__(self, problem, params, *, xp, dtype, fast_math: bool = False):
         if xp is np:

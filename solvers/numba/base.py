@@ -69,6 +69,7 @@ class NumbaAlgorithm(Algorithm):
     """Common machinery: function id, thread count, seeding, host-side best update."""
 
     single: bool = False  # float32 run: 24-bit uniforms, 4 per Philox block (as the cuda engine)
+    group_params: ClassVar[tuple[str, ...]] = ()  # kernels take one parameter set per run (tuner falls back)
     threads: ClassVar[int | None] = None  # None = all cores; set per instance by the engine
     fused: ClassVar[bool] = True  # a compiled kernel runs whole iterations (False: reference code)
     # global index of walker 0: 0, except in a shard of a run split over devices (solvers/shards.py);

@@ -1,0 +1,128 @@
+"""``main.py tune``: a parameter grid from the shell; every bad input is one line and exit 2."""
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+
+from ..errors import ConfigError, one_line
+from ..json_safe import strict_dumps
+
+MAX_PRINTED = 32  # a map with more rows or columns is listed as its best cells instead
+BEST_LISTED = 10
+
+
+def register_cli(sub) -> None:
+    """Add ``main.py tune`` to the command line."""
+    from ..cli import _parse_bounds, _parse_param  # noqa: PLC0415
+    from ..engines import list_engines, reference_engine  # noqa: PLC0415
+    from . import DEFAULT_TOLERANCE  # noqa: PLC0415
+
+    p = sub.add_parser("tune", help="run a grid of 1-2 parameters x seeds; a map of the final errors")
+    p.add_argument("--algorithm", "-a", required=True, help="registry name (see 'list')")
+    p.add_argument("--function", "--problem", "-f", dest="function", required=True,
+                   help="problem name (see 'list') or 'expr: ...'")
+    p.add_argument("--dim", "-d", type=int, default=None, help="dimension (default: the function's)")
+    p.add_argument("--grid", "-g", action="append", default=[], required=True, metavar="NAME=LO:HI:N[:log]",
+                   help="a parameter axis: N values from LO to HI (linear, or geometric with :log); "
+                        "give it once or twice")
+    p.add_argument("--seeds", type=int, default=4, help="runs per setting, seeds SEED, SEED+1, ... (default 4)")
+    p.add_argument("--seed", "-s", type=int, default=0, help="first seed (default 0)")
+    budget = p.add_mutually_exclusive_group(required=True)
+    budget.add_argument("--max-evals", type=float, default=None, help="evaluations per run")
+    budget.add_argument("--max-iters", type=float, default=None, help="iterations per run")
+    p.add_argument("--engine", "-e", default=reference_engine().name, choices=list_engines())
+    p.add_argument("--precision", "--dtype", dest="dtype", default="float64", choices=("float32", "float64"))
+    p.add_argument("--fast-math", action="store_true", help="cuda engine: fast intrinsics")
+    p.add_argument("--threads", type=int, default=None, metavar="N", help="numba engine: CPU threads")
+    p.add_argument("--bounds", type=_parse_bounds, default=None, metavar="LOWER,UPPER",
+                   help="search this box instead of the function's own")
+    p.add_argument("--param", "-p", action="append", default=[], type=_parse_param, metavar="NAME=VALUE",
+                   help="a fixed parameter of every run (repeatable)")
+    p.add_argument("--tolerance", type=float, default=DEFAULT_TOLERANCE,
+                   help=f"success: final best within this of the known minimum (default {DEFAULT_TOLERANCE:g})")
+    p.add_argument("--csv", metavar="FILE", default=None,
+                   help="write one row per run: parameters, seed, best_f, evals, seconds, reached_at")
+    p.add_argument("--json", action="store_true", help="print the table (rows and cells) as JSON")
+    p.set_defaults(func=cmd_tune)
+
+
+def cmd_tune(args) -> int:
+    from ..atomic_write import check_writable_file  # noqa: PLC0415
+    from . import prepare  # noqa: PLC0415
+
+    if args.csv is not None:
+        check_writable_file(args.csv, "CSV file")
+    tuning = prepare(args.algorithm, args.function, args.grid, seeds=args.seeds, first_seed=args.seed,
+                     dim=args.dim, engine=args.engine, max_evals=args.max_evals,
+                     max_iters=args.max_iters, params=dict(args.param), dtype=args.dtype,
+                     tolerance=args.tolerance, fast_math=args.fast_math, bounds=args.bounds,
+                     threads=args.threads)
+    interrupted = []
+
+    def stop() -> bool:
+        return bool(interrupted)
+
+    try:
+        table = tuning.run(stop=stop)
+    except KeyboardInterrupt:
+        print("main.py: interrupted", file=sys.stderr)
+        return 130
+    if args.csv is not None:
+        table.save_csv(args.csv)
+    if args.json:
+        print(strict_dumps(table.to_dict()))
+        return 0
+    print_table(table)
+    return 0
+
+
+def print_table(table) -> None:
+    grid = table.grid
+    shape = " x ".join(str(n) for n in grid.shape)
+    print(f"{table.algorithm} on {table.problem} (d={table.dim}), engine {table.engine}, {table.dtype}: "
+          f"{shape} settings x {len(grid.seeds)} seeds = {grid.groups:,} runs")
+    print(f"path        {table.path}")
+    known = "f_min unknown: the map shows best f" if table.f_min is None else (
+        f"error = best f - f_min ({table.f_min:.6g}); success: error <= {table.tolerance:g}")
+    print(f"measure     {known}")
+    for note in table.notes:
+        print(f"note: {one_line(note)}", file=sys.stderr)
+    cells = table.cells()
+    if not cells:
+        print("no run finished")
+        return
+    axes = grid.axes
+    if len(axes) == 2 and max(grid.shape) <= MAX_PRINTED and len(cells) == np.prod(grid.shape):
+        medians = np.array([c.median for c in cells]).reshape(grid.shape)
+        print(f"median final error: rows {axes[0].name}, columns {axes[1].name}")
+        print(f"{'':>10} " + " ".join(f"{v:>9.4g}" for v in axes[1].values))
+        for value, line in zip(axes[0].values, medians):
+            print(f"{value:>10.4g} " + " ".join(f"{m:>9.3g}" for m in line))
+    else:
+        listed = sorted(cells, key=lambda c: c.median)[:BEST_LISTED] if len(cells) > MAX_PRINTED else cells
+        if listed is not cells:
+            print(f"the {len(listed)} best of {len(cells)} settings by median final error:")
+        for c in listed:
+            print(f"  {_setting(c.params):<32} {_summary(c, len(grid.seeds))}")
+    best = min(cells, key=lambda c: (c.median, c.q3))
+    print(f"best        {_setting(best.params)}: {_summary(best, len(grid.seeds))}")
+    rate = sum(r.evals for r in table.rows) / table.seconds if table.seconds > 0 else float("nan")
+    print(f"{table.stop_reason} {len(table.rows):,} of {grid.groups:,} runs in {table.seconds:.3f} s "
+          f"({rate:.4g} evals/s)")
+
+
+def _setting(params: dict) -> str:
+    return ", ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}" for k, v in params.items())
+
+
+def _summary(cell, seeds: int) -> str:
+    text = f"median {cell.median:.3g} [{cell.q1:.3g}, {cell.q3:.3g}], best {cell.best:.3g}, worst {cell.worst:.3g}"
+    if cell.success_rate is not None:
+        text += f", success {round(cell.success_rate * cell.runs)}/{cell.runs}"
+    if cell.evals_to_tolerance is not None:
+        text += f", {cell.evals_to_tolerance:,.0f} evals to tolerance"
+    return text
+
+
+__all__ = ["register_cli", "cmd_tune", "print_table", "ConfigError"]
