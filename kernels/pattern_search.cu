@@ -5,8 +5,11 @@
 //   the plus move first); if no coordinate strictly improved in the iteration, halve step; below
 //   tol reset it to delta0.
 // max_evals as a hard cap: in a launch's last iteration only the trials numbered below `last_evals`
-// are evaluated (walker i's trials are i 2d .. i 2d + 2d - 1, plus before minus per coordinate);
+// are evaluated, numbered as the reference evaluates them: coordinate by coordinate, the plus trials
+// of all walkers, then their minus trials (walker i's trial of coordinate j, sign s: (2 j + s) n + i);
 // the others read +inf, uncounted, and are never taken. last_evals = 2 d n: the whole iteration.
+// The same trials as the numpy engine are cut, and a shard of a split run (solvers/shards.py) cuts
+// the ones its walkers cut in the unsplit run (rounds of one evaluation per walker).
 // Exactly 2 d full evaluations per walker per iteration; trials are evaluated through PatchedPoint
 // (the walker's column with one coordinate replaced), never written. X is (d, n).
 //
@@ -101,21 +104,20 @@ __global__ void ps_iterate(T* X, T* f, T* step, unsigned char* improved_last,
                                             fresh_draw)
                              : f[i];
         T s = fresh_stream ? delta0 : step[i];
-        const long long first_trial = i * 2LL * d;
         bool improved = false;
         for (int it = 0; it < iterations; ++it) {
             improved = false;
-            const long long allowed = it + 1 < iterations ? first_trial + 2LL * d : last_evals;
+            const long long allowed = it + 1 < iterations ? 0x7FFFFFFFFFFFFFFFLL : last_evals;
             for (int j = 0; j < d; ++j) {
                 const T lo = lower[j], hi = upper[j];
                 const T xj = xi[(long long)j * n];
                 const T plus = ps_plus(xj, s, lo, hi);
                 const T minus = ps_minus(xj, s, lo, hi);
                 const PatchedPoint<T> xp = {xi, n, j, plus};
-                const long long e = first_trial + 2LL * j;  // this walker's trial numbers (budget)
+                const long long e = 2LL * j * n + i;  // the plus trial's number (budget); minus: e + n
                 const T fp = e < allowed ? mw_sanitize(F::template eval<T>(xp, d)) : mw_inf<T>();
                 const PatchedPoint<T> xm = {xi, n, j, minus};
-                const T fm = e + 1 < allowed ? mw_sanitize(F::template eval<T>(xm, d)) : mw_inf<T>();
+                const T fm = e + n < allowed ? mw_sanitize(F::template eval<T>(xm, d)) : mw_inf<T>();
                 const bool take_plus = fp <= fi && fp <= fm;
                 const bool take_minus = !take_plus && fm <= fi;
                 if (take_plus || take_minus) {
@@ -169,17 +171,16 @@ __global__ void ps_iterate_group(T* X, T* f, T* step, unsigned char* improved_la
                                             fresh_draw)
                              : f[i];
         T s = fresh_stream ? delta0 : step[i];
-        const long long first_trial = i * 2LL * d;
         bool improved = false;
         for (int it = 0; it < iterations; ++it) {
             improved = false;
-            const long long allowed = it + 1 < iterations ? first_trial + 2LL * d : last_evals;
+            const long long allowed = it + 1 < iterations ? 0x7FFFFFFFFFFFFFFFLL : last_evals;
             int j = 0;
             while (j < d) {  // the same trip count in every lane of the group
                 const int jj = j + c;
                 T mine = T(0);
                 mine = mw_inf<T>();  // a trial the budget does not allow reads +inf
-                if (jj < d && first_trial + 2LL * jj + (minus_lane ? 1 : 0) < allowed) {
+                if (jj < d && (2LL * jj + (minus_lane ? 1 : 0)) * n + i < allowed) {
                     const T lo = lower[jj], hi = upper[jj];
                     const T xj = xi[(long long)jj * n];
                     const T trial = minus_lane ? ps_minus(xj, s, lo, hi) : ps_plus(xj, s, lo, hi);

@@ -108,7 +108,7 @@ class PatternSearchCuda(CudaAlgorithm, PatternSearch):
                  last_evals: int | None = None) -> None:
         """One launch: `todo` iterations (from fresh walkers of stream `fresh` if not 0), the
         launch's best folded into the run's best by the same launch; `last_evals`: only that many
-        trials (the first walkers' first ones) in the launch's last iteration (max_evals)."""
+        trials (numbered as the reference evaluates them) in the launch's last iteration (max_evals)."""
         p, n = self.params, int(self.params.walkers)
         per_iteration = self._per_iteration()
         last = per_iteration if last_evals is None else int(last_evals)
