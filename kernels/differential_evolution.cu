@@ -32,6 +32,8 @@
 //                   r1 in [0, m-1), r2 in [0, m-2), r3 in [0, m-3), j_rand in [0, d)), then the
 //                   crossover uniforms, P per block;
 //   DE_STREAM_BOUNCE: the bounce-back uniform of gene j, draw t * ceil(d / P) + j / P, word j % P.
+// Streams are keyed by the individual's global index walker0 + i (walker0 > 0 only in a shard of a
+// run split over devices by whole populations, solvers/shards.py).
 //
 // MW_KERNELS: de_init<F,T> de_generations<F,T>
 // MW_HEADERS: group_sync.cuh
@@ -59,12 +61,13 @@ __device__ void de_commit(MwBest<T> mine, const T* X, int d, T* part_f, long lon
 // Individual i: a uniform point of the box (row i of X), evaluated; then the best of all.
 template <typename F, typename T>
 __global__ void de_init(T* X, T* f, const T* __restrict__ lower, const T* __restrict__ upper, long long n,
-                        int d, unsigned long long seed, T* part_f, long long* part_i, unsigned int* ticket,
+                        int d, unsigned long long seed, long long walker0, T* part_f, long long* part_i,
+                        unsigned int* ticket,
                         T* best_f, T* best_x, long long* best_i) {
     const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
     MwBest<T> mine = mw_no_best<T>();
     if (i < n) {
-        const MwRng rng(seed, (unsigned long long)i, MW_STREAM_INIT);
+        const MwRng rng(seed, (unsigned long long)(walker0 + i), MW_STREAM_INIT);
         mw_fill_uniform(rng, 0ull, lower, upper, X + i * d, 1, d);
         const DensePoint<T> x = {X + i * d};
         const T fx = mw_sanitize(F::template eval<T>(x, d));
@@ -105,8 +108,8 @@ template <typename F, typename T>
 __global__ void __launch_bounds__(256, 4)
 de_generations(T* X0, T* X1, T* f, T* trials, unsigned char* accepted, const T* __restrict__ lower,
                const T* __restrict__ upper, long long n, int m, int d, long long first_pop, int bpp,
-               unsigned long long seed, long long first_gen, int generations, long long last_active,
-               T Fw, T Cr,
+               unsigned long long seed, long long walker0, long long first_gen, int generations,
+               long long last_active, T Fw, T Cr,
                int scratch_shared, T* scratch_g, int stride, unsigned long long* bars, T* part_f,
                long long* part_i, unsigned int* ticket, T* best_f, T* best_x, long long* best_i) {
     extern __shared__ __align__(16) unsigned char de_smem[];
@@ -135,7 +138,8 @@ de_generations(T* X0, T* X1, T* f, T* trials, unsigned char* accepted, const T* 
             const bool valid = il < m;
             const long long i = base + il;
             const int count = min(32, m - tile * 32);
-            const MwRng rng(seed, (unsigned long long)(valid ? i : base), MW_STREAM_STEP);
+            const MwRng rng(seed, (unsigned long long)(walker0 + (valid ? i : base)),
+                            MW_STREAM_STEP);
             int r1 = 0, r2 = 0, r3 = 0, jr = 0;
             T fi = mw_inf<T>();
             if (valid) {
@@ -193,7 +197,8 @@ de_generations(T* X0, T* X1, T* f, T* trials, unsigned char* accepted, const T* 
                                 value = v;
                                 if (v < lo || v > hi) {
                                     const T bound = v < lo ? lo : hi;
-                                    const MwRng bounce(seed, (unsigned long long)(base + tile * 32 + k),
+                                    const MwRng bounce(seed,
+                                                       (unsigned long long)(walker0 + base + tile * 32 + k),
                                                        DE_STREAM_BOUNCE);
                                     const MwWords rb = bounce(t * cross_blocks + (unsigned long long)(j / P));
                                     value = bound + mw_uniform<T>(rb, j % P) * (a - bound);

@@ -116,22 +116,31 @@ def walker_major_share(max_evals: int | None, walkers: int, walker0: int, count:
 
 
 class ShardRNG:
-    """A shard's view of the run's sequential generator: every draw is made for all `walkers` of
-    the run (as the unsplit run makes it) and the rows [walker0, walker0 + count) are returned."""
+    """A shard's view of the run's sequential generator: every draw is made for the whole run (as
+    the unsplit run makes it) and the shard's rows are kept: rows [walker0, walker0 + count) of a
+    draw with a row per walker, or the shard's units (swarms, populations of `per_unit` walkers) of
+    a draw with a row per unit."""
 
-    def __init__(self, rng: ArrayRNG, walkers: int, walker0: int, count: int):
+    def __init__(self, rng: ArrayRNG, walkers: int, walker0: int, count: int, per_unit: int = 1):
         self._rng, self.walkers, self.walker0, self.count = rng, walkers, walker0, count
+        self.per_unit = per_unit
         self.xp, self.seed = rng.xp, rng.seed
+        self._rows_of = {}  # leading size of the shard's draw -> (whole run's size, first row)
 
     def _whole(self, shape):
         shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
-        if not shape or shape[0] != self.count:
-            raise ConfigError(f"a split run drew {shape} numbers, not one row per walker of its shard; "
-                              "this algorithm cannot be split on this engine")
-        return (self.walkers,) + shape[1:]
+        if shape and shape[0] == self.count:
+            whole, first = self.walkers, self.walker0
+        elif shape and self.per_unit > 1 and shape[0] * self.per_unit == self.count:
+            whole, first = self.walkers // self.per_unit, self.walker0 // self.per_unit
+        else:
+            raise ConfigError(f"a split run drew {shape} numbers, not one row per walker or group of "
+                              "its shard; this algorithm cannot be split on this engine")
+        self._first, self._size = first, shape[0]
+        return (whole,) + shape[1:]
 
     def _rows(self, a):
-        return a[self.walker0:self.walker0 + self.count]
+        return a[self._first:self._first + self._size]
 
     def random(self, shape, dtype=np.float64):
         return self._rows(self._rng.random(self._whole(shape), dtype))
@@ -186,7 +195,7 @@ class ShardedAlgorithm:
         if units < len(devices):
             raise ConfigError(f"{units} {self.field} cannot be split over {len(devices)} devices "
                               f"(at least one each)")
-        per_unit = ref.split_unit_walkers(planner.params)
+        per_unit = self.per_unit = ref.split_unit_walkers(planner.params)
         self.total = units * per_unit
         self._after_init = ref.split_after_init
         # shards sharing the host's cores (CPU engines) take turns; GPU shards run concurrently
@@ -274,7 +283,8 @@ class ShardedAlgorithm:
             if self.keyed:
                 shard_rng = ArrayRNG(algo.xp, rng.seed)
             else:
-                shard_rng = ShardRNG(ArrayRNG(algo.xp, rng.seed), self.total, shard.walker0, shard.walkers)
+                shard_rng = ShardRNG(ArrayRNG(algo.xp, rng.seed), self.total, shard.walker0,
+                                     shard.walkers, self.per_unit)
             pre = algo.params
             shard.state = algo.init(shard_rng)
             # host copies made on the shard's own thread, device and stream
@@ -376,7 +386,8 @@ def merge_snapshots(datas: list[SnapshotData], counts: list[int], weights) -> Sn
     for key in datas[0].overlays:
         arrays = [np.asarray(d.overlays[key]) for d in datas if key in d.overlays]
         if key == "links":
-            arrays = [np.asarray(d.overlays[key]) + off for d, off in zip(datas, offsets) if key in d.overlays]
+            arrays = [np.asarray(d.overlays[key]) + off for d, off in zip(datas, offsets)
+                      if key in d.overlays]
         overlays[key] = np.concatenate(arrays, axis=0) if arrays[0].ndim else arrays[0]
     extras: dict[str, Any] = {}
     for key, first in datas[0].extras.items():

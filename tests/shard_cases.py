@@ -12,6 +12,8 @@ CASES = [  # (algorithm, params, budget): every algorithm x variant that splits
     ("simulated_annealing", {"walkers": 37, "variant": "async"}, {"max_evals": 9001}),
     ("simulated_annealing", {"walkers": 37, "variant": "sync", "schedule": "fixed", "chain_length": 20,
                              "alpha": 0.8}, {"max_evals": 9001}),
+    ("differential_evolution", {"walkers": 12, "populations": 5}, {"max_iters": 7}),
+    ("differential_evolution", {"walkers": 10, "populations": 3}, {"max_evals": 1234}),
 ]
 
 

@@ -57,14 +57,16 @@ def test_devices_parsed_and_checked():
 
 
 def test_unsplittable_runs_refused_with_a_reason():
-    for algorithm, params in (("particle_swarm", {}), ("differential_evolution", {}),
-                              ("multidirectional_search", {}),
+    for algorithm, params in (("particle_swarm", {}), ("multidirectional_search", {}),
                               ("simulated_annealing", {"variant": "hybrid"})):
         with pytest.raises(ConfigError, match="cannot be split over devices"):
             RunConfig.build(algorithm, "sphere", 2, params=params, devices=(0, 0))
     with pytest.raises(ConfigError, match="3 walkers cannot be split over 4 devices"):
         Runner(RunConfig.build("pattern_search", "sphere", 2, params={"walkers": 3},
                                devices=(0, 0, 0, 0))).run()
+    with pytest.raises(ConfigError, match="1 populations cannot be split over 2 devices"):
+        Runner(RunConfig.build("differential_evolution", "sphere", 2, params={"walkers": 8},
+                               devices=(0, 0))).run()
 
 
 def test_split_arithmetic():

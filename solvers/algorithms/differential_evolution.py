@@ -113,11 +113,16 @@ class DifferentialEvolution(Algorithm):
     reference = "Storn & Price 1997, DE/rand/1/bin; seed 004 (Kralj, DE with CUDA)"
     walker_word = "individuals"
     group_params = ("F", "Cr")  # one value per population in a grid
+    split_field = "populations"  # independent populations: a split run is exact (solvers/shards.py)
     structural_params = {**Algorithm.structural_params,
                          "populations": "a grid's runs are its populations (one per setting and seed)"}
 
     def params_for_groups(self, params, groups: int):
         return dataclasses.replace(params, populations=params.populations * groups)
+
+    @classmethod
+    def split_unit_walkers(cls, params) -> int:
+        return int(params.walkers)  # a population's individuals
 
     def memory_words_per_walker(self) -> float:
         # X, the trial, the donors' differences and the crossover mask: measured 8.3-8.8 d + 5

@@ -78,7 +78,7 @@ class DifferentialEvolutionCuda(CudaAlgorithm, DifferentialEvolution):
             self._scratch = xp.empty(rows, dtype=self.dtype)
         self.link_best(state, self.tracker)
         self.launch("de_init", n, state.X, state.f, self.lower, self.upper, np.int64(n), np.int32(d),
-                    np.uint64(state.seed), *self.tracker.args())
+                    np.uint64(state.seed), np.int64(self.walker0), *self.tracker.args())
         counted = self.cap_values(state, state.f)
         if counted < n:  # max_evals below the population: the best among the counted ones only
             self.tracker.best_f.fill(np.inf)
@@ -105,8 +105,9 @@ class DifferentialEvolutionCuda(CudaAlgorithm, DifferentialEvolution):
             kernel((count * shape.per_group,), (shape.block,), (
                 state.X, state.X_next, state.f, state.trials, state.accepted, self.lower, self.upper,
                 np.int64(n), np.int32(p.walkers), np.int32(d), np.int64(first), np.int32(shape.per_group),
-                np.uint64(state.seed), np.int64(state.iteration), np.int32(iterations),
-                np.int64(last_active), self.scalar(p.F), self.scalar(p.Cr), np.int32(launch.shared_bytes > 0), self._scratch,
+                np.uint64(state.seed), np.int64(self.walker0), np.int64(state.iteration),
+                np.int32(iterations), np.int64(last_active), self.scalar(p.F), self.scalar(p.Cr),
+                np.int32(launch.shared_bytes > 0), self._scratch,
                 np.int32(launch.stride), self._bars, *self.tracker.args()), shared_mem=launch.shared_bytes)
         if iterations % 2:  # the kernel ping-pongs the buffers once per generation
             state.X, state.X_next = state.X_next, state.X

@@ -47,7 +47,7 @@ def distinct(w0, w1, w2, m, me):
 
 
 @njit(**PJIT)
-def de_generations(X, f, trials, f_trials, accepted, lower, upper, fid, m, seed, first_gen,
+def de_generations(X, f, trials, f_trials, accepted, lower, upper, fid, m, seed, walker0, first_gen,
                    generations, Fw, Cr, single, bad):
     n, d = X.shape
     T = X.dtype.type
@@ -61,13 +61,14 @@ def de_generations(X, f, trials, f_trials, accepted, lower, upper, fid, m, seed,
             t = np.uint64(first_gen + gen)
             for il in range(m):  # every trial from the same population
                 i = base + il
-                w0, w1, w2, w3 = philox.words(seed, i, philox.STREAM_STEP, t * np.uint64(per_gen))
+                key = walker0 + i  # the individual's global index (a shard of a split run)
+                w0, w1, w2, w3 = philox.words(seed, key, philox.STREAM_STEP, t * np.uint64(per_gen))
                 r1, r2, r3 = distinct(w0, w1, w2, m, il)
                 jr = philox.below(w3, d)
                 a1, a2, a3 = base + r1, base + r2, base + r3
                 first = t * np.uint64(per_gen) + np.uint64(1)
                 for j0 in range(0, d, per):  # one Philox block per P genes' crossover uniforms
-                    c0, c1, c2, c3 = philox.words(seed, i, philox.STREAM_STEP, first + np.uint64(j0 // per))
+                    c0, c1, c2, c3 = philox.words(seed, key, philox.STREAM_STEP, first + np.uint64(j0 // per))
                     for q in range(min(per, d - j0)):
                         j = j0 + q
                         if T(philox.uniform_k(c0, c1, c2, c3, q, single)) <= Cr or j == jr:
@@ -77,8 +78,8 @@ def de_generations(X, f, trials, f_trials, accepted, lower, upper, fid, m, seed,
                             hi = upper[j]
                             if v < lo or v > hi:
                                 bound = lo if v < lo else hi
-                                ub = philox.uniform_at(seed, i, STREAM_BOUNCE, t * np.uint64(cross_blocks), j,
-                                                       single)
+                                ub = philox.uniform_at(seed, key, STREAM_BOUNCE,
+                                                       t * np.uint64(cross_blocks), j, single)
                                 v = bound + T(ub) * (a - bound)
                             trials[i, j] = v
                         else:
@@ -109,7 +110,7 @@ class DifferentialEvolutionNumba(NumbaAlgorithm, DifferentialEvolution):
         self.use_threads()
         bad = self.nonfinite_counter(n)
         draw_uniform_points(X, f, self.lower, self.upper, self.fid, np.uint64(self._seed), self.single,
-                            bad)
+                            bad, np.int64(self.walker0))
         state = DifferentialEvolutionState(X=X, f=f, best_x=np.zeros(d, dtype=self.dtype),
                                            best_f=np.asarray(np.inf, dtype=self.dtype), evals=n,
                                            trials=X.copy(), accepted=np.zeros(n, dtype=bool))
@@ -124,6 +125,7 @@ class DifferentialEvolutionNumba(NumbaAlgorithm, DifferentialEvolution):
         bad = self.nonfinite_counter(self.total_walkers())
         de_generations(state.X, state.f, state.trials, state.f_trials, state.accepted, self.lower,
                        self.upper, self.fid, int(p.walkers), np.uint64(self._seed),
+                       np.int64(self.walker0),
                        np.int64(state.iteration), int(iterations), T(p.F), T(p.Cr), self.single, bad)
         state.evals += self.total_walkers() * int(iterations)
         self.tally_nonfinite(state, bad)
