@@ -283,23 +283,34 @@ class SimulatedAnnealing(Algorithm):
             self._end_level(state)
 
     def _end_level(self, state: SimulatedAnnealingState) -> None:
-        p = self.params
         n = state.X.shape[0]
-        state.last_level_acceptance = state.level_accepts / float(n * state.level_iteration)
+        self.close_level(state, state.level_accepts / float(n * state.level_iteration))
+
+    def close_level(self, state: SimulatedAnnealingState, acceptance: float) -> bool:
+        """The schedule's step at a level's end, on every engine (the fused kernels run several
+        levels per launch and replay their ends here): cool, and for sync broadcast the best point;
+        at T_min reheat, or for the hybrid switch to polishing (returns False: annealing is over)."""
+        p = self.params
+        state.last_level_acceptance = acceptance
         state.level_accepts, state.level_iteration = 0, 0
         state.level += 1
         state.temperature *= p.alpha
         finished = state.temperature <= p.t_min
         if finished and p.variant == "hybrid":
             state.phase = "polish"  # the simplices are built at the next iteration
-            return
+            return False
         if self.synchronous:
             self.exchange_best(state)  # a split run: the best of every shard first
-            state.X[...] = state.best_x
-            state.f[...] = state.best_f
+            self.broadcast_best(state)
         if finished:
             state.temperature = float(p.t0)
             state.rounds += 1
+        return True
+
+    def broadcast_best(self, state: SimulatedAnnealingState) -> None:
+        """Sync: every chain restarts the next level from the best point found."""
+        state.X[...] = state.best_x
+        state.f[...] = state.best_f
 
     # --- hybrid: Nelder-Mead polishing -----------------------------------------------------------
     def _polish_iteration(self, state: SimulatedAnnealingState) -> None:

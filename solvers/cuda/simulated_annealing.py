@@ -114,26 +114,16 @@ class SimulatedAnnealingCuda(CudaAlgorithm, SimulatedAnnealing):
         for k in range(ends):
             length = state.level_iteration + first_end if k == 0 else L
             accepts = counts[k] + state.level_accepts if k == 0 else counts[k]
-            if k == ends - 1:
-                state.last_level_acceptance = accepts / float(n * length)
-            state.level_iteration = 0
-            state.level += 1
-            state.temperature *= p.alpha
-            finished = state.temperature <= p.t_min
-            if finished and p.variant == "hybrid":
-                state.phase = "polish"
-                state.level_accepts = 0
-                return todo  # the launch was cut here
-            if self.synchronous:
-                self.exchange_best(state)  # a split run: the best of every shard first
-                self.launch("mw_broadcast_point", n, state.XT, state.f, np.int64(n), np.int32(d),
-                            self.tracker.best_x, self.tracker.best_f)
-            if finished:
-                state.temperature = float(p.t0)
-                state.rounds += 1
+            if not self.close_level(state, accepts / float(n * length)):
+                return todo  # the launch was cut here: the hybrid polishes next
         state.level_accepts = counts[ends]
         state.level_iteration = todo - first_end - (ends - 1) * L
         return todo
+
+    def broadcast_best(self, state: SimulatedAnnealingCudaState) -> None:
+        n, d = int(self.params.walkers), int(self.problem.dim)
+        self.launch("mw_broadcast_point", n, state.XT, state.f, np.int64(n), np.int32(d),
+                    self.tracker.best_x, self.tracker.best_f)
 
     def _capped(self, state, todo: int, n: int) -> tuple[int, int]:
         """max_evals as a hard cap: (iterations, chains that make the last one's proposal).

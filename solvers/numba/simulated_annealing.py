@@ -174,23 +174,8 @@ class SimulatedAnnealingNumba(NumbaAlgorithm, SimulatedAnnealing):
         for k in range(ends):  # the reference's _end_level for every level end of the chunk
             length = state.level_iteration + first_end if k == 0 else L
             accepts = first + int(state.level_accepts) if k == 0 else last_done
-            if k == ends - 1:
-                state.last_level_acceptance = accepts / float(n * length)
-            state.level_iteration = 0
-            state.level += 1
-            state.temperature *= p.alpha
-            finished = state.temperature <= p.t_min
-            if finished and p.variant == "hybrid":
-                state.phase = "polish"
-                state.level_accepts = 0
-                return todo  # the chunk was cut here
-            if self.synchronous:
-                self.exchange_best(state)  # a split run: the best of every shard first
-                state.X[...] = state.best_x
-                state.f[...] = state.best_f
-            if finished:
-                state.temperature = float(p.t0)
-                state.rounds += 1
+            if not self.close_level(state, accepts / float(n * length)):
+                return todo  # the chunk was cut here: the hybrid polishes next
         state.level_accepts = unfinished
         state.level_iteration = todo - first_end - (ends - 1) * L
         return todo
