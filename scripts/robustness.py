@@ -2,13 +2,19 @@
 budget given), uniform random search with the same budget, and scipy's differential_evolution and
 dual_annealing where scipy is importable; median over seeds of the final error f_best - f*.
 
-    python scripts/robustness.py [--evals 200000] [--seeds 10] [--dim 10] [--out docs/robustness.md]
+    python scripts/robustness.py [--evals 200000] [--seeds 10] [--dim 10] [--jobs N]
+                                 [--only ours|random|scipy ...] [--out docs/robustness.md]
+
+--jobs runs the (method, function, seed) cells in N processes (each cell is one serial run, so the
+numbers do not depend on N); --only keeps some groups of rows (e.g. the scipy rows run where scipy is
+installed, ours on a many-core host).
 
 Writes a Markdown table (with the command, the machine and the versions) to --out, or prints it.
 """
 from __future__ import annotations
 
 import argparse
+import concurrent.futures
 import os
 import platform
 import sys
@@ -71,40 +77,71 @@ def scipy_da(name, dim, evals, seed) -> tuple[float, int]:
     return float(r.fun) - problem.f_min, int(r.nfev)
 
 
+GROUPS = ("ours", "random", "scipy")
+
+
+def methods_of(groups) -> list[tuple[str, str]]:
+    """(row title, method key) of the kept groups of rows, in table order."""
+    out = []
+    if "ours" in groups:
+        out += [(label(a, p), f"ours:{i}") for i, (a, p) in enumerate(VARIANTS)]
+    if "random" in groups:
+        out.append(("uniform random search", "random"))
+    if "scipy" in groups:
+        out += [("scipy differential_evolution", "scipy_de"), ("scipy dual_annealing", "scipy_da")]
+    return out
+
+
+def cell(key: str, name: str, dim: int, evals: int, seed: int) -> tuple[float, int]:
+    """One run of one method (a top-level function: worker processes receive it by name)."""
+    if key.startswith("ours:"):
+        algorithm, params = VARIANTS[int(key[5:])]
+        return ours(algorithm, params, name, dim, evals, seed)
+    return {"random": random_search, "scipy_de": scipy_de, "scipy_da": scipy_da}[key](name, dim, evals, seed)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--evals", type=int, default=200_000)
     ap.add_argument("--seeds", type=int, default=10)
     ap.add_argument("--dim", type=int, default=10)
+    ap.add_argument("--jobs", type=int, default=1)
+    ap.add_argument("--only", nargs="+", choices=GROUPS, default=list(GROUPS))
     ap.add_argument("--out", default=None)
     ap.add_argument("--no-scipy", action="store_true")
     args = ap.parse_args(argv)
-    rows: list[tuple[str, list[float], int]] = []
-    methods = [(label(a, p), lambda n, d, e, s, a=a, p=p: ours(a, p, n, d, e, s)) for a, p in VARIANTS]
-    methods.append(("uniform random search", random_search))
-    if not args.no_scipy:
+    groups = [g for g in args.only if not (g == "scipy" and args.no_scipy)]
+    if "scipy" in groups:
         try:
             import scipy  # noqa: F401, PLC0415
-            methods += [("scipy differential_evolution", scipy_de), ("scipy dual_annealing", scipy_da)]
         except ImportError:
             print("scipy not importable: its rows are left out", file=sys.stderr)
+            groups.remove("scipy")
+    methods = methods_of(groups)
     started = time.time()
-    for title, method in methods:
-        medians, most = [], 0
-        for name in FUNCTIONS:
-            results = [method(name, args.dim, args.evals, seed) for seed in range(args.seeds)]
-            medians.append(float(np.median([e for e, _ in results])))
-            most = max(most, max(n for _, n in results))
-        rows.append((title, medians, most))
-        print(f"{title:30s} " + " ".join(f"{m:10.3g}" for m in medians) + f"  max evals {most}",
-              file=sys.stderr, flush=True)
+    jobs = [(key, name, seed) for _, key in methods for name in FUNCTIONS for seed in range(args.seeds)]
+    with concurrent.futures.ProcessPoolExecutor(max(1, args.jobs)) as pool:
+        futures = {job: pool.submit(cell, job[0], job[1], args.dim, args.evals, job[2]) for job in jobs}
+        rows: list[tuple[str, list[float], int]] = []
+        for title, key in methods:
+            medians, most = [], 0
+            for name in FUNCTIONS:
+                results = [futures[(key, name, seed)].result() for seed in range(args.seeds)]
+                medians.append(float(np.median([e for e, _ in results])))
+                most = max(most, max(n for _, n in results))
+            rows.append((title, medians, most))
+            print(f"{title:30s} " + " ".join(f"{m:10.3g}" for m in medians) + f"  max evals {most}",
+                  file=sys.stderr, flush=True)
+    command = (f"python scripts/robustness.py --evals {args.evals} --seeds {args.seeds} --dim {args.dim}"
+               + (f" --jobs {args.jobs}" if args.jobs > 1 else "")
+               + (f" --only {' '.join(args.only)}" if list(args.only) != list(GROUPS) else "")
+               + (f" --out {args.out}" if args.out else ""))
     lines = [f"# Robustness at default parameters ({args.dim}-D, {args.evals:,} evaluations)", "",
              f"Median over {args.seeds} seeds (0..{args.seeds - 1}) of the final error f_best - f*; "
              "our algorithms with only the budget given (every other parameter at its default, "
              "numpy engine, float64).", "",
-             f"Command: `python scripts/robustness.py --evals {args.evals} --seeds {args.seeds} "
-             f"--dim {args.dim}" + (f" --out {args.out}" if args.out else "") + "`  ",
-             f"Machine: {platform.machine()}, {os.cpu_count()} logical CPUs (shared), "
+             f"Command: `{command}`  ",
+             f"Machine: {platform.machine()}, {_cpu_model()}, {os.cpu_count()} logical CPUs, "
              f"{platform.system()} {platform.release()}; Python {platform.python_version()}, "
              f"numpy {np.__version__}" + _scipy_version() + f"; {time.time() - started:.0f} s in all.",
              "", "| method | " + " | ".join(FUNCTIONS) + " | max evals used |",
@@ -120,6 +157,16 @@ def main(argv=None) -> int:
     else:
         print(text)
     return 0
+
+
+def _cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "CPU model unknown"
 
 
 def _scipy_version() -> str:
