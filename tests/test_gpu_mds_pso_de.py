@@ -1,11 +1,10 @@
-"""GPU, part 2: multi-directional search, particle swarm and differential evolution on the cuda engine.
-
-Each kernel keeps its walkers in the box, counts evaluations exactly, improves, repeats itself for a
-seed whatever the launch shape (chunking, block size, a swarm spread over blocks or not, threads
-owning several members, shared or global working memory), and reaches the numpy engine's quality
-on the same budget. Multi-directional search has no randomness in its moves, so from the same
-simplices the cuda kernel must take the reference's steps: same evaluation count, same simplices up
-to the objective's rounding. Helpers come from the part-1 GPU tests.
+"""GPU: what is particular to the part-2 kernels (multi-directional search, particle swarm,
+differential evolution) on the cuda engine. Multi-directional search has no randomness in its
+moves, so from the same simplices the cuda kernel must take the reference's steps: same evaluation
+count, same simplices up to the objective's rounding. Also: collapse and restart, high dimension,
+one group spread over blocks, SPSO's links, out of memory, the runner. The contract every
+algorithm keeps (bounds, counts, budget, seeds, launch shapes, numpy agreement) is
+tests/test_gpu_contract.py, parametrised over the registries.
 """
 from __future__ import annotations
 
@@ -17,111 +16,15 @@ import pytest
 import solvers
 from solvers.algorithms.multidirectional_search import MultidirectionalSearch
 from solvers.bench import solver_class
-from solvers.cuda import cuda_algorithms
 from solvers.errors import DeviceMemoryError
 from solvers.params import make_params
 from solvers.problems import get_problem
 from solvers.rng import ArrayRNG
-from tests.test_gpu_kernels import build, cupy, everything, run  # noqa: F401 - cupy is a fixture
-from tests.test_gpu_parity import _runs
+from tests.gpu_run import build, cupy, everything, run  # noqa: F401 - cupy is a fixture
 
 pytestmark = pytest.mark.gpu
 
 PART2 = ("multidirectional_search", "particle_swarm", "differential_evolution")
-# (id, algorithm, params): every algorithm and variant; walkers is per swarm/population
-CASES = [
-    ("mds", "multidirectional_search", {}),
-    ("mds_restart", "multidirectional_search", {"restart": True, "tol": 1e-3, "edge": 0.02}),
-    ("pso_classic", "particle_swarm", {"variant": "classic", "swarms": 3}),
-    ("pso_spso", "particle_swarm", {"variant": "spso2011", "swarms": 3}),
-    ("de", "differential_evolution", {"populations": 3}),
-]
-IDS = [c[0] for c in CASES]
-
-
-def memory_of(algo, state):
-    """The values each algorithm never forgets (personal bests, the population, the heads)."""
-    if algo.name == "particle_swarm":
-        return state.Pf.get()
-    if algo.name == "differential_evolution":
-        return state.f.get()
-    return state.values[:, 0].get()
-
-
-def test_registry_lists_the_part2_algorithms():
-    assert set(PART2) <= set(cuda_algorithms())
-
-
-@pytest.mark.parametrize("dtype", ["float64", "float32"])
-@pytest.mark.parametrize("case_id,algorithm,params", CASES, ids=IDS)
-def test_bounds_counts_improvement_and_best(cupy, case_id, algorithm, params, dtype):
-    walkers, d, iterations = 100, 5, 30
-    algo = build(cupy, algorithm, params, walkers=walkers, dim=d, dtype=dtype)
-    state = algo.init(ArrayRNG(cupy, 11))
-    n = algo.total_walkers()
-    first = float(state.best_f)
-    algo.step(state, 13)
-    algo.step(state, iterations - 13)
-    positions, fitness, best_f, best_x, evals, iteration = everything(algo, state)
-    problem = algo.problem
-    assert positions.shape == (n, d)
-    assert np.all(positions >= problem.lower) and np.all(positions <= problem.upper), "walker out of the box"
-    assert np.all(best_x >= problem.lower) and np.all(best_x <= problem.upper)
-    if algorithm == "multidirectional_search":
-        simplices = state.simplices.get()
-        assert np.all(simplices >= problem.lower) and np.all(simplices <= problem.upper)
-        # n + 1 per start at first, then at most 2 d per start and iteration (a restart: d + 1)
-        assert n * (d + 1) < evals <= n * (d + 1) + iterations * 2 * d * n
-        if params.get("restart"):
-            assert iteration == iterations
-    else:
-        assert iteration == iterations
-        assert evals == n * (1 + iterations)  # one evaluation per member per iteration, plus init
-    assert best_f < first, "the best value did not improve"
-    assert best_f <= memory_of(algo, state).min()
-    f_at_best = float(problem.evaluate(best_x[None, :].astype(np.float64))[0])
-    tol = 1e-9 if dtype == "float64" else 1e-4
-    assert abs(f_at_best - best_f) <= tol * max(1.0, abs(best_f))
-    if not params.get("restart"):
-        assert best_f == memory_of(algo, state).min()  # bests only improve: the best is remembered
-
-
-def _shapes(cupy, algorithm, params, monkeypatch, **kw):
-    """The same run under several launch shapes; every result must be identical."""
-    import solvers.cuda.differential_evolution as de_module
-    import solvers.cuda.particle_swarm as pso_module
-
-    kw = {"walkers": 70, "dim": 6, **kw}
-    results = [everything(*run(cupy, algorithm, params, [25], **kw)),
-               everything(*run(cupy, algorithm, params, [1, 9, 15], **kw))]
-    algo = build(cupy, algorithm, params, **kw)
-    algo.block = 32  # small blocks: a swarm/population spread over several, meeting at barriers
-    state = algo.init(ArrayRNG(cupy, 3))
-    algo.step(state, 25)
-    results.append(everything(algo, state))
-    algo = build(cupy, algorithm, params, **kw)
-    algo.block = 32
-    if algorithm == "multidirectional_search":
-        algo.shared_limit = 0  # simplices worked on in global memory
-    elif algorithm == "differential_evolution":
-        algo.scratch_shared_max = 0  # trial rows in global memory
-        monkeypatch.setattr(de_module, "resident_blocks", lambda *a: 2)  # batches, tiles per warp
-    else:
-        monkeypatch.setattr(pso_module, "resident_blocks", lambda *a: 2)  # batches, particles per thread
-    state = algo.init(ArrayRNG(cupy, 3))
-    algo.step(state, 25)
-    results.append(everything(algo, state))
-    return results
-
-
-@pytest.mark.parametrize("case_id,algorithm,params", CASES, ids=IDS)
-def test_same_seed_repeats_whatever_the_launch_shape(cupy, case_id, algorithm, params, monkeypatch):
-    a, *others = _shapes(cupy, algorithm, params, monkeypatch)
-    for k, other in enumerate(others):
-        assert np.array_equal(a[0], other[0]) and np.array_equal(a[1], other[1]), f"shape {k + 1} differs"
-        assert a[2] == other[2] and np.array_equal(a[3], other[3]) and a[4:] == other[4:], f"shape {k + 1}"
-    d = everything(*run(cupy, algorithm, params, [25], seed=4, walkers=70, dim=6))
-    assert not np.array_equal(a[0], d[0]), "another seed gave the same walkers"
 
 
 @pytest.mark.parametrize("dim,starts", [(5, 64), (3, 50), (40, 12)])

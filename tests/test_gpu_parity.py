@@ -1,7 +1,7 @@
-"""GPU: the engines agree. cuda vs numpy: the same quality on the same budget (medians over 10
-seeds); cupy vs numpy: every algorithm runs unchanged on CuPy, with the same evaluation counts and
-comparable quality (medians over 5 seeds). The random streams differ between engines, so single
-runs differ; medians of the best value must agree within the stated margin:
+"""GPU: cuda vs numpy, the same quality on the same budget (medians over 10 seeds), with margins
+set per case. (Every algorithm x variant on every GPU engine against numpy, with one loose margin:
+tests/test_gpu_contract.py.) The random streams differ between engines, so single runs differ;
+medians of the best value must agree within the stated margin:
 
     median(engine) <= 2 * median(numpy) + atol
 
@@ -14,8 +14,6 @@ import numpy as np
 import pytest
 
 import solvers
-from solvers.algorithms import get_algorithm, list_algorithms
-from solvers.params import specs
 
 pytestmark = pytest.mark.gpu
 
@@ -67,39 +65,3 @@ def test_cuda_reaches_numpy_quality_on_the_same_budget(case_id, algorithm, probl
         assert ref_evals == got_evals  # same work, counted the same way
     else:  # polishing, rejected trials and collapses depend on the run
         assert abs(np.median(got_evals) - np.median(ref_evals)) <= 0.05 * np.median(ref_evals)
-
-
-def _reference_cases():
-    out = []
-    for name in list_algorithms():
-        variants = [None]
-        for spec in specs(get_algorithm(name).Params):
-            if spec.name == "variant":
-                variants = list(spec.choices)
-        for variant in variants:
-            out.append((name, variant))
-    return out
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("algorithm,variant", _reference_cases(),
-                         ids=[f"{a}-{v}" if v else a for a, v in _reference_cases()])
-def test_cupy_engine_matches_numpy(algorithm, variant):
-    params = {"walkers": 64} if algorithm != "simulated_annealing" else dict(SA, walkers=64)
-    if variant:
-        params["variant"] = variant
-    seeds = range(5)
-    ref = _runs("numpy", algorithm, "rastrigin", 4, params, 60, seeds)
-    got = _runs("cupy", algorithm, "rastrigin", 4, params, 60, seeds)
-    ref_evals = [r.evals for r in ref]
-    got_evals = [r.evals for r in got]
-    if len(set(ref_evals)) == 1:  # a fixed count per iteration: the same on both engines
-        assert got_evals == ref_evals
-    else:
-        assert abs(np.median(got_evals) - np.median(ref_evals)) <= 0.2 * np.median(ref_evals)
-    ref_best = np.median([r.best_f for r in ref])
-    got_best = np.median([r.best_f for r in got])
-    assert got_best <= 2 * ref_best + 1.0, f"cupy median {got_best:.4g} vs numpy {ref_best:.4g}"
-    assert ref_best <= 2 * got_best + 1.0, f"numpy median {ref_best:.4g} vs cupy {got_best:.4g}"
-    for r in got:
-        assert np.isfinite(r.best_f) and r.iterations <= 60

@@ -9,7 +9,7 @@ import pytest
 from solvers.engines import get_engine, list_engines, reference_engine
 from solvers.problems import get_problem
 from solvers.rng import ArrayRNG
-from variants import QUICK_ITERATIONS, variant_cases
+from tests.variants import QUICK_ITERATIONS, variant_cases
 
 CASES = variant_cases()
 ENGINES = [pytest.param(name, marks=pytest.mark.gpu) if get_engine(name).is_gpu else name

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import itertools
 
-from solvers.algorithms import get_algorithm, list_algorithms
+from solvers.algorithms import list_algorithms
+from solvers.engines import reference_class
 from solvers.params import specs
 
 SMALL_WALKERS = 32
@@ -33,10 +34,10 @@ def _axes(params_cls) -> list:
 def small_params(algorithm: str, **choices) -> dict:
     """Keyword arguments of a small run of `algorithm` with the given choices."""
     out = {}
-    for spec in specs(get_algorithm(algorithm).Params):
-        if spec.auto:
+    for spec in specs(reference_class(algorithm).Params):
+        if spec.auto or spec.name == "walkers":
             out[spec.name] = int(max(spec.lo or 1, SMALL_WALKERS if spec.name == "walkers" else SMALL_GROUPS))
-    known = {s.name for s in specs(get_algorithm(algorithm).Params)}
+    known = {s.name for s in specs(reference_class(algorithm).Params)}
     out.update({k: v for k, v in QUICK.get(algorithm, {}).items() if k in known})
     out.update(choices)
     return out
@@ -44,7 +45,7 @@ def small_params(algorithm: str, **choices) -> dict:
 
 def variants(algorithm: str) -> list[dict]:
     """Every combination of the algorithm's choices that changes what runs."""
-    axes = _axes(get_algorithm(algorithm).Params)
+    axes = _axes(reference_class(algorithm).Params)
     values = [s.choices if s.kind is str else (False, True) for s in axes]
     seen, out = set(), []
     for combo in itertools.product(*values):
@@ -58,10 +59,11 @@ def variants(algorithm: str) -> list[dict]:
     return out
 
 
-def variant_cases() -> list[tuple[str, dict, str]]:
-    """(algorithm, small params, test id) for every registered algorithm x variant."""
+def variant_cases(algorithms=None) -> list[tuple[str, dict, str]]:
+    """(algorithm, small params, test id) for every algorithm x variant (default: the registered
+    algorithms; benchmark-only ones such as evaluation_only may be named)."""
     cases = []
-    for algorithm in list_algorithms():
+    for algorithm in algorithms or list_algorithms():
         for chosen in variants(algorithm):
             label = "-".join(f"{k}={v}" for k, v in chosen.items())
             cases.append((algorithm, small_params(algorithm, **chosen),
