@@ -1,4 +1,5 @@
-"""Shared test set-up: offscreen Qt, the gpu marker's skip, and a guard against leaked threads."""
+"""Shared test set-up: offscreen Qt, the gpu marker's skip, the ``cupy`` fixture, and a guard against
+leaked threads."""
 from __future__ import annotations
 
 import os
@@ -25,6 +26,12 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if "gpu" in item.keywords:
             item.add_marker(skip)
+
+
+@pytest.fixture(scope="module")
+def cupy():
+    """CuPy for the gpu-marked tests (skipped where it is not installed)."""
+    return pytest.importorskip("cupy")
 
 
 @pytest.fixture(autouse=True)

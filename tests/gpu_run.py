@@ -1,23 +1,18 @@
-"""Helpers of the GPU tests: build an algorithm on an engine, run it in chunks, copy everything back.
-
-``cupy`` is a pytest fixture: a test module imports it by name (``from tests.gpu_run import cupy``).
-"""
+"""Helpers of the GPU tests: build an algorithm on an engine, run it in chunks, copy everything back,
+compare two runs. (The ``cupy`` fixture they take is in tests/conftest.py.)"""
 from __future__ import annotations
 
 import numpy as np
-import pytest
 
 from solvers.arrays import to_numpy
 from solvers.bench import solver_class
-from solvers.engines import get_engine
+from solvers.engines import get_engine, list_engines
 from solvers.params import make_params
 from solvers.problems import get_problem
 from solvers.rng import ArrayRNG
 
-
-@pytest.fixture(scope="module")
-def cupy():
-    return pytest.importorskip("cupy")
+# the registered engines that run on a CUDA device: a new one enters every test parametrised by it
+GPU_ENGINES = [name for name in list_engines() if get_engine(name).is_gpu]
 
 
 def build(cupy, algorithm, params, problem="rastrigin", dim=5, walkers=300, dtype="float64",

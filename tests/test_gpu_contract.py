@@ -27,12 +27,11 @@ import solvers
 from solvers.algorithms import list_algorithms
 from solvers.arrays import to_numpy
 from solvers.cuda import cuda_algorithms
-from solvers.engines import get_engine, list_engines, reference_class
+from solvers.engines import get_engine, reference_class
 from solvers.rng import ArrayRNG
-from tests.gpu_run import build, cupy, everything, run, same  # noqa: F401 - cupy is a fixture
+from tests.gpu_run import GPU_ENGINES, build, everything, run, same
 from tests.variants import QUICK_ITERATIONS, variant_cases
 
-GPU_ENGINES = [name for name in list_engines() if get_engine(name).is_gpu]
 # registered algorithms, then benchmark-only ones with a kernel (evaluation_only)
 ALGORITHMS = list_algorithms() + [a for a in cuda_algorithms() if a not in list_algorithms()]
 CASES = variant_cases(ALGORITHMS)
@@ -56,12 +55,16 @@ def _sized(params: dict, walkers: int) -> dict:
     return {**params, "walkers": walkers}
 
 
+REFERENCE_SEEDS = (11, 12, 13, 14)  # two seeds were not enough: the hybrid's counts cluster
+
+
 @functools.lru_cache(maxsize=None)
 def _reference(algorithm, items, dtype):
     """The numpy engine's (evaluations after init, evaluations, iterations, phase) after ITERATIONS
-    in two chunks, for two seeds: equal entries are fixed by the algorithm, not by the values."""
+    in two chunks, one per seed of REFERENCE_SEEDS: an entry equal for every seed is fixed by the
+    algorithm, not by the values."""
     out = []
-    for seed in (11, 12):
+    for seed in REFERENCE_SEEDS:
         algo = build(np, algorithm, dict(items), engine="numpy", dim=DIM, dtype=dtype)
         state = algo.init(ArrayRNG(np, seed))
         init_evals = state.evals
@@ -69,6 +72,12 @@ def _reference(algorithm, items, dtype):
         algo.step(state, ITERATIONS - 13)
         out.append((init_evals, state.evals, state.iteration, getattr(state, "phase", None)))
     return out
+
+
+def _fixed(runs, *fields):
+    """The value of `fields` shared by every reference run, or None where the runs differ."""
+    values = {tuple(run[k] for k in fields) for run in runs}
+    return values.pop() if len(values) == 1 else None
 
 
 @pytest.mark.gpu
@@ -94,15 +103,16 @@ def test_bounds_counts_improvement_and_best(cupy, engine, algorithm, params, dty
             simplices = to_numpy(simplices)
             assert np.all(simplices >= problem.lower) and np.all(simplices <= problem.upper)
     reference = _reference(algorithm, tuple(sorted(params.items())), dtype)
-    (ref_init, ref_evals, ref_iteration, ref_phase), other = reference
-    assert init_evals == ref_init == other[0], "the initial evaluations are not the reference's"
-    if (ref_evals, ref_iteration) == other[1:3]:  # a fixed count: exactly the reference's
-        assert (evals, iteration) == (ref_evals, ref_iteration)
+    assert (init_evals,) == _fixed(reference, 0), "the initial evaluations are not the reference's"
+    fixed = _fixed(reference, 1, 2)
+    if fixed is not None:  # a fixed count: exactly the reference's
+        assert (evals, iteration) == fixed
     else:  # the count depends on the values: bounded by the per-iteration upper estimate
         assert init_evals < evals <= init_evals + iteration * algo.evals_per_iteration()
         assert iteration == ITERATIONS or (iteration < ITERATIONS and getattr(state, "done", False))
-    if ref_phase == other[3]:  # the phase at this point is fixed by the schedule (the hybrid's)
-        assert getattr(state, "phase", None) == ref_phase
+    phase = _fixed(reference, 3)
+    if phase is not None:  # the phase at this point is fixed by the schedule (the hybrid's)
+        assert (getattr(state, "phase", None),) == phase
     assert best_f < first, "the best value did not improve"
     assert best_f <= fitness.min() + 1e-12 * abs(fitness.min())
     f_at_best = float(problem.evaluate(best_x[None, :].astype(np.float64))[0])

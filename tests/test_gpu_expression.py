@@ -20,11 +20,6 @@ from tests.test_gpu_functors import TEST_KERNELS as EVAL  # its t_eval<F, T> ker
 pytestmark = pytest.mark.gpu
 
 
-@pytest.fixture(scope="module")
-def cupy():
-    return pytest.importorskip("cupy")
-
-
 def _evaluate(cupy, problem, X, dtype):
     ctype = "float" if dtype == np.float32 else "double"
     definition = problem.definition

@@ -60,11 +60,6 @@ def _cases():
 
 
 @pytest.fixture(scope="module")
-def cupy():
-    return pytest.importorskip("cupy")
-
-
-@pytest.fixture(scope="module")
 def module(cupy):
     functors = loader.functor_names()
     exprs = [f"t_eval<{f}, {t}>" for f in functors for t in ("float", "double")]

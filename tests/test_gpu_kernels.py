@@ -9,7 +9,7 @@ import pytest
 
 from solvers.errors import DeviceMemoryError
 from solvers.rng import ArrayRNG
-from tests.gpu_run import build, cupy, everything, run  # noqa: F401 - cupy is a fixture
+from tests.gpu_run import build, everything, run, same
 
 pytestmark = pytest.mark.gpu
 
@@ -25,9 +25,7 @@ def test_pattern_search_lane_groups_match_one_lane_per_walker(cupy, dtype, lanes
         state = algo.init(ArrayRNG(cupy, 8))
         algo.step(state, 17)
         results.append(everything(algo, state))
-    one, two = results
-    assert np.array_equal(one[0], two[0]) and np.array_equal(one[1], two[1])
-    assert one[2] == two[2] and np.array_equal(one[3], two[3]) and one[4:] == two[4:]
+    assert same(*results)
 
 
 @pytest.mark.parametrize("algorithm,params", [("pattern_search", {}),
@@ -126,8 +124,7 @@ def test_evaluation_only_staged_points_equal_points_generated_as_read(cupy, monk
     algo, state = run(cupy, "evaluation_only", {}, [3, 2], dtype=dtype, dim=7)
     assert algo.stage_bytes() == 0
     plain = everything(algo, state)
-    assert np.array_equal(staged[0], plain[0]) and np.array_equal(staged[1], plain[1])
-    assert staged[2] == plain[2] and np.array_equal(staged[3], plain[3]) and staged[4:] == plain[4:]
+    assert same(staged, plain)
 
 
 @pytest.mark.parametrize("lanes", [1, 2, 8])
@@ -145,7 +142,6 @@ def test_pattern_search_init_and_step_in_one_launch_equals_two_calls(cupy, dtype
         return everything(algo, state) + (state.step.get(), state.improved.get())
 
     a, b = fused_or_not(True), fused_or_not(False)
-    assert np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1])
-    assert a[2] == b[2] and np.array_equal(a[3], b[3]) and a[4:6] == b[4:6]
+    assert same(a[:6], b[:6])
     assert np.array_equal(a[6], b[6]) and np.array_equal(a[7], b[7])
     assert a[2] == float(a[1].min())  # the fold found the best walker

@@ -20,7 +20,7 @@ from solvers.errors import DeviceMemoryError
 from solvers.params import make_params
 from solvers.problems import get_problem
 from solvers.rng import ArrayRNG
-from tests.gpu_run import build, cupy, everything, run  # noqa: F401 - cupy is a fixture
+from tests.gpu_run import build, everything, run
 
 pytestmark = pytest.mark.gpu
 

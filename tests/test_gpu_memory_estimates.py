@@ -4,29 +4,22 @@ from __future__ import annotations
 
 import pytest
 
-from solvers.params import make_params
-from solvers.problems import get_problem
+from solvers.engines import get_engine
 from solvers.rng import ArrayRNG
+from tests.gpu_run import GPU_ENGINES, build
 
 CASES = [("pattern_search", {}), ("multidirectional_search", {}), ("particle_swarm", {}),
          ("differential_evolution", {}), ("simulated_annealing", {"variant": "sync"})]
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("engine", ["cupy", "cuda"])
+@pytest.mark.parametrize("engine", GPU_ENGINES)
 @pytest.mark.parametrize("name, params", CASES, ids=[n for n, _ in CASES])
-def test_estimate_covers_the_device_allocator(engine, name, params):
+def test_estimate_covers_the_device_allocator(cupy, engine, name, params):
     """On the GPU engines the declared bytes cover what CuPy's memory pool had to hold."""
-    import cupy
-
-    from solvers.engines import algorithm_class, get_engine
-
     pool = cupy.get_default_memory_pool()
     pool.free_all_blocks()
-    cls = algorithm_class(name, engine)
-    kwargs = {"fast_math": False} if get_engine(engine).honours_fast_math else {}
-    algo = cls(get_problem("rastrigin", 30), make_params(cls.Params, {"walkers": 4096, **params}),
-               xp=cupy, dtype="float32", **kwargs)
+    algo = build(cupy, name, params, dim=30, walkers=4096, dtype="float32", engine=engine)
     before = pool.total_bytes()
     state = algo.init(ArrayRNG(cupy, 0))
     algo.step(state, 4)
