@@ -7,8 +7,8 @@ call setData, Qt repaints). Nothing here waits on a solver, and closing the wind
 every worker thread.
 
 Panels built elsewhere plug in through ``add_panel`` (a tab beside the landscape) and the File /
-Tools menus: the compare panel (gui/compare.py), the sweep panel (gui/sweep.py) and export
-(gui/export.py) are wired in ``_install_extensions`` when their modules exist.
+Tools menus: the compare panel (gui/compare.py), the sweep panel (gui/sweep.py), the tune panel
+(gui/tune.py) and export (gui/export.py) are wired in ``_install_extensions``.
 """
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ from PyQt6 import QtCore, QtGui, QtWidgets
 from solvers import ConfigError, RunConfig
 from solvers.engines import engine_status, gpu_status
 
-from . import compare, export, sweep
+from . import compare, export, sweep, tune
 from .charts import ConvergenceChart, ExtrasPanel
 from .config_form import ConfigForm
 from .controller import RunController
@@ -292,7 +292,17 @@ class MainWindow(QtWidgets.QMainWindow):
         self.sweep_panel = sweep.SweepPanel()
         self.add_panel("Speedup sweep", self.sweep_panel)
         self._tool_action("Speedup sweep", lambda: self._show_panel(self.sweep_panel))
+        self.tune_panel = tune.TunePanel()
+        self.tune_panel.config_source = self.form.build_config  # read afresh at every grid start
+        self.add_panel("Tune", self.tune_panel)
+        self._tool_action("Tune parameters", lambda: self._show_panel(self.tune_panel))
+        self.tune_panel.sigLoadSetting.connect(self._on_tune_panel_load_setting)
+        self.tune_panel.sigLoadConfig.connect(self._on_tune_panel_load_config)
         self.panels.currentChanged.connect(self._push_config_to_panels)
+        # the tab shown beside the form follows it (what a grid or sweep would run); deferred, so
+        # a set-up being loaded field by field is read once it is complete
+        self.form.sigAlgorithmChanged.connect(lambda *_: QtCore.QTimer.singleShot(0, self._push_config_to_panels))
+        self.form.sigProblemChanged.connect(lambda *_: QtCore.QTimer.singleShot(0, self._push_config_to_panels))
         self._install_export(export)
         self._fill_presets()
 
@@ -409,7 +419,20 @@ class MainWindow(QtWidgets.QMainWindow):
             act.triggered.connect(lambda _checked=False, p=path: self.load_preset(p))
             self.presets_menu.addAction(act)
         self.presets_menu.setToolTipsVisible(True)
-        self.presets_menu.setEnabled(bool(presets))
+        from solvers.tune.setup import list_presets  # noqa: PLC0415
+
+        grids = list_presets()
+        if grids:  # one tuning grid per seed paper: opens the Tune tab with its axes
+            self.presets_menu.addSeparator()
+            self.tune_presets_menu = self.presets_menu.addMenu("Tuning grids")
+            self.tune_presets_menu.setToolTipsVisible(True)
+            for name, path, description in grids:
+                act = QtGui.QAction(name, self)
+                act.setToolTip(description)
+                act.setStatusTip(description)
+                act.triggered.connect(lambda _checked=False, p=path: self.load_tune_preset(p))
+                self.tune_presets_menu.addAction(act)
+        self.presets_menu.setEnabled(bool(presets or grids))
 
     def load_preset(self, path: str | Path) -> bool:
         """Show a preset's configuration in the form and set its pace; a bad file is reported in
@@ -425,6 +448,33 @@ class MainWindow(QtWidgets.QMainWindow):
         self._show_loaded(config, f"preset loaded: {meta['name']}")
         self.speed_slider.setValue(speed_for_pace(meta["pace"]))
         return True
+
+    def load_tune_preset(self, path: str | Path) -> bool:
+        """A tuning set-up (preset or file): its run set-up in the form, its grid in the Tune tab,
+        which is shown; a bad file is reported in the banner (nothing else changes)."""
+        from solvers.tune.setup import load_setup  # noqa: PLC0415
+
+        if self.tune_panel.is_running:
+            self._show_notice("A tuning grid is running: stop it before loading another one.")
+            return False
+        try:
+            setup = load_setup(path)
+        except ConfigError as exc:
+            self._show_error(str(exc), title="This tuning set-up could not be loaded:")
+            return False
+        self._show_loaded(setup.config, f"tuning preset loaded: {setup.name}")
+        self.tune_panel.apply_setup(setup)
+        self._show_panel(self.tune_panel)
+        return True
+
+    def _on_tune_panel_load_setting(self, config: RunConfig, words: str) -> None:
+        """A clicked cell: its setting in the form, ready to run on the landscape; the last run's
+        curve stays in the charts as a faded one (same function and dimension)."""
+        self._show_loaded(config, f"setting from the tuning map: {words}; press Start to watch it")
+        self._show_panel(self.landscape)
+
+    def _on_tune_panel_load_config(self, config: RunConfig, name: str) -> None:
+        self._show_loaded(config, f"tuning set-up loaded: {name}")
 
     def first_launch(self) -> None:
         """The very first start (no saved settings): a classroom preset at its pace, so what the

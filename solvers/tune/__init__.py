@@ -20,14 +20,16 @@ from ..config import RunConfig
 from ..engines import get_engine
 from ..errors import ConfigError
 from ..params import make_params, specs
-from .execute import BatchedPlan, OneByOnePlan, Progress
+from .execute import BatchedPlan, Clock, OneByOnePlan, Progress
+from .setup import DEFAULT_TOLERANCE, TuneSetup, load_setup, save_setup, setting_config, tune_arguments
 from .spec import MAX_GROUPS, Axis, Grid, build_grid, tunable
-from .table import Cell, TuneRow, TuneTable, reduce_cells
+from .table import Cell, CellStats, TuneRow, TuneTable, cell_stats, reduce_cells, run_arrays
 
 __all__ = ["tune", "prepare", "Tuning", "TuneTable", "TuneRow", "Cell", "Grid", "Axis", "Progress",
-           "build_grid", "tunable", "reduce_cells", "MAX_GROUPS", "DEFAULT_TOLERANCE"]
+           "build_grid", "tunable", "reduce_cells", "cell_stats", "run_arrays", "CellStats", "MAX_GROUPS",
+           "DEFAULT_TOLERANCE", "TuneSetup", "load_setup", "save_setup", "setting_config",
+           "tune_arguments"]
 
-DEFAULT_TOLERANCE = 1e-4  # success: best_f - f_min at most this
 FULL_CHECK_SETTINGS = 4096  # larger grids check the cross-field rules at the corners only
 
 
@@ -38,14 +40,15 @@ class Tuning:
         self.table, self.plan = table, plan
 
     def run(self, stop: Callable[[], bool] | None = None,
-            on_progress: Callable[[Progress], None] | None = None) -> TuneTable:
-        """Run the grid (blocking); `stop()` True ends it early (the rows so far are kept)."""
-        import time  # noqa: PLC0415
-
-        t0 = time.perf_counter()
-        rows, stopped = self.plan.run(stop or (lambda: False), on_progress)
+            on_progress: Callable[[Progress], None] | None = None, share_gil: bool = False,
+            hold: Callable[[], None] | None = None) -> TuneTable:
+        """Run the grid (blocking); `stop()` True ends it early (the rows so far are kept).
+        `share_gil`: run beside a window (yield the GIL after every short chunk, as the Runner).
+        `hold()`: called between chunks or runs; a paused window blocks in it (time not counted)."""
+        clock = Clock(hold)  # the plan holds through it, so the time held is left out here too
+        rows, stopped = self.plan.run(stop or (lambda: False), on_progress, share_gil, clock.hold)
         self.table.rows = rows
-        self.table.seconds = time.perf_counter() - t0
+        self.table.seconds = clock.seconds()
         self.table.stop_reason = "stopped" if stopped else "finished"
         return self.table
 
@@ -98,8 +101,10 @@ def prepare(algorithm: str, problem: str, grid: Sequence[str] | str, *, seeds: i
             first_seed: int = 0, dim: int | None = None, engine: str = "numpy",
             max_evals=None, max_iters=None, params: Mapping | None = None, dtype: str = "float64",
             tolerance: float = DEFAULT_TOLERANCE, fast_math: bool = False,
-            bounds: tuple[float, float] | None = None, threads: int | None = None) -> Tuning:
-    """Check everything (axes, seeds, budget, engine, memory) and build the plan; nothing runs."""
+            bounds: tuple[float, float] | None = None, threads: int | None = None,
+            f_min: float | None = None) -> Tuning:
+    """Check everything (axes, seeds, budget, engine, memory) and build the plan; nothing runs.
+    `f_min`: the known minimum of a typed function (a built-in knows its own)."""
     cls = get_algorithm(algorithm)
     checked = build_grid(grid, cls, seeds, first_seed)
     if max_evals is None and max_iters is None:
@@ -116,7 +121,8 @@ def prepare(algorithm: str, problem: str, grid: Sequence[str] | str, *, seeds: i
     _check_settings(cls, base, checked)
     config = RunConfig.build(algorithm, problem, dim, params=base, engine=engine, dtype=dtype,
                              seed=checked.seeds[0], max_evals=max_evals, max_iters=max_iters,
-                             fast_math=fast_math, sample_size=1, bounds=bounds, threads=threads)
+                             fast_math=fast_math, sample_size=1, bounds=bounds, threads=threads,
+                             f_min=f_min)
     eng = get_engine(engine)
     eng.require()
     problem_obj = config.make_problem()
@@ -140,7 +146,8 @@ def prepare(algorithm: str, problem: str, grid: Sequence[str] | str, *, seeds: i
     table = TuneTable(algorithm=algorithm, problem=config.problem, dim=config.dim, engine=eng.name,
                       dtype=dtype, grid=checked, base_params=effective, f_min=problem_obj.f_min,
                       tolerance=tolerance, batched=isinstance(plan, BatchedPlan), path=path,
-                      notes=tuple(notes) + tuple(probe.warnings))
+                      notes=tuple(notes) + tuple(probe.warnings),
+                      switched={k: v for k, v in base.items() if k not in (params or {})})
     return Tuning(table, plan)
 
 
@@ -149,7 +156,7 @@ def tune(algorithm: str, problem: str, grid: Sequence[str] | str, *, seeds: int 
          max_iters=None, params: Mapping | None = None, dtype: str = "float64",
          tolerance: float = DEFAULT_TOLERANCE, fast_math: bool = False,
          bounds: tuple[float, float] | None = None, threads: int | None = None,
-         stop: Callable[[], bool] | None = None,
+         f_min: float | None = None, stop: Callable[[], bool] | None = None,
          on_progress: Callable[[Progress], None] | None = None) -> TuneTable:
     """Run every (setting, seed) of a grid of 1-2 parameter axes (``"name=lo:hi:n[:log]"``) and
     return the table. Seeds are first_seed, first_seed + 1, ...; each run has the budget
@@ -157,4 +164,4 @@ def tune(algorithm: str, problem: str, grid: Sequence[str] | str, *, seeds: int 
     return prepare(algorithm, problem, grid, seeds=seeds, first_seed=first_seed, dim=dim,
                    engine=engine, max_evals=max_evals, max_iters=max_iters, params=params,
                    dtype=dtype, tolerance=tolerance, fast_math=fast_math, bounds=bounds,
-                   threads=threads).run(stop=stop, on_progress=on_progress)
+                   threads=threads, f_min=f_min).run(stop=stop, on_progress=on_progress)

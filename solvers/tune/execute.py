@@ -11,20 +11,48 @@ from ..arrays import to_numpy
 from ..config import RunConfig
 from ..params import make_params
 from ..rng import GroupedRNG
-from ..runner import Runner
+from ..runner import GIL_SHARE, GIL_SLEEP_MAX_S, GIL_SLEEP_MIN_S, Runner
 from .table import TuneRow
 
 CHUNK_SECONDS = 0.2  # a batched run checks Stop and reports progress about this often
+SHARED_CHUNK_SECONDS = 1.0 / 30  # the same beside a window (share_gil): a frame's time
 
 
 @dataclass(frozen=True)
 class Progress:
-    """Where a grid stands: runs finished of all, and each run's best so far (NaN: not started)."""
+    """Where a grid stands: runs finished of all, and each run's best so far (NaN: not started).
+
+    ``fraction``: the share of the whole grid's work done (budget spent, or runs finished), for a
+    progress bar and the time left; ``reached``: each run's evaluations when it first got within
+    the tolerance (NaN: not yet, or unknown); ``seconds``: compute time, pauses not counted."""
 
     done: int
     total: int
     best: np.ndarray  # (groups,) in the order of Grid.pairs()
     seconds: float
+    fraction: float = 0.0
+    reached: np.ndarray | None = None
+
+
+class Clock:
+    """Time since start less the time spent in `hold` (a paused window waits there)."""
+
+    def __init__(self, hold: Callable[[], None] | None):
+        self._hold, self._t0, self._held = hold, time.perf_counter(), 0.0
+
+    def hold(self) -> None:
+        if self._hold is not None:
+            t = time.perf_counter()
+            self._hold()
+            self._held += time.perf_counter() - t
+
+    def seconds(self) -> float:
+        return time.perf_counter() - self._t0 - self._held
+
+
+def _reach_floats(reach) -> np.ndarray:
+    reach = to_numpy(reach).astype(np.float64)
+    return np.where(reach < 0, np.nan, reach)
 
 
 class BatchedPlan:
@@ -42,13 +70,19 @@ class BatchedPlan:
                              target=target)
         self.algo.warnings = probe.warnings  # its budget is per group, as the probe's
 
-    def run(self, should_stop: Callable[[], bool], on_progress) -> tuple[list[TuneRow], bool]:
+    def run(self, should_stop: Callable[[], bool], on_progress, share_gil: bool = False,
+            hold: Callable[[], None] | None = None) -> tuple[list[TuneRow], bool]:
+        """Run the batch; with `share_gil` (a window's thread) short chunks, each followed by a
+        sleep of half its time (the runner's rule), so the window keeps the GIL often enough.
+        `hold()` is called between chunks (a paused window blocks there; not counted as time)."""
         algo, engine, budget = self.algo, self.engine, self.config.budget
+        target = SHARED_CHUNK_SECONDS if share_gil else CHUNK_SECONDS
         groups = algo.groups
-        t0 = time.perf_counter()
+        clock = Clock(hold)
         state = algo.init(GroupedRNG(engine.xp, [seed for _, _, seed in self.pairs]))
         chunk, stopped = 1, False
         while True:
+            clock.hold()
             if budget.max_evals is not None and state.evals >= budget.max_evals * groups:
                 break
             if budget.max_iters is not None and state.iteration >= budget.max_iters:
@@ -66,11 +100,14 @@ class BatchedPlan:
             algo.step(state, max(1, iters))
             engine.synchronize()
             dt = time.perf_counter() - t
-            chunk = max(1, int(max(1, iters) * min(4.0, max(0.25, CHUNK_SECONDS / dt)))) if dt > 0 else chunk * 4
+            chunk = max(1, int(max(1, iters) * min(4.0, max(0.25, target / dt)))) if dt > 0 else chunk * 4
             if on_progress is not None:
                 on_progress(Progress(0, groups, to_numpy(state.group_best_f).astype(np.float64),
-                                     time.perf_counter() - t0))
-        seconds = time.perf_counter() - t0
+                                     clock.seconds(), self._fraction(state, groups),
+                                     _reach_floats(state.group_reach)))
+            if share_gil:
+                time.sleep(min(GIL_SLEEP_MAX_S, max(GIL_SLEEP_MIN_S, GIL_SHARE * dt)))
+        seconds = clock.seconds()
         best = to_numpy(state.group_best_f).astype(np.float64)
         reach = to_numpy(state.group_reach)
         per_group = state.evals // groups
@@ -78,8 +115,17 @@ class BatchedPlan:
                         seconds=seconds / groups, reached_at=None if reach[g] < 0 else int(reach[g]))
                 for g, (i, setting, seed) in enumerate(self.pairs)]
         if on_progress is not None:
-            on_progress(Progress(groups, groups, best, seconds))
+            on_progress(Progress(groups, groups, best, seconds, 1.0, _reach_floats(reach)))
         return rows, stopped
+
+    def _fraction(self, state, groups: int) -> float:
+        """The share of the budget spent (the larger of evaluations and iterations)."""
+        budget, done = self.config.budget, 0.0
+        if budget.max_evals is not None:
+            done = state.evals / (budget.max_evals * groups)
+        if budget.max_iters is not None:
+            done = max(done, state.iteration / budget.max_iters)
+        return float(min(1.0, done))
 
 
 class OneByOnePlan:
@@ -90,15 +136,21 @@ class OneByOnePlan:
         self.configs = [config.replace(params=make_params(cls.Params, {**base, **setting}), seed=seed)
                         for _, setting, seed in pairs]
 
-    def run(self, should_stop: Callable[[], bool], on_progress) -> tuple[list[TuneRow], bool]:
+    def run(self, should_stop: Callable[[], bool], on_progress, share_gil: bool = False,
+            hold: Callable[[], None] | None = None) -> tuple[list[TuneRow], bool]:
+        """Run after run; `hold()` between runs (a paused window blocks there; not counted)."""
         rows: list[TuneRow] = []
         best = np.full(len(self.pairs), np.nan)
-        t0 = time.perf_counter()
+        reached_all = np.full(len(self.pairs), np.nan)
+        clock = Clock(hold)
         for g, ((i, setting, seed), config) in enumerate(zip(self.pairs, self.configs)):
+            clock.hold()
             if should_stop():
                 return rows, True
-            runner = Runner(config, on_snapshot=lambda _snap, r=None: None)
-            runner._on_snapshot = lambda _snap, runner=runner: runner.stop() if should_stop() else None
+            started: list[Runner] = []  # Stop reaches a run at its next snapshot (between chunks)
+            runner = Runner(config, share_gil=share_gil,
+                            on_snapshot=lambda _snap: started[0].stop() if should_stop() else None)
+            started.append(runner)
             result = runner.run()
             if result.stop_reason == "stopped":
                 return rows, True
@@ -109,6 +161,8 @@ class OneByOnePlan:
             rows.append(TuneRow(setting=i, params=setting, seed=seed, best_f=float(result.best_f),
                                 evals=int(result.evals), seconds=float(result.seconds), reached_at=reached))
             best[g] = result.best_f
+            reached_all[g] = np.nan if reached is None else reached
             if on_progress is not None:
-                on_progress(Progress(g + 1, len(self.pairs), best.copy(), time.perf_counter() - t0))
+                on_progress(Progress(g + 1, len(self.pairs), best.copy(), clock.seconds(),
+                                     (g + 1) / len(self.pairs), reached_all.copy()))
         return rows, False

@@ -4,6 +4,7 @@ from __future__ import annotations
 import csv
 import io
 import math
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -51,23 +52,65 @@ def final_error(best_f: float, f_min: float | None) -> float:
     return best_f if f_min is None else max(0.0, best_f - f_min)
 
 
+@dataclass(frozen=True)
+class CellStats:
+    """Every setting's summary as arrays of length settings (NaN where a setting has no runs yet;
+    success_rate NaN where f_min is unknown, evals_to_tolerance NaN where no seed got there)."""
+
+    runs: np.ndarray
+    median: np.ndarray
+    q1: np.ndarray
+    q3: np.ndarray
+    best: np.ndarray
+    worst: np.ndarray
+    success_rate: np.ndarray
+    evals_to_tolerance: np.ndarray
+
+
+def cell_stats(errors: np.ndarray, reached: np.ndarray, tolerance: float, f_min_known: bool) -> CellStats:
+    """Summarise (settings, seeds) arrays of final errors and evaluations to the tolerance, NaN for
+    runs not done (or never reaching it): the window's live map and ``reduce_cells`` share this."""
+    errors = np.asarray(errors, dtype=np.float64)
+    reached = np.asarray(reached, dtype=np.float64)
+    done = ~np.isnan(errors)
+    runs = done.sum(axis=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # settings with no runs (or no hits): NaN
+        q1, median, q3 = np.nanquantile(errors, [0.25, 0.5, 0.75], axis=1)
+        best, worst = np.nanmin(errors, axis=1), np.nanmax(errors, axis=1)
+        to_tolerance = np.nanmedian(reached, axis=1)
+    success = np.where(runs > 0, (done & (errors <= tolerance)).sum(axis=1) / np.maximum(runs, 1), np.nan)
+    return CellStats(runs=runs, median=median, q1=q1, q3=q3, best=best, worst=worst,
+                     success_rate=success if f_min_known else np.full(len(runs), np.nan),
+                     evals_to_tolerance=to_tolerance)
+
+
+def run_arrays(rows: list[TuneRow], grid: Grid, f_min: float | None) -> tuple[np.ndarray, np.ndarray]:
+    """(settings, seeds) arrays of the rows' final errors and evaluations to the tolerance (NaN:
+    no row, or never reached)."""
+    seeds = {seed: k for k, seed in enumerate(grid.seeds)}
+    shape = (math.prod(grid.shape), len(grid.seeds))
+    errors, reached = np.full(shape, np.nan), np.full(shape, np.nan)
+    for r in rows:
+        errors[r.setting, seeds[r.seed]] = final_error(r.best_f, f_min)
+        if r.reached_at is not None:
+            reached[r.setting, seeds[r.seed]] = r.reached_at
+    return errors, reached
+
+
 def reduce_cells(rows: list[TuneRow], grid: Grid, f_min: float | None, tolerance: float) -> list[Cell]:
     """One Cell per setting of `grid` that has rows (settings without rows are left out)."""
-    by_setting: dict[int, list[TuneRow]] = {}
-    for row in rows:
-        by_setting.setdefault(row.setting, []).append(row)
+    stats = cell_stats(*run_arrays(rows, grid, f_min), tolerance, f_min is not None)
     settings = grid.settings
-    cells = []
-    for index in sorted(by_setting):
-        runs = by_setting[index]
-        errors = np.array([final_error(r.best_f, f_min) for r in runs], dtype=np.float64)
-        q1, median, q3 = (float(v) for v in np.quantile(errors, [0.25, 0.5, 0.75]))
-        reached = [r.reached_at for r in runs if r.reached_at is not None]
-        cells.append(Cell(setting=index, params=settings[index], runs=len(runs), median=median,
-                          q1=q1, q3=q3, best=float(errors.min()), worst=float(errors.max()),
-                          success_rate=None if f_min is None else float(np.mean(errors <= tolerance)),
-                          evals_to_tolerance=float(np.median(reached)) if reached else None))
-    return cells
+
+    def number(values, i):
+        return None if np.isnan(values[i]) else float(values[i])
+
+    return [Cell(setting=i, params=settings[i], runs=int(stats.runs[i]), median=float(stats.median[i]),
+                 q1=float(stats.q1[i]), q3=float(stats.q3[i]), best=float(stats.best[i]),
+                 worst=float(stats.worst[i]), success_rate=number(stats.success_rate, i),
+                 evals_to_tolerance=number(stats.evals_to_tolerance, i))
+            for i in np.flatnonzero(stats.runs > 0)]
 
 
 @dataclass
@@ -90,6 +133,12 @@ class TuneTable:
     stop_reason: str = "finished"  # or "stopped": a stopped batch's rows hold each run's best so
     # far at the evaluations it got to; one run at a time keeps the runs that finished
     notes: tuple[str, ...] = ()
+    switched: dict = field(default_factory=dict)  # fields set so the axes take effect (variant, ...)
+
+    def setting_params(self, setting: int) -> dict:
+        """What a single run of cell `setting` needs besides the shared form: the fields switched
+        for the grid and the cell's axis values (clicking a cell loads these)."""
+        return {**self.switched, **self.grid.settings[setting]}
 
     @property
     def complete(self) -> bool:

@@ -1,0 +1,976 @@
+"""The Tune tab: a grid of one or two parameters x seeds (solvers.tune), drawn as a map that fills in.
+
+How it is wired (gui/main_window.py):
+    panel = TunePanel()                                  # a tab beside Compare engines and Sweep
+    panel.config_source = form.build_config              # the main set-up, read at every start
+    panel.set_config(config)                             # algorithm, function, dimension, ... shown
+    panel.sigLoadSetting.connect(...)                    # (RunConfig, words): a clicked cell's set-up
+    panel.sigLoadConfig.connect(...)                     # (RunConfig, words): a loaded tuning set-up
+    closeEvent: panel.shutdown()                         # stops and joins its thread
+The grid (spec, checks, batched or one-at-a-time path, cells) is solvers.tune's; this panel collects
+the axes, runs ``prepare(...).run(...)`` in a TuneWorker on its own QThread (share_gil, so the
+window stays responsive) and draws the progress it reports. start/pause/stop, export_csv/png,
+save_setup/load_setup/apply_setup, cell_text and load_setting are public for menus and tests.
+"""
+from __future__ import annotations
+
+import math
+import threading
+import time
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+import pyqtgraph as pg
+from PyQt6 import QtCore, QtWidgets
+
+from solvers.algorithms import get_algorithm
+from solvers.config import RunConfig
+from solvers.engines import get_engine, list_engines
+from solvers.errors import ConfigError
+from solvers.params import specs
+from solvers.tune import (DEFAULT_TOLERANCE, Progress, TuneSetup, TuneTable, cell_stats, load_setup,
+                          prepare, run_arrays, save_setup, setting_config, tunable)
+from solvers.tune.spec import build_axis, build_grid
+
+from .engine_words import plain_reason
+from .field_row import ERROR_STYLE, FieldRow
+from .param_form import CompactDoubleSpinBox, _decimals_for
+
+MAX_SIDE = 32  # values per axis on the map
+MAX_SEEDS = 64
+MEASURES = ("median final error", "success rate", "evaluations to tolerance")
+BUDGET_KINDS = {"evaluations": "max_evals", "iterations": "max_iters"}
+NONE = "(none)"
+REDRAW_INTERVAL_MS = 100  # the map redraws at most 10 times a second (progress arrives at ~30 Hz)
+LOG_FLOOR = 1e-300
+SETUP_FILTER = "Multiwalk tuning set-up (*.json)"
+GOOD_PEN = pg.mkPen(255, 255, 255, width=2)
+HOVER_PEN = pg.mkPen(255, 120, 60, width=2)
+
+
+class TuneWorker(QtCore.QObject):
+    """Checks and runs one grid on the thread it is moved to; stop(), pause() and resume() may
+    be called from any thread (pause takes effect between chunks, or between runs)."""
+
+    sigStatus = QtCore.pyqtSignal(str)
+    sigPrepared = QtCore.pyqtSignal(object)  # TuneTable (no rows yet): axes, path, f_min
+    sigProgress = QtCore.pyqtSignal(object)  # Progress
+    sigErrored = QtCore.pyqtSignal(str)
+    sigFinished = QtCore.pyqtSignal(object)  # TuneTable, or None after an error
+
+    def __init__(self, arguments: dict):
+        super().__init__()
+        self.arguments = arguments
+        self._cancel = threading.Event()
+        self._running = threading.Event()  # cleared while paused
+        self._running.set()
+
+    def stop(self) -> None:
+        self._cancel.set()
+        self._running.set()
+
+    def pause(self) -> None:
+        self._running.clear()
+
+    def resume(self) -> None:
+        self._running.set()
+
+    def _hold(self) -> None:
+        # blocks without the GIL (Event.wait) while paused; Stop releases it
+        while not self._running.wait(0.1):
+            if self._cancel.is_set():
+                return
+
+    @QtCore.pyqtSlot()
+    def run(self) -> None:
+        table = None
+        try:
+            engine = get_engine(self.arguments["engine"])
+            self.sigStatus.emit("checking the grid" + (" and compiling kernels (first use)"
+                                                       if engine.compiles else ""))
+            tuning = prepare(**self.arguments)  # on this thread: a cuda build may compile
+            self.sigPrepared.emit(tuning.table)
+            self.sigStatus.emit(tuning.table.path)
+            table = tuning.run(stop=self._cancel.is_set, on_progress=self.sigProgress.emit,
+                               share_gil=True, hold=self._hold)
+        except ConfigError as exc:
+            self.sigErrored.emit(str(exc))
+        except Exception as exc:  # noqa: BLE001 - reaches the user as a message, never silently
+            self.sigErrored.emit(f"{type(exc).__name__}: {exc}")
+        finally:
+            self.sigFinished.emit(table)
+
+
+def _default_config() -> RunConfig:
+    return RunConfig.build("particle_swarm", "rastrigin", 2, params={"variant": "classic"})
+
+
+def _default_range(spec) -> tuple[float, float, bool]:
+    """A first range for an axis: the declared one where it is modest, else a decade either side
+    of the default (log), always inside the limits."""
+    lo, hi, default = spec.lo, spec.hi, float(spec.default)
+    if lo is not None and hi is not None and (lo <= 0 or hi / lo <= 1e3):
+        return float(lo), float(hi), False
+    low = max(lo if lo is not None else -math.inf, default / 10 if default > 0 else default - 1)
+    high = min(hi if hi is not None else math.inf, default * 10 if default > 0 else default + 1)
+    return low, high, low > 0 and high / low > 20
+
+
+class AxisRow:
+    """One axis's controls: parameter, range, number of values, log spacing; errors under them."""
+
+    def __init__(self, optional: bool):
+        self.optional = optional
+        self.combo = QtWidgets.QComboBox()
+        self.combo.setMinimumContentsLength(12)
+        self.lo, self.hi = CompactDoubleSpinBox(), CompactDoubleSpinBox()
+        for box in (self.lo, self.hi):
+            box.setKeyboardTracking(False)
+            box.sigOutOfRange.connect(self._show_error)
+        self.points = QtWidgets.QSpinBox()
+        self.points.setRange(1, MAX_SIDE)
+        self.points.setValue(8)
+        self.points.setToolTip(f"Values on this axis (1 to {MAX_SIDE})")
+        self.log = QtWidgets.QCheckBox("log")
+        self.log.setToolTip("Geometric spacing (the lower end must be above 0)")
+        self.combo.currentIndexChanged.connect(self._on_combo_changed)
+        line = QtWidgets.QWidget()
+        layout = QtWidgets.QHBoxLayout(line)
+        layout.setContentsMargins(0, 0, 0, 0)
+        for w in (self.combo, self.lo, QtWidgets.QLabel("to"), self.hi, QtWidgets.QLabel("values"),
+                  self.points, self.log):
+            layout.addWidget(w)
+        layout.addStretch(1)
+        self.row = FieldRow(line)
+        self._specs: dict = {}
+        self.algorithm = ""
+        self.reasons: dict[str, str] = {}
+
+    def fill(self, algorithm: str, keep: str | None) -> None:
+        """List the algorithm's parameters; those a grid cannot vary are shown disabled, with why."""
+        cls = get_algorithm(algorithm)
+        self.algorithm = algorithm
+        self._specs = {s.name: s for s in specs(cls.Params)}
+        self.reasons = tunable(cls)
+        self.combo.blockSignals(True)
+        self.combo.clear()
+        if self.optional:
+            self.combo.addItem(NONE)
+        model = self.combo.model()
+        for name, why in self.reasons.items():
+            spec = self._specs[name]
+            self.combo.addItem(name if not why else f"{name} (fixed)", name)
+            item = model.item(self.combo.count() - 1)
+            item.setToolTip(f"{spec.title}: {spec.tip}" if not why else f"not a grid axis: {why}")
+            item.setEnabled(not why)
+        self.combo.blockSignals(False)
+        index = self.combo.findData(keep) if keep else -1
+        if index < 0 or not model.item(index).isEnabled():
+            index = 0 if self.optional else next(
+                (i for i in range(self.combo.count()) if model.item(i).isEnabled()), 0)
+        self.combo.setCurrentIndex(-1)  # so that setting it below always fills the range
+        self.combo.setCurrentIndex(index)
+
+    def name(self) -> str | None:
+        return self.combo.currentData()
+
+    def set_axis(self, text: str | None) -> None:
+        """Show an axis written ``name=lo:hi:n[:log]`` (None: no axis, for the optional row)."""
+        if text is None:
+            self.combo.setCurrentIndex(0 if self.optional else self.combo.currentIndex())
+            return
+        axis = build_axis(text, get_algorithm(self.algorithm))
+        self.combo.setCurrentIndex(self.combo.findData(axis.name))
+        self.lo.setValue(axis.lo)
+        self.hi.setValue(axis.hi)
+        self.points.setValue(min(MAX_SIDE, axis.points))
+        self.log.setChecked(axis.log)
+
+    def spec_text(self) -> str | None:
+        name = self.name()
+        if name is None:
+            return None
+        return f"{name}={self.lo.value():.12g}:{self.hi.value():.12g}:{self.points.value()}" + (
+            ":log" if self.log.isChecked() else "")
+
+    def set_enabled(self, enabled: bool) -> None:
+        self.combo.setEnabled(enabled)
+        for w in (self.lo, self.hi, self.points, self.log):
+            w.setEnabled(enabled and self.name() is not None)
+
+    def _show_error(self, text: str) -> None:
+        self.row.show_error(text)
+
+    def _on_combo_changed(self, *_args) -> None:
+        self.row.clear()
+        spec = self._specs.get(self.name() or "")
+        for w in (self.lo, self.hi, self.points, self.log):
+            w.setEnabled(spec is not None)
+        if spec is None:
+            return
+        lo = spec.lo if spec.lo is not None else -1e15
+        hi = spec.hi if spec.hi is not None else 1e15
+        decimals = 0 if spec.kind is int else _decimals_for(spec)
+        for box in (self.lo, self.hi):
+            box.setDecimals(decimals)
+            box.setRange(lo, hi)
+            box.setSingleStep(spec.step or (1 if spec.kind is int else 0.1))
+            box.setToolTip(f"{spec.title}: from {lo:g} to {hi:g}")
+        first, last, log = _default_range(spec)
+        self.lo.setValue(first)
+        self.hi.setValue(last)
+        self.log.setChecked(log)
+        if spec.kind is int:  # never more values than integers in the range
+            self.points.setValue(max(1, min(self.points.value(), int(last - first) + 1)))
+
+
+class TunePanel(QtWidgets.QWidget):
+    """Chooses the axes, runs the grid on a worker thread and draws the map as it fills in."""
+
+    sigRunningChanged = QtCore.pyqtSignal(bool)
+    sigFinished = QtCore.pyqtSignal()  # after the thread is joined and the panel is idle again
+    sigLoadSetting = QtCore.pyqtSignal(object, str)  # RunConfig of a clicked cell, words for it
+    sigLoadConfig = QtCore.pyqtSignal(object, str)  # RunConfig of a loaded tuning set-up, its name
+    sigRedrawn = QtCore.pyqtSignal()  # the map was redrawn (for tests)
+
+    def __init__(self, parent: QtWidgets.QWidget | None = None):
+        super().__init__(parent)
+        self.config_source: Callable[[], RunConfig | None] | None = None
+        self._config = _default_config()
+        self._filled_for: str | None = None
+        self._engine_chosen = False  # the user picked the grid's engine here: keep it
+        self._thread: QtCore.QThread | None = None
+        self._worker: TuneWorker | None = None
+        self._paused = False
+        self.table: TuneTable | None = None  # the grid being run or last run
+        self.run_config: RunConfig | None = None  # the set-up it started from (its engine, budget)
+        self._progress: Progress | None = None
+        self._stats = None  # CellStats of what the map shows
+        self._redraw_pending = False
+        self._last_redraw = 0.0
+        self._build_ui()
+        self.set_config(self._config)
+
+    # --- public ----------------------------------------------------------------------------------
+    def set_config(self, config: RunConfig) -> None:
+        """Take algorithm, function, dimension, precision, first seed and the other parameters
+        from the main set-up (and its engine, unless one was chosen here)."""
+        if self.is_running:
+            return
+        self._config = config
+        if config.algorithm != self._filled_for:
+            keep = [row.name() for row in self.axes]
+            for row, name in zip(self.axes, keep):
+                row.fill(config.algorithm, name)
+            self._filled_for = config.algorithm
+        if not self._engine_chosen:
+            self._select_engine(config.engine)
+        self.config_label.setText(
+            f"Grid over <b>{_title(config.algorithm)}</b> on <b>{config.problem}</b>, {config.dim}-D, "
+            f"{config.dtype}, seeds from {config.seed}. Function, dimension and the other parameters "
+            "come from the Set-up panel.")
+
+    @property
+    def is_running(self) -> bool:
+        return self._thread is not None
+
+    @property
+    def is_paused(self) -> bool:
+        return self._paused
+
+    def axis_texts(self) -> list[str]:
+        return [t for t in (row.spec_text() for row in self.axes) if t]
+
+    def build_setup(self) -> TuneSetup | None:
+        """The grid the controls describe, checked (messages beside the fields), or None."""
+        for row in self.axes:
+            row.row.clear()
+        self.status_label.setStyleSheet("")
+        if self.config_source is not None:
+            config = self.config_source()
+            if config is None:
+                self._refuse("fix the fields marked in red in the Set-up panel first")
+                return None
+            self.set_config(config)
+        config = self._config
+        cls = get_algorithm(config.algorithm)
+        ok = True
+        for row in self.axes:
+            text = row.spec_text()
+            if text is None:
+                continue
+            try:
+                build_axis(text, cls)
+            except ConfigError as exc:
+                row.row.show_error(_without_spec(str(exc), text))
+                ok = False
+        if not ok:
+            self._refuse("fix the axes marked in red")
+            return None
+        texts = self.axis_texts()
+        try:
+            build_grid(texts, cls, self.seeds_box.value(), config.seed)
+        except ConfigError as exc:
+            self.axes[1].row.show_error(str(exc))
+            self._refuse("fix the axes marked in red")
+            return None
+        budget = {key: None for key in BUDGET_KINDS.values()}
+        budget[BUDGET_KINDS[self.budget_kind.currentText()]] = self.budget_box.value()
+        try:
+            run = RunConfig.build(config.algorithm, config.problem, config.dim,
+                                  params=config.params_dict(), engine=self.engine_combo.currentText(),
+                                  dtype=config.dtype, seed=config.seed, fast_math=config.fast_math,
+                                  sample_size=config.sample_size, bounds=config.bounds,
+                                  threads=config.threads, f_min=config.f_min, **budget)
+        except ConfigError as exc:
+            self.budget_row.show_error(str(exc))
+            self._refuse("fix the fields marked in red")
+            return None
+        return TuneSetup(config=run, axes=tuple(texts), seeds=self.seeds_box.value(),
+                         tolerance=self.tolerance_box.value())
+
+    def start(self) -> bool:
+        """Start the grid with the current controls; False (reason beside the field) if refused."""
+        if self._thread is not None:
+            return False
+        setup = self.build_setup()
+        if setup is None:
+            return False
+        self.run_config = setup.config
+        self.table, self._progress, self._stats = None, None, None
+        self._clear_map()
+        self.progress.setRange(0, 1000)
+        self.progress.setValue(0)
+        self.progress.setFormat("starting")
+        thread = QtCore.QThread(self)
+        thread.setObjectName("tune")
+        worker = TuneWorker(setup.arguments())
+        worker.moveToThread(thread)
+        thread.started.connect(worker.run)
+        worker.sigStatus.connect(self._on_worker_status)
+        worker.sigPrepared.connect(self._on_worker_prepared)
+        worker.sigProgress.connect(self._on_worker_progress)
+        worker.sigErrored.connect(self._on_worker_errored)
+        worker.sigFinished.connect(self._on_worker_finished)
+        worker.sigFinished.connect(thread.quit)
+        thread.finished.connect(self._on_thread_finished)
+        self._thread, self._worker = thread, worker
+        self.status_label.setText("starting")
+        self._set_running(True)
+        thread.start()
+        return True
+
+    def toggle_pause(self) -> None:
+        """Pause a running grid between chunks (or runs), or resume it; pauses are not timed."""
+        if self._worker is None:
+            return
+        self._paused = not self._paused
+        (self._worker.pause if self._paused else self._worker.resume)()
+        self.pause_button.setText("Resume" if self._paused else "Pause")
+        if self._paused:
+            self.progress.setFormat("paused · " + self.progress.format())
+
+    def stop(self) -> None:
+        if self._worker is not None:
+            self._worker.stop()
+            self.status_label.setText("stopping")
+
+    def shutdown(self) -> None:
+        """Stop and wait for the worker thread (for closing the window); safe to call twice."""
+        thread = self._thread
+        if thread is None:
+            return
+        self._worker.stop()
+        thread.quit()
+        thread.wait()
+        self._on_thread_finished()
+
+    def export_csv(self, path: str | Path) -> Path:
+        """One row per run: the axes' values, seed, final best, evaluations, seconds, reached_at."""
+        if self.table is None or not self.table.rows:
+            raise ConfigError("no finished grid to export")
+        self.table.save_csv(path)
+        return Path(path)
+
+    def export_png(self, path: str | Path) -> Path:
+        """The map (or line) with its axes and colour bar as a PNG image."""
+        from .export import save_png  # noqa: PLC0415 - only when exporting
+
+        if self.table is None:
+            raise ConfigError("no grid to export yet")
+        return save_png(self.plot, path)
+
+    def save_setup(self, path: str | Path) -> bool:
+        """Write the tuning set-up (the main set-up, axes, seeds, budget, engine) as JSON."""
+        setup = self.build_setup()
+        if setup is None:
+            return False
+        try:
+            save_setup(setup, path)
+        except ConfigError as exc:
+            self._refuse(str(exc))
+            return False
+        self.status_label.setText(f"saved {path}")
+        return True
+
+    def load_setup(self, path: str | Path) -> bool:
+        """Read a tuning set-up: its run set-up goes to the main form (sigLoadConfig), its axes,
+        seeds, budget and engine to this panel; a bad file is refused with one line."""
+        try:
+            setup = load_setup(path)
+        except ConfigError as exc:
+            self._refuse(str(exc))
+            return False
+        self.apply_setup(setup)
+        self.sigLoadConfig.emit(setup.config, setup.name)
+        return True
+
+    def apply_setup(self, setup: TuneSetup) -> None:
+        """Show a tuning set-up in the controls (not while a grid runs)."""
+        if self.is_running:
+            return
+        config = setup.config
+        self.set_config(config)
+        for row, text in zip(self.axes, list(setup.axes) + [None]):
+            row.set_axis(text)
+        self.seeds_box.setValue(setup.seeds)
+        kind = "evaluations" if config.budget.max_evals is not None else "iterations"
+        self.budget_kind.setCurrentText(kind)
+        self.budget_box.setValue(int(getattr(config.budget, BUDGET_KINDS[kind])))
+        self.tolerance_box.setValue(setup.tolerance)
+        self._select_engine(config.engine)
+        self._engine_chosen = True  # the set-up's choice: a form change does not undo it
+        self.status_label.setStyleSheet("")
+        self.status_label.setText(f"set-up loaded: {setup.name}" if setup.name else "set-up loaded")
+
+    def closeEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        self.shutdown()
+        super().closeEvent(event)
+
+    # --- what the map shows ---------------------------------------------------------------------
+    def cell_values(self) -> np.ndarray:
+        """Per-setting values of the chosen measure (NaN where unknown yet)."""
+        stats, measure = self._stats, self.measure_combo.currentText()
+        if stats is None:
+            return np.zeros(0)
+        return {MEASURES[0]: stats.median, MEASURES[1]: stats.success_rate,
+                MEASURES[2]: stats.evals_to_tolerance}[measure]
+
+    def cell_text(self, index: int) -> str:
+        """Hover text of setting `index`: exact parameter values, median, quartiles, best, worst."""
+        table, stats = self.table, self._stats
+        if table is None or not 0 <= index < math.prod(table.grid.shape):
+            return ""
+        head = ", ".join(f"{k} = {v!r}" for k, v in table.grid.settings[index].items())
+        if stats is None or stats.runs[index] == 0:
+            return f"{head}: not run yet"
+        seeds = len(table.grid.seeds)
+        so_far = "" if table.complete else " so far"
+        text = (f"{head}: median{so_far} {stats.median[index]:.4g}, quartiles [{stats.q1[index]:.4g}, "
+                f"{stats.q3[index]:.4g}], best {stats.best[index]:.4g}, worst {stats.worst[index]:.4g}"
+                f" over {int(stats.runs[index])} of {seeds} seeds")
+        if not np.isnan(stats.success_rate[index]):
+            text += f"; success {stats.success_rate[index]:.0%}"
+        if not np.isnan(stats.evals_to_tolerance[index]):
+            text += f"; {stats.evals_to_tolerance[index]:,.0f} evals to tolerance (median)"
+        return text
+
+    def index_at(self, x: float, y: float) -> int | None:
+        """The setting under view coordinates (x, y), or None outside the map."""
+        table = self.table
+        if table is None or not (math.isfinite(x) and math.isfinite(y)):
+            return None
+        shape = table.grid.shape
+        col = math.floor(x)
+        if len(shape) == 2:
+            row = math.floor(y)
+            return row * shape[1] + col if 0 <= row < shape[0] and 0 <= col < shape[1] else None
+        return col if 0 <= col < shape[0] else None
+
+    def cell_center(self, index: int) -> tuple[float, float]:
+        """View coordinates of setting `index`'s centre (the line's point for one axis)."""
+        shape = self.table.grid.shape
+        if len(shape) == 2:
+            return index % shape[1] + 0.5, index // shape[1] + 0.5
+        return index + 0.5, 0.0
+
+    def best_index(self) -> int | None:
+        """The setting with the lowest median final error (ties: the lower upper quartile)."""
+        stats = self._stats
+        if stats is None or not np.any(stats.runs > 0):
+            return None
+        median = np.where(np.isnan(stats.median), np.inf, stats.median)
+        q3 = np.where(np.isnan(stats.q3), np.inf, stats.q3)
+        return int(np.lexsort((q3, median))[0])
+
+    def load_setting(self, index: int) -> bool:
+        """Send setting `index` to the main set-up (sigLoadSetting): the grid's set-up with the
+        cell's parameters, its budget per run and the first seed."""
+        if self.table is None or self.run_config is None:
+            return False
+        try:
+            config = setting_config(self.run_config, self.table, index)
+        except ConfigError as exc:  # cannot happen for a checked grid; said, never raised
+            self._refuse(str(exc))
+            return False
+        words = ", ".join(f"{k} = {v:.6g}" if isinstance(v, float) else f"{k} = {v}"
+                          for k, v in self.table.grid.settings[index].items())
+        self.sigLoadSetting.emit(config, words)
+        self.status_label.setStyleSheet("")
+        self.status_label.setText(f"loaded into the set-up: {words} (seed {config.seed}); "
+                                  "press Start to watch it")
+        return True
+
+    # --- building ---------------------------------------------------------------------------------
+    def _build_ui(self) -> None:
+        self.config_label = QtWidgets.QLabel()
+        self.config_label.setWordWrap(True)
+        self.axes = (AxisRow(optional=False), AxisRow(optional=True))
+        self.seeds_box = QtWidgets.QSpinBox()
+        self.seeds_box.setRange(1, MAX_SEEDS)
+        self.seeds_box.setValue(4)
+        self.seeds_box.setToolTip(f"Runs per setting, 1 to {MAX_SEEDS} (seeds from the set-up's seed on)")
+        self.budget_kind = QtWidgets.QComboBox()
+        self.budget_kind.addItems(list(BUDGET_KINDS))
+        self.budget_box = QtWidgets.QSpinBox()
+        self.budget_box.setRange(1, 2_000_000_000)
+        self.budget_box.setValue(20_000)
+        self.budget_box.setSingleStep(1000)
+        self.budget_box.setGroupSeparatorShown(True)
+        self.budget_box.setToolTip("The budget of every run of the grid")
+        budget = QtWidgets.QWidget()
+        line = QtWidgets.QHBoxLayout(budget)
+        line.setContentsMargins(0, 0, 0, 0)
+        line.addWidget(self.budget_box)
+        line.addWidget(self.budget_kind)
+        line.addStretch(1)
+        self.budget_row = FieldRow(budget)
+        self.engine_combo = QtWidgets.QComboBox()
+        for engine in list_engines():
+            ok, reason = get_engine(engine).status()
+            self.engine_combo.addItem(engine)
+            item = self.engine_combo.model().item(self.engine_combo.count() - 1)
+            item.setToolTip(reason if ok else f"unavailable: {plain_reason(reason)}")
+            item.setEnabled(ok)
+        self.engine_combo.setToolTip("Where the grid runs; a GPU engine runs many settings at once")
+        self.engine_combo.activated.connect(self._on_engine_combo_activated)
+        self.tolerance_box = CompactDoubleSpinBox()
+        self.tolerance_box.setDecimals(12)
+        self.tolerance_box.setRange(0.0, 1e12)
+        self.tolerance_box.setValue(DEFAULT_TOLERANCE)
+        self.tolerance_box.setToolTip("Success: a run's final best within this of the known minimum")
+        self.measure_combo = QtWidgets.QComboBox()
+        self.measure_combo.addItems(MEASURES)
+        self.measure_combo.setToolTip("What each cell's colour shows, over its seeds")
+        self.measure_combo.currentIndexChanged.connect(self._redraw)
+
+        self.start_button = QtWidgets.QPushButton("Run grid")
+        self.start_button.clicked.connect(self.start)
+        self.pause_button = QtWidgets.QPushButton("Pause")
+        self.pause_button.setEnabled(False)
+        self.pause_button.setToolTip("Pause between chunks (or between runs); paused time is not timed")
+        self.pause_button.clicked.connect(self.toggle_pause)
+        self.stop_button = QtWidgets.QPushButton("Stop")
+        self.stop_button.setEnabled(False)
+        self.stop_button.setToolTip("End the grid; the runs so far stay on the map and can be exported")
+        self.stop_button.clicked.connect(self.stop)
+        self.export_csv_button = QtWidgets.QPushButton("Export CSV…")
+        self.export_csv_button.setToolTip("One row per run: parameters, seed, final best, evaluations, time")
+        self.export_png_button = QtWidgets.QPushButton("Export PNG…")
+        self.export_png_button.setToolTip("The map with its axes and colour bar")
+        for button in (self.export_csv_button, self.export_png_button):
+            button.setEnabled(False)
+        self.export_csv_button.clicked.connect(self._on_export_csv_clicked)
+        self.export_png_button.clicked.connect(self._on_export_png_clicked)
+        self.save_button = QtWidgets.QPushButton("Save set-up…")
+        self.save_button.setToolTip("The main set-up with these axes, seeds, budget and engine, as JSON")
+        self.save_button.clicked.connect(self._on_save_clicked)
+        self.load_button = QtWidgets.QPushButton("Load set-up…")
+        self.load_button.setToolTip("A saved tuning set-up or a preset (File > Presets > Tuning grids)")
+        self.load_button.clicked.connect(self._on_load_clicked)
+        self.progress = QtWidgets.QProgressBar()
+        self.progress.setRange(0, 1000)
+        self.progress.setFormat("idle")
+        self.progress.setTextVisible(True)
+        self.status_label = QtWidgets.QLabel("idle")
+        self.status_label.setWordWrap(True)
+        self.status_label.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.hover_label = QtWidgets.QLabel("Hover a cell for its seeds' spread; click it to load "
+                                            "its setting into the set-up.")
+        self.hover_label.setWordWrap(True)
+        self.hover_label.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
+
+        form = QtWidgets.QFormLayout()
+        form.addRow(self.config_label)
+        form.addRow("Axis 1", self.axes[0].row)
+        form.addRow("Axis 2", self.axes[1].row)
+        runs = QtWidgets.QHBoxLayout()
+        for label, w in (("Seeds", self.seeds_box), ("Engine", self.engine_combo),
+                         ("Tolerance", self.tolerance_box)):
+            runs.addWidget(QtWidgets.QLabel(label))
+            runs.addWidget(w)
+        runs.addStretch(1)
+        form.addRow("Budget per run", self.budget_row)
+        form.addRow(runs)
+        buttons = QtWidgets.QHBoxLayout()
+        for w in (self.start_button, self.pause_button, self.stop_button):
+            buttons.addWidget(w)
+        buttons.addWidget(self.progress, 1)
+        files = QtWidgets.QHBoxLayout()
+        files.addWidget(QtWidgets.QLabel("Show"))
+        files.addWidget(self.measure_combo)
+        files.addStretch(1)
+        for w in (self.export_csv_button, self.export_png_button, self.save_button, self.load_button):
+            files.addWidget(w)
+
+        self.plot = pg.PlotWidget()
+        self.plot.setMenuEnabled(False)
+        self.plot.setMinimumHeight(220)
+        item = self.plot.getPlotItem()
+        item.setMouseEnabled(x=False, y=False)  # a click picks a cell; the map never pans away
+        item.hideButtons()
+        self.image = pg.ImageItem(axisOrder="row-major")
+        item.addItem(self.image)
+        self._maps = {False: pg.colormap.get("viridis"), True: pg.colormap.get("viridis")}
+        self._maps[True].reverse()  # lower is better: the best cells bright, as for success rate
+        self.colorbar = pg.ColorBarItem(values=(0, 1), colorMap=self._maps[True], interactive=False,
+                                        width=14)
+        self.colorbar.setImageItem(self.image, insert_in=item)
+        self.line = pg.PlotDataItem(pen=pg.mkPen(120, 180, 255, width=2), symbol="o", symbolSize=6,
+                                    symbolBrush=(120, 180, 255))
+        self.band_lo = pg.PlotDataItem(pen=None)
+        self.band_hi = pg.PlotDataItem(pen=None)
+        self.band = pg.FillBetweenItem(self.band_lo, self.band_hi, brush=pg.mkBrush(120, 180, 255, 60))
+        # outlines one cell wide (sizes in data units: a cell is 1 x 1)
+        self.best_mark = pg.ScatterPlotItem(symbol="s", size=0.92, pxMode=False, pen=GOOD_PEN, brush=None)
+        self.hover_mark = pg.ScatterPlotItem(symbol="s", size=0.92, pxMode=False, pen=HOVER_PEN, brush=None)
+        for it in (self.band, self.line, self.best_mark, self.hover_mark):
+            item.addItem(it)
+        self.plot.scene().sigMouseMoved.connect(self._on_scene_mouse_moved)
+        self.plot.scene().sigMouseClicked.connect(self._on_scene_mouse_clicked)
+        self._redraw_timer = QtCore.QTimer(self)
+        self._redraw_timer.setSingleShot(True)
+        self._redraw_timer.timeout.connect(self._redraw)
+
+        layout = QtWidgets.QVBoxLayout(self)
+        layout.addLayout(form)
+        layout.addLayout(buttons)
+        layout.addWidget(self.status_label)
+        layout.addLayout(files)
+        layout.addWidget(self.plot, 1)
+        layout.addWidget(self.hover_label)
+
+    def _select_engine(self, engine: str) -> None:
+        index = self.engine_combo.findText(engine)
+        if index >= 0 and self.engine_combo.model().item(index).isEnabled():
+            self.engine_combo.setCurrentIndex(index)
+        else:  # the set-up's engine is not available here: the reference engine runs the grid
+            self.engine_combo.setCurrentIndex(self.engine_combo.findText("numpy"))
+
+    def _refuse(self, message: str) -> None:
+        self.status_label.setStyleSheet(ERROR_STYLE)
+        self.status_label.setText(message)
+
+    def _set_running(self, running: bool) -> None:
+        self.start_button.setEnabled(not running)
+        self.pause_button.setEnabled(running)
+        self.pause_button.setText("Pause")
+        self.stop_button.setEnabled(running)
+        for row in self.axes:
+            row.set_enabled(not running)
+        for w in (self.seeds_box, self.budget_box, self.budget_kind, self.engine_combo,
+                  self.tolerance_box, self.save_button, self.load_button):
+            w.setEnabled(not running)
+        self.sigRunningChanged.emit(running)
+
+    def _clear_map(self) -> None:
+        self.image.clear()
+        for it in (self.line, self.band_lo, self.band_hi):
+            it.setData([], [])
+        self.best_mark.setData([], [])
+        self.hover_mark.setData([], [])
+        for button in (self.export_csv_button, self.export_png_button):
+            button.setEnabled(False)
+
+    def _schedule_redraw(self) -> None:
+        if self._redraw_timer.isActive():
+            return
+        wait = REDRAW_INTERVAL_MS - (time.monotonic() - self._last_redraw) * 1000
+        self._redraw_timer.start(max(0, int(wait)))
+
+    def _redraw(self, *_args) -> None:
+        self._last_redraw = time.monotonic()
+        table = self.table
+        if table is None or self._stats is None:
+            return
+        measure = self.measure_combo.currentText()
+        values = self.cell_values()
+        log = measure != MEASURES[1]  # errors and evaluations span decades; a rate does not
+        shown, floor = _log10(values) if log else (values, None)
+        unit = {MEASURES[0]: "best f - f*" if table.f_min is not None else "best f (f* unknown)",
+                MEASURES[1]: "share of seeds within the tolerance",
+                MEASURES[2]: "evaluations"}[measure]
+        title = f"{measure} ({unit}" + (", log scale" if log else "") + (
+            f", {_floor_words(floor)}" if floor else "") + ")"
+        axes = table.grid.axes
+        finite = shown[np.isfinite(shown)]
+        lo, hi = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
+        if measure == MEASURES[1]:
+            lo, hi = 0.0, 1.0
+        if hi <= lo:
+            hi = lo + 1.0
+        if len(axes) == 2:
+            grid = shown.reshape(table.grid.shape)  # rows: axis 1, columns: axis 2
+            self.colorbar.setColorMap(self._maps[measure != MEASURES[1]])
+            self.colorbar.setLevels((lo, hi))
+            self.image.setImage(grid, autoLevels=False, levels=(lo, hi))
+            self.image.setRect(QtCore.QRectF(0, 0, grid.shape[1], grid.shape[0]))
+            self._ticks(axes)
+            self.plot.setLabel("bottom", axes[1].name + (" (log spacing)" if axes[1].log else ""))
+            self.plot.setLabel("left", axes[0].name + (" (log spacing)" if axes[0].log else ""))
+            self.plot.setTitle(title + (" · white: best median" if table.complete else ""), size="10pt")
+            self.colorbar.getAxis("right").setTicks(_value_ticks(lo, hi, log, measure == MEASURES[1]))
+            self.colorbar.show()
+        else:
+            x = np.arange(len(axes[0].values), dtype=float) + 0.5
+            self.line.setData(x, np.where(np.isfinite(shown), shown, np.nan), connect="finite")
+            if measure == MEASURES[0]:
+                band_lo, _ = _log10(self._stats.q1, floor)
+                band_hi, _ = _log10(self._stats.q3, floor)
+                keep = np.isfinite(band_lo) & np.isfinite(band_hi)
+                self.band_lo.setData(x[keep], band_lo[keep])
+                self.band_hi.setData(x[keep], band_hi[keep])
+            else:
+                self.band_lo.setData([], [])
+                self.band_hi.setData([], [])
+            self._ticks(axes)
+            self.plot.setLabel("bottom", axes[0].name + (" (log spacing)" if axes[0].log else ""))
+            self.plot.setTitle(title + (" · band: quartiles over the seeds" if measure == MEASURES[0]
+                                        else ""), size="10pt")
+            self.plot.setLabel("left", measure)
+            self.plot.getPlotItem().getAxis("left").setTicks(
+                _value_ticks(lo, hi, log, measure == MEASURES[1]))
+            self.colorbar.hide()
+        best = self.best_index() if table.complete or self._progress is not None else None
+        if best is not None and len(axes) == 2:
+            self.best_mark.setData(*[[v] for v in self.cell_center(best)])
+        else:
+            self.best_mark.setData([], [])
+        self.sigRedrawn.emit()
+
+    def _ticks(self, axes) -> None:
+        def labels(axis):
+            step = max(1, math.ceil(len(axis.values) / 8))
+            return [[(i + 0.5, f"{v:.3g}") for i, v in enumerate(axis.values) if i % step == 0]]
+
+        item = self.plot.getPlotItem()
+        item.getAxis("bottom").setTicks(labels(axes[-1]))
+        if len(axes) == 2:
+            item.getAxis("left").setTicks(labels(axes[0]))
+
+    def _show_progress(self, progress: Progress) -> None:
+        total = progress.total
+        fraction = progress.fraction
+        if self.table is not None and self.table.batched and progress.done < total:
+            runs = f"all {total:,} runs at once, {fraction:.0%} of the budget"
+        else:
+            runs = f"{progress.done:,} of {total:,} runs"
+        if 0.02 <= fraction < 1.0 and progress.seconds > 0.2:
+            left = progress.seconds * (1.0 - fraction) / fraction
+            runs += f" · about {_duration(left)} left"
+        elif fraction < 1.0:
+            runs += " · estimating the time left"
+        self.progress.setValue(int(round(fraction * 1000)))
+        self.progress.setFormat(("paused · " if self._paused else "") + runs)
+
+    # --- slots ------------------------------------------------------------------------------------
+    def _on_engine_combo_activated(self, *_args) -> None:
+        self._engine_chosen = True
+
+    def _on_scene_mouse_moved(self, pos) -> None:
+        point = self.plot.getPlotItem().vb.mapSceneToView(pos)
+        index = self.index_at(point.x(), point.y())
+        if index is None:
+            self.hover_mark.setData([], [])
+            return
+        self.hover_label.setText(self.cell_text(index))
+        if len(self.table.grid.shape) == 2:
+            self.hover_mark.setData(*[[v] for v in self.cell_center(index)])
+
+    def _on_scene_mouse_clicked(self, event) -> None:
+        if event.button() != QtCore.Qt.MouseButton.LeftButton:
+            return
+        point = self.plot.getPlotItem().vb.mapSceneToView(event.scenePos())
+        index = self.index_at(point.x(), point.y())
+        if index is not None:
+            self.load_setting(index)
+
+    def _on_export_csv_clicked(self) -> None:
+        from .export import CSV_FILTER, ask_save_path  # noqa: PLC0415 - only when exporting
+
+        t = self.table
+        path = ask_save_path(self, "Export grid as CSV", f"tune_{t.algorithm}_{t.problem}_{t.dim}d.csv",
+                             CSV_FILTER)
+        if path is not None:
+            self._export(lambda: self.export_csv(path), path)
+
+    def _on_export_png_clicked(self) -> None:
+        from .export import PNG_FILTER, ask_save_path  # noqa: PLC0415 - only when exporting
+
+        t = self.table
+        path = ask_save_path(self, "Export map as PNG", f"tune_{t.algorithm}_{t.problem}_{t.dim}d.png",
+                             PNG_FILTER)
+        if path is not None:
+            self._export(lambda: self.export_png(path), path)
+
+    def _export(self, save, path) -> None:
+        try:
+            save()
+        except (OSError, ConfigError) as exc:  # SaveError is a ConfigError: the old file is kept
+            self._refuse(f"export failed: {exc}")
+            QtWidgets.QMessageBox.warning(self, "Export", str(exc))
+        else:
+            self.status_label.setStyleSheet("")
+            self.status_label.setText(f"saved {path}")
+
+    def _on_save_clicked(self) -> None:
+        from .export import ask_save_path  # noqa: PLC0415 - only when saving
+
+        c = self._config
+        path = ask_save_path(self, "Save tuning set-up", f"tune_{c.algorithm}_{c.problem}.json",
+                             SETUP_FILTER)
+        if path is not None:
+            self.save_setup(path)
+
+    def _on_load_clicked(self) -> None:
+        name, _ = QtWidgets.QFileDialog.getOpenFileName(self, "Load tuning set-up", "", SETUP_FILTER)
+        if name:
+            self.load_setup(name)
+
+    def _current_sender(self) -> bool:
+        """False for signals of a worker already joined by shutdown() (still queued after it)."""
+        return self._worker is not None and self.sender() is self._worker
+
+    def _on_worker_status(self, text: str) -> None:
+        if self._current_sender():
+            self.status_label.setStyleSheet("")
+            self.status_label.setText(text)
+
+    def _on_worker_prepared(self, table: TuneTable) -> None:
+        if not self._current_sender():
+            return
+        self.table = table
+        shape = table.grid.shape
+        self.plot.getPlotItem().vb.setRange(xRange=(0, shape[-1]),
+                                            yRange=(0, shape[0]) if len(shape) == 2 else None,
+                                            padding=0.02)
+        if len(shape) == 1:
+            self.plot.getPlotItem().vb.enableAutoRange(axis="y")
+        if table.notes:
+            self.status_label.setText(table.path + "; " + "; ".join(table.notes))
+
+    def _on_worker_progress(self, progress: Progress) -> None:
+        if not self._current_sender() or self.table is None:
+            return
+        self._progress = progress
+        table = self.table
+        errors = np.asarray(progress.best, dtype=np.float64)
+        if table.f_min is not None:
+            errors = np.maximum(0.0, errors - table.f_min)
+        shape = (math.prod(table.grid.shape), len(table.grid.seeds))
+        reached = progress.reached if progress.reached is not None else np.full(len(errors), np.nan)
+        self._stats = cell_stats(errors.reshape(shape), np.asarray(reached, float).reshape(shape),
+                                 table.tolerance, table.f_min is not None)
+        self._show_progress(progress)
+        self._schedule_redraw()
+
+    def _on_worker_errored(self, message: str) -> None:
+        if self._current_sender():
+            self._refuse(f"grid refused: {message}")
+
+    def _on_worker_finished(self, table) -> None:
+        if not self._current_sender():
+            return
+        if table is None:
+            self.progress.setFormat("refused")
+            return
+        self.table, self._progress = table, None
+        self._stats = cell_stats(*run_arrays(table.rows, table.grid, table.f_min), table.tolerance,
+                                 table.f_min is not None)
+        for button in (self.export_csv_button, self.export_png_button):
+            button.setEnabled(bool(table.rows))
+        self._redraw_timer.stop()
+        self._redraw()
+        stopped = table.stop_reason == "stopped"
+        self.progress.setValue(1000 if table.complete else self.progress.value())
+        self.progress.setFormat(f"{len(table.rows):,} of {table.grid.groups:,} runs"
+                                + (" (stopped)" if stopped else ""))
+        how = "batched" if table.batched else "one run per setting and seed"
+        text = (("stopped: " if stopped else "done: ") +
+                f"{len(table.rows):,} of {table.grid.groups:,} runs in {_duration(table.seconds)} "
+                f"({how}, {table.engine})")
+        best = self.best_index()
+        if best is not None:
+            text += f". Best median: {self.cell_text(best)}"
+        self.status_label.setStyleSheet("")
+        self.status_label.setText(text)
+
+    def _on_thread_finished(self) -> None:
+        thread = self._thread
+        if thread is None:
+            return
+        thread.wait()  # see SweepPanel: delete the worker here, on the GUI thread, once joined
+        self._thread = self._worker = None
+        self._paused = False
+        thread.deleteLater()
+        self._set_running(False)
+        self.sigFinished.emit()
+
+
+def _title(algorithm: str) -> str:
+    return getattr(get_algorithm(algorithm), "title", algorithm)
+
+
+def _without_spec(message: str, text: str) -> str:
+    """An axis error without the "grid 'name=...': " prefix (the row shows the axis already)."""
+    prefix = f"grid '{text}': "
+    return message[len(prefix):] if message.startswith(prefix) else message
+
+
+def _log10(values: np.ndarray, floor: float | None = None) -> tuple[np.ndarray, float | None]:
+    """log10 of `values` with zeros (exact hits) drawn at a floor: a decade below the smallest
+    positive value; returns the floor used (None when nothing was floored)."""
+    values = np.asarray(values, dtype=np.float64)
+    positive = values[np.isfinite(values) & (values > 0)]
+    if floor is None:
+        floor = float(positive.min()) / 10 if positive.size else 1e-16
+    floored = bool(np.any(np.isfinite(values) & (values <= 0)))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out = np.log10(np.maximum(values, max(floor, LOG_FLOOR)))
+    return np.where(np.isnan(values), np.nan, out), (floor if floored else None)
+
+
+def _floor_words(floor: float) -> str:
+    return f"0 drawn at {floor:.0e}"
+
+
+def _value_ticks(lo: float, hi: float, log: bool, percent: bool):
+    """Tick labels for the colour bar or the line's axis: powers of ten on a log scale."""
+    if percent:
+        return [[(v, f"{v:.0%}") for v in np.linspace(0, 1, 5)]]
+    if not log:
+        return None
+    first, last = math.ceil(lo), math.floor(hi)
+    if last - first >= 1:
+        step = max(1, math.ceil((last - first + 1) / 8))
+        return [[(k, f"1e{k}") for k in range(first, last + 1, step)]]
+    return [[(v, f"{10 ** v:.3g}") for v in np.linspace(lo, hi, 4)]]
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 1:
+        return f"{seconds * 1000:.0f} ms"
+    if seconds < 120:
+        return f"{seconds:.1f} s"
+    return f"{seconds / 60:.1f} min"
