@@ -14,6 +14,7 @@ save_setup/load_setup/apply_setup, cell_text and load_setting are public for men
 """
 from __future__ import annotations
 
+import copy
 import math
 import threading
 import time
@@ -632,8 +633,12 @@ class TunePanel(QtWidgets.QWidget):
         item.hideButtons()
         self.image = pg.ImageItem(axisOrder="row-major")
         item.addItem(self.image)
-        self._maps = {False: pg.colormap.get("viridis"), True: pg.colormap.get("viridis")}
-        self._maps[True].reverse()  # lower is better: the best cells bright, as for success rate
+        viridis = pg.colormap.get("viridis")  # shared by pyqtgraph's cache: never changed here
+        # lower is better for errors and evaluations: reversed, so the best cells are bright, as
+        # they are for the success rate
+        reversed_map = copy.deepcopy(viridis)
+        reversed_map.reverse()
+        self._maps = {False: viridis, True: reversed_map}
         self.colorbar = pg.ColorBarItem(values=(0, 1), colorMap=self._maps[True], interactive=False,
                                         width=14)
         self.colorbar.setImageItem(self.image, insert_in=item)

@@ -115,7 +115,7 @@ def setup_from_dict(data: Any) -> TuneSetup:
             or not math.isfinite(tolerance) or tolerance < 0:
         raise ConfigError(f"'tolerance' must be a finite number >= 0, got {tolerance!r}")
     if config.budget.max_evals is None and config.budget.max_iters is None:
-        raise ConfigError("'setup' needs a budget per run: max_evals or max_iters")
+        raise ConfigError("'setup' needs a budget per run in evaluations or iterations (max_evals or max_iters)")
     build_grid(axes, get_algorithm(config.algorithm), seeds, config.seed)  # one clear line if bad
     return TuneSetup(config=config, axes=tuple(axes), seeds=int(seeds), tolerance=float(tolerance),
                      name=str(data.get("name") or ""), description=str(data.get("description") or ""),

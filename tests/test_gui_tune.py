@@ -1,0 +1,240 @@
+"""The Tune tab (gui/tune.py): a small numpy grid runs live, loads a clicked cell, exports, stops,
+pauses, refuses bad input beside the field and shuts down mid-run; the window wires it in."""
+from __future__ import annotations
+
+import csv
+
+import numpy as np
+import pytest
+
+pytest.importorskip("PyQt6")
+pytest.importorskip("pyqtgraph")
+from PyQt6 import QtCore, QtGui, sip  # noqa: E402
+
+from gui.tune import TunePanel  # noqa: E402
+from solvers.config import RunConfig  # noqa: E402
+from solvers.tune import TuneSetup, save_setup  # noqa: E402
+from solvers.tune.setup import list_presets  # noqa: E402
+
+pytestmark = pytest.mark.gui
+
+PSO_CONFIG = RunConfig.build("particle_swarm", "himmelblau", 2, params={"variant": "classic"}, seed=3)
+
+
+def make_panel(qtbot, axes=("omega=0.2:1.0:3", "phi_g=0.5:2.5:3"), seeds=2, evals=3000,
+               config=PSO_CONFIG):
+    panel = TunePanel()
+    qtbot.addWidget(panel)
+    panel.resize(800, 700)
+    panel.show()
+    panel.apply_setup(TuneSetup(config=config.replace(engine="numpy"), axes=tuple(axes), seeds=seeds))
+    panel.budget_kind.setCurrentText("evaluations")
+    panel.budget_box.setValue(evals)
+    return panel
+
+
+def run_to_end(qtbot, panel, timeout=20000):
+    with qtbot.waitSignal(panel.sigFinished, timeout=timeout):
+        assert panel.start()
+        thread = panel._thread
+    assert not panel.is_running and (sip.isdeleted(thread) or thread.isFinished())
+
+
+def click_cell(qtbot, panel, index):
+    """A real left click on the centre of cell `index` of the map."""
+    view = panel.plot.getPlotItem().vb
+    scene_point = view.mapViewToScene(QtCore.QPointF(*panel.cell_center(index)))
+    point = panel.plot.mapFromScene(scene_point)
+    qtbot.mouseClick(panel.plot.viewport(), QtCore.Qt.MouseButton.LeftButton, pos=point)
+
+
+def test_grid_fills_live_then_hover_click_and_exports(qtbot, tmp_path):
+    panel = make_panel(qtbot, evals=40_000)
+    live = []
+    panel.sigRedrawn.connect(lambda: live.append(panel.table.complete if panel.table else None))
+    run_to_end(qtbot, panel)
+    assert False in live  # the map was drawn while the grid ran, not only at the end
+    table = panel.table
+    assert table.complete and table.batched and table.grid.shape == (3, 3)
+    assert panel.status_label.text().startswith("done: 18 of 18 runs")
+    assert panel.progress.value() == 1000
+    image = panel.image.image
+    assert image.shape == (3, 3) and np.isfinite(image).all()
+    # the map is log10 of the medians (exact zeros drawn a decade below the smallest positive one)
+    medians = np.array([c.median for c in table.cells()])
+    positive = medians > 0
+    np.testing.assert_allclose(image.ravel()[positive], np.log10(medians[positive]))
+    # hover text: exact values and the seeds' spread
+    text = panel.cell_text(4)
+    assert "omega = 0.6" in text and "phi_g = 1.5" in text
+    for word in ("median", "quartiles", "best", "worst", "over 2 of 2 seeds", "success"):
+        assert word in text
+    # other measures
+    panel.measure_combo.setCurrentText("success rate")
+    np.testing.assert_allclose(panel.image.image.ravel(), [c.success_rate for c in table.cells()])
+    panel.measure_combo.setCurrentText("median final error")
+
+    loaded = []
+    panel.sigLoadSetting.connect(lambda config, words: loaded.append((config, words)))
+    click_cell(qtbot, panel, 5)  # row omega = 0.6, column phi_g = 2.5
+    assert len(loaded) == 1
+    config, words = loaded[0]
+    assert config.params.omega == pytest.approx(0.6) and config.params.phi_g == 2.5
+    assert config.params.variant == "classic" and config.budget.max_evals == 40_000
+    assert config.seed == 3 and config.problem == "himmelblau" and "phi_g = 2.5" in words
+
+    csv_path = panel.export_csv(tmp_path / "grid.csv")
+    rows = list(csv.DictReader(csv_path.read_text().splitlines()))
+    assert len(rows) == 18
+    assert set(rows[0]) == {"omega", "phi_g", "seed", "best_f", "evals", "seconds", "reached_at"}
+    assert sorted({int(r["seed"]) for r in rows}) == [3, 4]
+    png = panel.export_png(tmp_path / "map.png")
+    picture = QtGui.QImage(str(png))
+    assert not picture.isNull() and picture.width() > 100
+
+
+def test_one_axis_draws_a_line_with_a_quartile_band(qtbot):
+    panel = make_panel(qtbot, axes=("phi_g=0.5:2.5:4",), seeds=3)
+    run_to_end(qtbot, panel)
+    x, y = panel.line.getData()
+    np.testing.assert_allclose(x, [0.5, 1.5, 2.5, 3.5])
+    assert np.isfinite(y).all()
+    assert len(panel.band_lo.getData()[0]) == 4 and not panel.colorbar.isVisible()
+
+
+def test_low_errors_are_bright_in_every_panel(qtbot):
+    # pyqtgraph caches its colour maps: reversing one in place flipped every other panel's map
+    panels = [TunePanel(), TunePanel()]
+    for panel in panels:
+        qtbot.addWidget(panel)
+        lowest = panel._maps[True].map(0.0, mode="byte")
+        assert list(lowest) == list(panel._maps[False].map(1.0, mode="byte"))  # viridis' yellow
+
+
+def test_stop_pause_and_shutdown_mid_run(qtbot):
+    # simulated annealing runs one run per (setting, seed): 32 runs of ~20 ms each
+    sa = RunConfig.build("simulated_annealing", "sphere", 2, params={"schedule": "fixed"}, seed=0)
+    panel = make_panel(qtbot, axes=("alpha=0.8:0.99:4", "chain_length=5:50:4"), seeds=4, evals=40_000,
+                       config=sa)
+    progress = []
+    panel.start()
+    panel._worker.sigProgress.connect(lambda p: progress.append(p.done))
+    qtbot.waitUntil(lambda: len(progress) >= 2, timeout=20000)
+    panel.toggle_pause()
+    assert panel.is_paused and panel.pause_button.text() == "Resume"
+    qtbot.wait(250)  # a run under way finishes; then nothing more while paused
+    held = len(progress)
+    qtbot.wait(300)
+    assert len(progress) == held
+    assert "paused" in panel.progress.format()
+    with qtbot.waitSignal(panel.sigFinished, timeout=20000):
+        panel.toggle_pause()
+        qtbot.waitUntil(lambda: len(progress) > held, timeout=20000)
+        panel.stop_button.click()
+    table = panel.table
+    assert table.stop_reason == "stopped" and 0 < len(table.rows) < table.grid.groups
+    assert panel.status_label.text().startswith("stopped:")
+    assert panel.export_csv_button.isEnabled()  # the runs so far can be exported
+
+    # closing the panel during a run stops and joins the worker
+    finished = []
+    panel.sigFinished.connect(lambda: finished.append(True))
+    panel.start()
+    thread = panel._thread
+    qtbot.waitUntil(lambda: panel.table is not None, timeout=20000)
+    panel.close()
+    assert finished == [True] and not panel.is_running
+    assert sip.isdeleted(thread) or thread.isFinished()
+    panel.shutdown()  # a second call is harmless
+
+
+def test_bad_input_is_refused_beside_the_field(qtbot):
+    panel = make_panel(qtbot)
+    axis = panel.axes[0]
+    axis.lo.setValue(0.0)
+    axis.log.setChecked(True)
+    assert panel.start() is False and not panel.is_running
+    assert "log axis needs a lower end above 0" in axis.row.error
+    assert "axes marked in red" in panel.status_label.text()
+    axis.log.setChecked(False)
+    panel.axes[1].combo.setCurrentIndex(panel.axes[1].combo.findData("omega"))
+    assert panel.start() is False and "given twice" in panel.axes[1].row.error
+    # an integer axis with more values than integers in its range
+    ps = RunConfig.build("pattern_search", "sphere", 2, seed=0)
+    panel.apply_setup(TuneSetup(config=ps, axes=("tol_halvings=2:6:5",), seeds=1))
+    panel.axes[0].points.setValue(8)
+    assert panel.start() is False and "only 5 distinct" in panel.axes[0].row.error
+    # the main form has errors: said here, nothing starts
+    panel.config_source = lambda: None
+    assert panel.start() is False and "Set-up panel" in panel.status_label.text()
+    # a grid that prepare refuses (on the worker) is said in the status line, never raised
+    panel.config_source = None
+    sa = RunConfig.build("simulated_annealing", "sphere", 2, seed=0, max_evals=1000)
+    panel.apply_setup(TuneSetup(config=sa, axes=("t_min=2000:5000:2",), seeds=1))  # above t0
+    with qtbot.waitSignal(panel.sigFinished, timeout=20000):
+        assert panel.start()
+    assert panel.status_label.text().startswith("grid refused: grid setting t_min=2000")
+    assert panel.table is None and panel.progress.format() == "refused"
+    # a fixed parameter is listed but not selectable, with the reason
+    combo = panel.axes[0].combo
+    index = combo.findData("walkers")
+    assert not combo.model().item(index).isEnabled()
+    assert "not a grid axis" in combo.model().item(index).toolTip()
+
+
+def test_setup_saves_and_loads(qtbot, tmp_path):
+    panel = make_panel(qtbot, axes=("omega=0.1:1.2:5:log", "phi_p=0.5:2.5:4"), seeds=7, evals=1234)
+    path = tmp_path / "grid.json"
+    assert panel.save_setup(path)
+    other = TunePanel()
+    qtbot.addWidget(other)
+    loaded = []
+    other.sigLoadConfig.connect(lambda config, name: loaded.append(config))
+    assert other.load_setup(path)
+    assert other.axis_texts() == ["omega=0.1:1.2:5:log", "phi_p=0.5:2.5:4"]
+    assert other.seeds_box.value() == 7 and other.budget_box.value() == 1234
+    assert loaded[0].algorithm == "particle_swarm" and loaded[0].problem == "himmelblau"
+    path.write_text('{"format": "multiwalk-tune", "version": 1, "axes": []}')
+    assert not other.load_setup(path) and "missing 'setup'" in other.status_label.text()
+
+
+def test_window_tab_presets_and_click_keeps_the_last_run_faded(qtbot, tmp_path):
+    from gui.main_window import MainWindow
+
+    settings = QtCore.QSettings(str(tmp_path / "s.ini"), QtCore.QSettings.Format.IniFormat)
+    window = MainWindow(settings)
+    qtbot.addWidget(window)
+    window.show()
+    try:
+        titles = [window.panels.tabText(i) for i in range(window.panels.count())]
+        assert titles[-3:] == ["Compare engines", "Speedup sweep", "Tune"]
+        grids = window.tune_presets_menu.actions()
+        assert len(grids) == len(list_presets()) == 5
+        # a tuning preset: its set-up in the form, its grid in the Tune tab, which is shown
+        de = next(p for _n, p, _d in list_presets() if "seed004" in p.name)
+        assert window.load_tune_preset(de)
+        panel = window.tune_panel
+        assert window.panels.currentWidget() is panel
+        assert window.form.algorithm() == "differential_evolution"
+        assert panel.axis_texts() == ["F=0.1:1.2:12", "Cr=0:1:12"]
+
+        # a finished run in the main window, then a small grid on the same function
+        small = RunConfig.build("particle_swarm", "himmelblau", 2, seed=3, max_iters=5,
+                                params={"variant": "classic", "walkers": 16})
+        setup = TuneSetup(config=small, axes=("omega=0.2:1.0:2",), seeds=1)
+        path = tmp_path / "small.json"
+        save_setup(setup, path)
+        assert window.load_tune_preset(path)
+        window._show_panel(window.landscape)
+        with qtbot.waitSignal(window.controller.sigFinished, timeout=20000):
+            assert window.start()
+        qtbot.waitUntil(lambda: window.controller.thread is None, timeout=10000)
+        window._show_panel(panel)
+        run_to_end(qtbot, panel)
+        assert panel.load_setting(1)
+        assert window.panels.currentWidget() is window.landscape
+        built = window.form.build_config()
+        assert built.params.omega == 1.0 and built.budget.max_iters == 5
+        assert len(window.chart.previous) == 1  # the run before stays as a faded curve
+    finally:
+        window.close()
