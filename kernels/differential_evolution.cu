@@ -62,12 +62,13 @@ __device__ void de_commit(MwBest<T> mine, const T* X, int d, T* part_f, long lon
 template <typename F, typename T>
 __global__ void de_init(T* X, T* f, const T* __restrict__ lower, const T* __restrict__ upper, long long n,
                         int d, unsigned long long seed, long long walker0, T* part_f, long long* part_i,
-                        unsigned int* ticket,
-                        T* best_f, T* best_x, long long* best_i) {
+                        unsigned int* ticket, T* best_f, T* best_x, long long* best_i,
+                        const unsigned long long* gseeds, long long gsize) {
     const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
     MwBest<T> mine = mw_no_best<T>();
     if (i < n) {
-        const MwRng rng(seed, (unsigned long long)(walker0 + i), MW_STREAM_INIT);
+        const MwGroupKey gk = mw_group_key(seed, gseeds, gsize, i);  // a grid's run: its own key
+        const MwRng rng(gk.seed, (unsigned long long)(walker0 + i - gk.first), MW_STREAM_INIT);
         mw_fill_uniform(rng, 0ull, lower, upper, X + i * d, 1, d);
         const DensePoint<T> x = {X + i * d};
         const T fx = mw_sanitize(F::template eval<T>(x, d));
@@ -99,8 +100,11 @@ __device__ __forceinline__ void de_distinct(const MwWords& r, int m, int self, i
 }
 
 // `generations` generations of populations first_pop .. first_pop + gridDim.x / bpp - 1; in the
-// last one only individuals i < last_active (global index) evaluate their trial (max_evals as a hard
-// cap: the others keep their target, uncounted).
+// last one only individuals i < last_active (global index; in a tuning grid's run, its index within
+// the run) evaluate their trial (max_evals as a hard cap: the others keep their target, uncounted).
+// Tuning grids (random.cuh's MwGroupKey): with gsize > 0 the individuals form independent runs of
+// gsize (whole populations), each with its own Philox key and its own F and Cr (row of gvals), so
+// each run draws and moves exactly as it does alone.
 // X0 holds the current population on entry; after an odd number of generations the result is in
 // X1 (the host swaps). `stride` is the scratch row stride (odd), scratch in shared memory when
 // `scratch_shared`, else scratch_g + (block * warps + warp) * 32 * stride.
@@ -111,12 +115,21 @@ de_generations(T* X0, T* X1, T* f, T* trials, unsigned char* accepted, const T* 
                unsigned long long seed, long long walker0, long long first_gen, int generations,
                long long last_active, T Fw, T Cr,
                int scratch_shared, T* scratch_g, int stride, unsigned long long* bars, T* part_f,
-               long long* part_i, unsigned int* ticket, T* best_f, T* best_x, long long* best_i) {
+               long long* part_i, unsigned int* ticket, T* best_f, T* best_x, long long* best_i,
+               const unsigned long long* gseeds, const T* gvals, long long gsize) {
     extern __shared__ __align__(16) unsigned char de_smem[];
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, W = blockDim.x >> 5;
     const long long group = blockIdx.x / bpp;
     const int block = (int)(blockIdx.x - group * bpp);
     const long long base = (first_pop + group) * (long long)m;
+    // a grid's run (gsize > 0 individuals, whole populations): its key and its row (F, Cr) of the
+    // parameter table, read once here; the scalar arguments otherwise
+    const MwGroupKey gk = mw_group_key(seed, gseeds, gsize, base);
+    const unsigned long long key = gk.seed;
+    const long long first = gk.first;  // the budget counts individuals within the run
+    const long long keyed = walker0 - first;  // an individual's stream: keyed + i (global in a split run)
+    Fw = mw_group_value(gvals, 2, 0, gk, gsize, Fw);
+    Cr = mw_group_value(gvals, 2, 1, gk, gsize, Cr);
     MwGroupSync sync = {bars + group, 0ull, bpp};  // the population's barrier (group_sync.cuh)
     const int tiles = (m + 31) >> 5;
     const int wg = block * W + warp, wstride = bpp * W;
@@ -138,8 +151,7 @@ de_generations(T* X0, T* X1, T* f, T* trials, unsigned char* accepted, const T* 
             const bool valid = il < m;
             const long long i = base + il;
             const int count = min(32, m - tile * 32);
-            const MwRng rng(seed, (unsigned long long)(walker0 + (valid ? i : base)),
-                            MW_STREAM_STEP);
+            const MwRng rng(key, (unsigned long long)(keyed + (valid ? i : base)), MW_STREAM_STEP);
             int r1 = 0, r2 = 0, r3 = 0, jr = 0;
             T fi = mw_inf<T>();
             if (valid) {
@@ -197,8 +209,7 @@ de_generations(T* X0, T* X1, T* f, T* trials, unsigned char* accepted, const T* 
                                 value = v;
                                 if (v < lo || v > hi) {
                                     const T bound = v < lo ? lo : hi;
-                                    const MwRng bounce(seed,
-                                                       (unsigned long long)(walker0 + base + tile * 32 + k),
+                                    const MwRng bounce(key, (unsigned long long)(keyed + base + tile * 32 + k),
                                                        DE_STREAM_BOUNCE);
                                     const MwWords rb = bounce(t * cross_blocks + (unsigned long long)(j / P));
                                     value = bound + mw_uniform<T>(rb, j % P) * (a - bound);
@@ -212,7 +223,7 @@ de_generations(T* X0, T* X1, T* f, T* trials, unsigned char* accepted, const T* 
             __syncwarp();
             bool take = false;
             T fu = mw_inf<T>();
-            if (valid && (!last || i < last_active)) {  // max_evals: only the allowed trials
+            if (valid && (!last || i - first < last_active)) {  // max_evals: only the allowed trials
                 const DensePoint<T> up = {scratch + lane * stride};
                 fu = mw_sanitize(F::template eval<T>(up, d));
                 take = fu <= fi;

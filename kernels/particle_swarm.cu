@@ -11,8 +11,13 @@
 //             component becomes -0.5 v); synchronous update: every particle of a swarm moves, then
 //             the swarm's best (and the informants' bests) are refreshed once per iteration.
 // Exactly one evaluation per particle per iteration (the host counts them); max_evals as a hard
-// cap: in a launch's last iteration only particles i < last_active (global index) evaluate, the
-// others read +inf, uncounted (their personal bests stay).
+// cap: in a launch's last iteration only particles i < last_active (global index; in a tuning
+// grid's run, its index within the run) evaluate, the others read +inf, uncounted (their personal
+// bests stay).
+//
+// Tuning grids (classic; random.cuh's MwGroupKey): with gsize > 0 the particles form independent
+// runs of gsize particles (whole swarms), each with its own Philox key and its own omega, phi_p,
+// phi_g, lr (row of gvals), so each run draws and moves exactly as it does alone.
 //
 // Mapping. A thread per particle; a swarm is `bps` consecutive blocks (one block when it fits,
 // several to spread a large swarm over the multiprocessors). Each launch runs a whole chunk of
@@ -157,11 +162,12 @@ __device__ void pso_commit(MwBest<T> mine, const T* P, long long n, int d, T* pa
 template <typename F, typename T>
 __global__ void pso_init(T* X, T* V, T* P, T* f, T* Pf, const T* __restrict__ lower,
                          const T* __restrict__ upper, long long n, int d, unsigned long long seed,
-                         int classic) {
+                         int classic, const unsigned long long* gseeds, long long gsize) {
     const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
     if (i >= n) return;
     const int K = MwPerBlock<T>::value;
-    const MwRng rng(seed, (unsigned long long)i, MW_STREAM_INIT);
+    const MwGroupKey gk = mw_group_key(seed, gseeds, gsize, i);  // a grid's run: its own key
+    const MwRng rng(gk.seed, (unsigned long long)(i - gk.first), MW_STREAM_INIT);
     const unsigned long long per_point = mw_blocks_per_point(d, K);
     mw_fill_uniform(rng, 0ull, lower, upper, X + i, n, d);
     for (int j0 = 0; j0 < d; j0 += K) {
@@ -285,12 +291,20 @@ pso_classic(T* X, T* V, T* P, T* f, T* Pf, T* swarm_f, long long* swarm_i, const
             unsigned long long seed, long long first_iter, int iterations, long long last_active,
             T omega, T phi_p, T phi_g,
             T lr, int flags, T* gpart_f, long long* gpart_i, T* gpart_x, unsigned long long* bars,
-            T* part_f, long long* part_i, unsigned int* ticket, T* best_f, T* best_x, long long* best_i) {
+            T* part_f, long long* part_i, unsigned int* ticket, T* best_f, T* best_x, long long* best_i,
+            const unsigned long long* gseeds, const T* gvals, long long gsize) {
     extern __shared__ __align__(16) unsigned char pso_smem[];
     __shared__ MwBest<T> g;
     T *xs, *vs, *ps;
     T* g_x = pso_split<T>(pso_smem, 0, d, flags, &xs, &vs, &ps);
     const PsoPlace at = pso_place(first_swarm, bps, m);
+    // a grid's run (gsize > 0 particles, whole swarms): its key and its row (omega, phi_p, phi_g,
+    // lr) of the parameter table, read once here; the scalar arguments otherwise
+    const MwGroupKey gk = mw_group_key(seed, gseeds, gsize, at.base);
+    omega = mw_group_value(gvals, 4, 0, gk, gsize, omega);
+    phi_p = mw_group_value(gvals, 4, 1, gk, gsize, phi_p);
+    phi_g = mw_group_value(gvals, 4, 2, gk, gsize, phi_g);
+    lr = mw_group_value(gvals, 4, 3, gk, gsize, lr);
     MwGroupSync sync = {bars + at.group, 0ull, bps};
     const bool own_one = flags != 0 && at.lt < m;  // flags: the host checked one particle per thread
     if (own_one) pso_stage(X, V, P, n, d, at.base + at.lt, xs, vs, ps, true);
@@ -307,7 +321,7 @@ pso_classic(T* X, T* V, T* P, T* f, T* Pf, T* swarm_f, long long* swarm_i, const
         mine = mw_no_best<T>();
         for (int p = at.lt; p < m; p += at.stride) {
             const long long i = at.base + p;
-            const MwRng rng(seed, (unsigned long long)i, MW_STREAM_STEP);
+            const MwRng rng(gk.seed, (unsigned long long)(i - gk.first), MW_STREAM_STEP);
             const PsoRows<T> r = pso_rows(X, V, P, n, i, xs, vs, ps, own_one);
 #pragma unroll 2
             for (int j0 = 0; j0 < d; j0 += C) {  // unrolled: two Philox chains in flight
@@ -329,8 +343,8 @@ pso_classic(T* X, T* V, T* P, T* f, T* Pf, T* swarm_f, long long* swarm_i, const
                 }
             }
             const StridedPoint<T> xp = {r.x, r.xs};
-            const T fx = it + 1 < iterations || i < last_active ? mw_sanitize(F::template eval<T>(xp, d))
-                                                                 : mw_inf<T>();
+            const T fx = it + 1 < iterations || i - gk.first < last_active
+                             ? mw_sanitize(F::template eval<T>(xp, d)) : mw_inf<T>();
             const T pf = pso_remember(r, P, f, Pf, n, d, i, fx, own_one ? pf_own : Pf[i]);
             if (own_one) pf_own = pf;
             mine = mw_better(mine, mw_make_best(pf, i));

@@ -28,6 +28,11 @@
 // `walker0`: the global index of walker 0 (0 unless the run is split into shards over devices,
 // solvers/shards.py): random streams are keyed by the global index, so a shard draws exactly the
 // numbers its walkers draw in the unsplit run.
+// Tuning grids (random.cuh's MwGroupKey): with gsize > 0 the walkers form independent runs of gsize
+// walkers, each with its own Philox key, its walkers keyed 0..gsize-1, its own delta0 and tol (row
+// of gvals: tol = delta0 / 2^tol_halvings rounded as the host rounds it for one run) and its own
+// budget (last_evals counts trials within the run, numbered as above with the run's walkers), so
+// each run equals the same run alone.
 //
 // MW_KERNELS: ps_init<F,T> ps_iterate<F,T> ps_iterate_group<F,T>
 
@@ -53,7 +58,7 @@ __device__ __forceinline__ T ps_fresh(T* X, const T* __restrict__ lower, const T
                                       long long n, int d, long long i, unsigned long long seed,
                                       long long walker0, unsigned int stream,
                                       unsigned long long draw) {
-    const MwRng rng(seed, (unsigned long long)(walker0 + i), stream);
+    const MwRng rng(seed, (unsigned long long)(walker0 + i), stream);  // seed, walker0: the run's
     mw_fill_uniform(rng, draw * mw_blocks_per_point(d, MwPerBlock<T>::value), lower, upper, X + i,
                     n, d);
     const StridedPoint<T> x = {X + i, n};
@@ -65,11 +70,13 @@ __device__ __forceinline__ T ps_fresh(T* X, const T* __restrict__ lower, const T
 template <typename F, typename T>
 __global__ void ps_init(T* X, T* f, T* step, unsigned char* improved, const T* __restrict__ lower,
                         const T* __restrict__ upper, long long n, int d, unsigned long long seed,
-                        long long walker0, unsigned int stream, unsigned long long draw, T delta0) {
+                        long long walker0, unsigned int stream, unsigned long long draw, T delta0,
+                        const unsigned long long* gseeds, const T* gvals, long long gsize) {
     const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
     if (i >= n) return;
-    f[i] = ps_fresh<F, T>(X, lower, upper, n, d, i, seed, walker0, stream, draw);
-    step[i] = delta0;
+    const MwGroupKey gk = mw_group_key(seed, gseeds, gsize, i);
+    f[i] = ps_fresh<F, T>(X, lower, upper, n, d, i, gk.seed, walker0 - gk.first, stream, draw);
+    step[i] = mw_group_value(gvals, 2, 0, gk, gsize, delta0);
     improved[i] = 0;
 }
 
@@ -95,15 +102,21 @@ __global__ void ps_iterate(T* X, T* f, T* step, unsigned char* improved_last,
                            unsigned long long seed, long long walker0,
                            unsigned int fresh_stream, unsigned long long fresh_draw, int fold,
                            T* part_f, long long* part_i, unsigned int* ticket, T* best_f, T* best_x,
-                           long long* best_i) {
+                           long long* best_i, const unsigned long long* gseeds, const T* gvals,
+                           long long gsize) {
     const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
     MwBest<T> mine = mw_no_best<T>();
     if (i < n) {
+        const MwGroupKey gk = mw_group_key(seed, gseeds, gsize, i);  // a grid's run: see the top
+        delta0 = mw_group_value(gvals, 2, 0, gk, gsize, delta0);
+        tol = mw_group_value(gvals, 2, 1, gk, gsize, tol);
         T* xi = X + i;
-        T fi = fresh_stream ? ps_fresh<F, T>(X, lower, upper, n, d, i, seed, walker0, fresh_stream,
-                                            fresh_draw)
+        T fi = fresh_stream ? ps_fresh<F, T>(X, lower, upper, n, d, i, gk.seed, walker0 - gk.first,
+                                            fresh_stream, fresh_draw)
                              : f[i];
         T s = fresh_stream ? delta0 : step[i];
+        // trials numbered within the walker's run (its walkers, its index in it)
+        const long long rn = gsize > 0 ? gsize : n, ri = i - gk.first;
         bool improved = false;
         for (int it = 0; it < iterations; ++it) {
             improved = false;
@@ -114,10 +127,10 @@ __global__ void ps_iterate(T* X, T* f, T* step, unsigned char* improved_last,
                 const T plus = ps_plus(xj, s, lo, hi);
                 const T minus = ps_minus(xj, s, lo, hi);
                 const PatchedPoint<T> xp = {xi, n, j, plus};
-                const long long e = 2LL * j * n + i;  // the plus trial's number (budget); minus: e + n
+                const long long e = 2LL * j * rn + ri;  // the plus trial's number (budget); minus: e + rn
                 const T fp = e < allowed ? mw_sanitize(F::template eval<T>(xp, d)) : mw_inf<T>();
                 const PatchedPoint<T> xm = {xi, n, j, minus};
-                const T fm = e + n < allowed ? mw_sanitize(F::template eval<T>(xm, d)) : mw_inf<T>();
+                const T fm = e + rn < allowed ? mw_sanitize(F::template eval<T>(xm, d)) : mw_inf<T>();
                 const bool take_plus = fp <= fi && fp <= fm;
                 const bool take_minus = !take_plus && fm <= fi;
                 if (take_plus || take_minus) {
@@ -153,11 +166,15 @@ __global__ void ps_iterate_group(T* X, T* f, T* step, unsigned char* improved_la
                                  unsigned long long seed, long long walker0, unsigned int fresh_stream,
                                  unsigned long long fresh_draw, int fold, T* part_f,
                                  long long* part_i, unsigned int* ticket, T* best_f, T* best_x,
-                                 long long* best_i) {
+                                 long long* best_i, const unsigned long long* gseeds, const T* gvals,
+                                 long long gsize) {
     const long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
     const long long i = t / g;
     MwBest<T> mine = mw_no_best<T>();
     if (i < n) {  // whole groups: g divides the block size
+        const MwGroupKey gk = mw_group_key(seed, gseeds, gsize, i);  // a grid's run: see the top
+        delta0 = mw_group_value(gvals, 2, 0, gk, gsize, delta0);
+        tol = mw_group_value(gvals, 2, 1, gk, gsize, tol);
         const int q = (int)(t % g);
         const int c = q >> 1;
         const bool minus_lane = (q & 1) != 0;
@@ -167,10 +184,12 @@ __global__ void ps_iterate_group(T* X, T* f, T* step, unsigned char* improved_la
         T* xi = X + i;
         // a fresh point: every lane of the group draws and evaluates it (the same values; each lane
         // then reads its own writes), so no lane waits for another before the first trials
-        T fi = fresh_stream ? ps_fresh<F, T>(X, lower, upper, n, d, i, seed, walker0, fresh_stream,
-                                            fresh_draw)
+        T fi = fresh_stream ? ps_fresh<F, T>(X, lower, upper, n, d, i, gk.seed, walker0 - gk.first,
+                                            fresh_stream, fresh_draw)
                              : f[i];
         T s = fresh_stream ? delta0 : step[i];
+        // trials numbered within the walker's run (its walkers, its index in it)
+        const long long rn = gsize > 0 ? gsize : n, ri = i - gk.first;
         bool improved = false;
         for (int it = 0; it < iterations; ++it) {
             improved = false;
@@ -180,7 +199,7 @@ __global__ void ps_iterate_group(T* X, T* f, T* step, unsigned char* improved_la
                 const int jj = j + c;
                 T mine = T(0);
                 mine = mw_inf<T>();  // a trial the budget does not allow reads +inf
-                if (jj < d && (2LL * jj + (minus_lane ? 1 : 0)) * n + i < allowed) {
+                if (jj < d && (2LL * jj + (minus_lane ? 1 : 0)) * rn + ri < allowed) {
                     const T lo = lower[jj], hi = upper[jj];
                     const T xj = xi[(long long)jj * n];
                     const T trial = minus_lane ? ps_minus(xj, s, lo, hi) : ps_plus(xj, s, lo, hi);

@@ -67,6 +67,38 @@ struct MwRng {
     }
 };
 
+// A tuning grid (solvers/tune): the walkers form independent runs ("groups") of `size` walkers
+// each, group after group. Group g draws with its own key seeds[g] and keys its walkers 0..size-1,
+// exactly as that run alone keys them, so a batched grid equals its runs one at a time; its
+// parameter values are row g of a (groups, columns) table, read once per thread at kernel start.
+// size 0: an ordinary run (one key `seed`, walkers keyed by their global index; the table unused).
+struct MwGroupKey {
+    unsigned long long seed;  // Philox key of the walker's run
+    long long first;          // global index of the run's walker 0: subtract it to key and to budget
+    long long index;          // the run's row of the parameter table
+};
+
+MW_HD MwGroupKey mw_group_key(unsigned long long seed, const unsigned long long* seeds, long long size,
+                              long long i) {
+    MwGroupKey k;
+    if (size <= 0) {
+        k.seed = seed;
+        k.first = 0;
+        k.index = 0;
+    } else {
+        k.index = i / size;
+        k.first = k.index * size;
+        k.seed = seeds[k.index];
+    }
+    return k;
+}
+
+// Column `column` of the group's row of the parameter table, or `scalar` outside a grid.
+template <typename T>
+MW_HD T mw_group_value(const T* table, int columns, int column, const MwGroupKey& k, long long size, T scalar) {
+    return size > 0 ? table[k.index * columns + column] : scalar;
+}
+
 // Uniform in [0, 1): 24 random bits for float, 53 for double, so that 1.0 is never returned.
 MW_HD float mw_u01f(unsigned int u) { return (float)(u >> 8) * (1.0f / 16777216.0f); }
 MW_HD double mw_u01d(unsigned int hi, unsigned int lo) {

@@ -1,21 +1,30 @@
-"""GPU: tuning grids. The cupy engine runs a grid as one batched run whose groups equal the same
-settings and seeds run one at a time on cupy; the cuda engine (kernels without per-group
-parameters) runs one run per (setting, seed), equal to solvers.run on cuda, and says so."""
+"""GPU: tuning grids. The cupy engine runs a grid as one batched run of its array code, the cuda
+engine as one batched run of its fused kernels (PSO classic, DE, pattern search: per-group values
+and Philox keys as device arrays); either way each group equals the same setting and seed run one
+at a time on that engine. Simulated annealing (no per-group parameters in its reference class)
+runs one run per (setting, seed) on cuda, equal to solvers.run."""
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 import solvers
+from solvers.engines import get_engine
+from solvers.params import make_params
+from solvers.problems import get_problem
+from solvers.rng import GroupedRNG
 from solvers.tune import tune
 
 pytestmark = pytest.mark.gpu
 
-
-@pytest.mark.parametrize("name, axes, fixed", [
+GRIDS = [
     ("particle_swarm", ["omega=0.3:0.9:2", "phi_g=1:2:2"], {"variant": "classic"}),
     ("differential_evolution", ["F=0.3:0.9:2", "Cr=0.1:0.9:2"], {}),
     ("pattern_search", ["delta0=0.01:0.2:2", "tol_halvings=4:20:2"], {}),
-])
+]
+
+
+@pytest.mark.parametrize("name, axes, fixed", GRIDS)
 def test_cupy_batched_grid_equals_runs_one_at_a_time(name, axes, fixed):
     table = tune(name, "rastrigin", axes, dim=3, seeds=2, max_evals=3001, engine="cupy")
     assert table.batched
@@ -25,11 +34,53 @@ def test_cupy_batched_grid_equals_runs_one_at_a_time(name, axes, fixed):
         assert (row.best_f, row.evals) == (alone.best_f, alone.evals)
 
 
-def test_cuda_grid_runs_one_run_per_setting_and_seed():
-    table = tune("particle_swarm", "rastrigin", ["omega=0.3:0.9:2"], dim=3, seeds=2, max_iters=50,
-                 engine="cuda")
+# max_evals not a multiple of a run's evaluations per iteration: the cut iteration is per group
+@pytest.mark.parametrize("dtype, budget", [("float32", {"max_evals": 3001}),
+                                           ("float64", {"max_evals": 2017}),
+                                           ("float32", {"max_iters": 40})])
+@pytest.mark.parametrize("name, axes, fixed", GRIDS)
+def test_cuda_batched_grid_equals_runs_one_at_a_time(name, axes, fixed, dtype, budget):
+    table = tune(name, "rastrigin", axes, dim=5, seeds=2, first_seed=3, engine="cuda", dtype=dtype,
+                 **budget)
+    assert table.batched and "fused kernels" in table.path, table.path
+    for row in table.rows:
+        alone = solvers.run(name, "rastrigin", "cuda", dim=5, seed=row.seed, dtype=dtype,
+                            params={**fixed, **row.params}, **budget)
+        assert (row.best_f, row.evals) == (alone.best_f, alone.evals), row
+    assert len({row.best_f for row in table.rows}) > 1
+
+
+# the same seed in every group: only the parameter differs, so groups 0 and 2 agree bit for bit
+CASES = [("particle_swarm", {"variant": "classic", "walkers": 40, "swarms": 1}, "omega", (0.4, 0.9, 0.4)),
+         ("particle_swarm", {"variant": "classic", "walkers": 40, "swarms": 2}, "lr", (1.0, 0.5, 1.0)),
+         ("differential_evolution", {"walkers": 40, "populations": 1}, "F", (0.5, 0.9, 0.5)),
+         ("differential_evolution", {"walkers": 40, "populations": 1}, "Cr", (0.2, 0.9, 0.2)),
+         ("pattern_search", {"walkers": 24}, "delta0", (0.1, 0.02, 0.1)),
+         ("pattern_search", {"walkers": 24}, "tol_halvings", (2, 20, 2))]
+
+
+@pytest.mark.parametrize("name, params, varied, values", CASES)
+def test_cuda_groups_with_different_params_differ_and_equal_ones_agree(name, params, varied, values):
+    engine = get_engine("cuda")
+    cls = engine.algorithm_class(name)
+    one = make_params(cls.Params, params)
+    probe = engine.build(name, get_problem("rastrigin", 4), one, "float32")
+    algo = engine.build(name, get_problem("rastrigin", 4), probe.params_for_groups(one, 3), "float32")
+    algo.set_groups(3, {varied: values})
+    state = algo.init(GroupedRNG(engine.xp, [11, 11, 11]))
+    algo.step(state, 30)
+    X = engine.xp.asnumpy(state.X).reshape(3, -1, 4)
+    best = engine.xp.asnumpy(state.group_best_f)
+    assert np.array_equal(X[0], X[2]) and best[0] == best[2]
+    assert not np.array_equal(X[0], X[1])
+    assert state.evals % 3 == 0
+
+
+def test_cuda_grid_without_per_group_kernels_runs_one_run_per_setting_and_seed():
+    table = tune("simulated_annealing", "rastrigin", ["alpha=0.5:0.9:2"], dim=3, seeds=2,
+                 max_evals=4000, engine="cuda")
     assert not table.batched and "one run per (setting, seed)" in table.path
     for row in table.rows:
-        alone = solvers.run("particle_swarm", "rastrigin", "cuda", dim=3, seed=row.seed, max_iters=50,
-                            params={"variant": "classic", **row.params})
+        alone = solvers.run("simulated_annealing", "rastrigin", "cuda", dim=3, seed=row.seed,
+                            max_evals=4000, params={"schedule": "fixed", **row.params})
         assert (row.best_f, row.evals) == (alone.best_f, alone.evals)

@@ -58,7 +58,13 @@ class CudaAlgorithm(Algorithm):
     # (solvers/shards.py), whose kernels key their random streams by the global walker index
     walker0: int = 0
     keyed_by_walker: ClassVar[bool] = True
-    group_params: ClassVar[tuple[str, ...]] = ()  # kernels take one parameter set per run (tuner falls back)
+    # Kernels that take a tuning grid's per-group values (PSO classic, DE, pattern search) declare the
+    # reference's group_params again (CudaAlgorithm comes first in their bases); the others take one
+    # parameter set per run and the tuner falls back to one run per (setting, seed).
+    group_params: ClassVar[tuple[str, ...]] = ()
+    # The kernel's column order of the per-group parameter table (gvals): Params fields, or names
+    # that group_column() computes from them (pattern search's tol).
+    group_columns: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self, problem, params, *, xp, dtype, fast_math: bool = False):
         if xp is np:
@@ -77,6 +83,87 @@ class CudaAlgorithm(Algorithm):
                             device=int(xp.cuda.runtime.getDevice()))  # a module per device
         self.lower = xp.ascontiguousarray(self.lower)
         self.upper = xp.ascontiguousarray(self.upper)
+
+    # --- a tuning grid: independent runs as groups of one launch -------------------------------------
+    # Group g is the run of (setting, seed) g: its walkers are keyed 0..size-1 under its own Philox
+    # key (the key that seed gives a run alone), its parameters are row g of a (groups, columns)
+    # table, and its budget is its own (max_evals per group). The kernels read key and row once per
+    # thread at start (random.cuh: MwGroupKey); outside a grid they get gsize = 0 and read the scalar
+    # arguments, so an ordinary launch does no extra work per iteration.
+    def set_groups(self, groups: int, values: dict, target: float | None = None) -> None:
+        n = self.total_walkers()
+        if n % groups:
+            raise ValueError(f"{n} walkers do not split into {groups} groups")
+        unknown = set(values) - set(self.group_params)
+        if unknown:
+            raise ValueError(f"{self.name} cannot vary {sorted(unknown)} between groups")
+        self.groups = int(groups)
+        self._reach_target = target
+        self._group_values = {name: np.asarray(v, dtype=np.float64) for name, v in values.items()}
+
+    def group_walkers(self) -> int:
+        """Walkers of one run: the group's size in a grid, else all of them."""
+        return self.total_walkers() // self.groups
+
+    def group_column(self, name: str, group_values: dict) -> float:
+        """One run's number for column `name` of the parameter table (per-group values are in
+        group_values). Override for derived columns; the default reads the Params field."""
+        return group_values.get(name, getattr(self.params, name))
+
+    def _group_table(self):
+        """(groups, columns) device table of the run's dtype, rounded as self.scalar rounds a
+        run's own values, so a group computes with exactly the numbers of that run alone."""
+        groups = self.groups
+        rows = np.empty((groups, len(self.group_columns)), dtype=self.dtype)
+        for g in range(groups):
+            values = {name: v[g] for name, v in self._group_values.items()}
+            rows[g] = [self.scalar(self.group_column(c, values)) for c in self.group_columns]
+        return self.xp.asarray(rows)
+
+    def bind_groups(self, rng) -> None:
+        """At init: the group arguments of every launch (self.group_args): per-group Philox keys
+        from the GroupedRNG's seeds (each as seed_from gives that seed's run) and the parameter
+        table, or a placeholder and gsize 0 outside a grid."""
+        xp = self.xp
+        if self.groups > 1 or getattr(rng, "streams", None) is not None:
+            keys = [self.seed_from(stream) for stream in rng.streams]
+            if len(keys) != self.groups:
+                raise ValueError(f"{len(keys)} random streams for {self.groups} groups")
+            self.group_seeds = xp.asarray(np.array(keys, dtype=np.uint64))
+            self.group_vals = self._group_table()
+            self.group_size = self.group_walkers()
+        else:
+            self.group_seeds = xp.zeros(1, dtype=np.uint64)  # never read: gsize 0
+            self.group_vals = xp.zeros(1, dtype=self.dtype)
+            self.group_size = 0
+
+    def group_args(self, values: bool = True) -> tuple:
+        """(gseeds, gvals, gsize) kernel arguments; (gseeds, gsize) where the kernel takes no table."""
+        if values:
+            return (self.group_seeds, self.group_vals, np.int64(self.group_size))
+        return (self.group_seeds, np.int64(self.group_size))
+
+    def seed_key(self, rng) -> int:
+        """The run's Philox key (0 for a grid, whose groups use group_seeds)."""
+        return 0 if getattr(rng, "streams", None) is not None else self.seed_from(rng)
+
+    def fold_group_best(self, state: State, values) -> None:
+        """In a grid: each run's best so far from `values` (every walker's, or every swarm's, best
+        value: (groups * k,) group after group, best only improving), and the run's evaluations
+        when it first reached the target (read at the end of each launch, so at the resolution of
+        the host's chunks, as a run alone's history records it)."""
+        if self.groups <= 1 and self._reach_target is None:
+            return
+        xp = self.xp
+        current = values.reshape(self.groups, -1).min(axis=1)
+        if state.group_best_f is None:
+            state.group_best_f = current
+            state.group_reach = xp.full(self.groups, -1, dtype=np.int64)
+        else:
+            state.group_best_f = xp.minimum(state.group_best_f, current)
+        if self._reach_target is not None:
+            hit = (state.group_best_f <= self._reach_target) & (state.group_reach < 0)
+            state.group_reach = xp.where(hit, state.evals // self.groups, state.group_reach)
 
     # --- launching ------------------------------------------------------------------------------
     def scalar(self, value):
@@ -141,10 +228,11 @@ class CudaAlgorithm(Algorithm):
     # last iteration's evaluations are allowed; the host splits a chunk so that only the iteration
     # the budget cuts is launched with fewer.
     def evals_left(self, state: State) -> int | None:
-        """Evaluations max_evals still allows (None: no evaluation budget)."""
+        """Evaluations max_evals still allows (None: no evaluation budget); in a grid, to each run
+        (every run makes the same number of evaluations: state.evals is groups times that)."""
         if self.max_evals is None:
             return None
-        return max(0, int(self.max_evals) - int(state.evals))
+        return max(0, int(self.max_evals) - int(state.evals) // self.groups)
 
     def capped(self, evals: int, state: State | None = None) -> bool:
         """True if making `evals` more evaluations would pass max_evals."""
@@ -154,7 +242,8 @@ class CudaAlgorithm(Algorithm):
 
     def capped_iterations(self, state: State, iterations: int, per_iteration: int) -> tuple[int, int]:
         """(full iterations, evaluations of one cut iteration after them, 0 for none) for a chunk
-        of `iterations` iterations of exactly `per_iteration` evaluations each."""
+        of `iterations` iterations of exactly `per_iteration` evaluations each (in a grid: of each
+        run, and the cut iteration's count is each run's)."""
         left = self.evals_left(state)
         if left is None or left >= per_iteration * iterations:
             return int(iterations), 0
@@ -166,10 +255,11 @@ class CudaAlgorithm(Algorithm):
         those past max_evals are set to +inf in place (never the best), the rest counted."""
         n = int(f.shape[0])
         left = self.evals_left(state)
-        if left is None or left >= n:
+        per = n // self.groups  # in a grid: each run's first `left` values count
+        if left is None or left >= per:
             return n
-        f[left:] = np.inf
-        return left
+        f.reshape(self.groups, per)[:, left:] = np.inf
+        return left * self.groups
 
     def iteration_slices(self, state: State, work: float):
         """None: a launch runs whole iterations (the reference's slices would run its array code

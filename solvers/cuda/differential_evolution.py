@@ -40,6 +40,8 @@ class _Launch:
 class DifferentialEvolutionCuda(CudaAlgorithm, DifferentialEvolution):
     kernel_file = "differential_evolution.cu"
     block = MAX_BLOCK
+    group_params = DifferentialEvolution.group_params  # a tuning grid's runs in one launch
+    group_columns = ("F", "Cr")  # de_generations' gvals row
     scratch_shared_max = 48 * 1024  # per block; larger trial rows go to a global scratch buffer
 
     def bytes_needed(self, n: int) -> int:
@@ -70,29 +72,34 @@ class DifferentialEvolutionCuda(CudaAlgorithm, DifferentialEvolution):
             X = xp.empty((n, d), dtype=self.dtype)
             state = DifferentialEvolutionCudaState(
                 X=X, f=xp.empty(n, dtype=self.dtype), best_x=None, best_f=None, XT=X.T,
-                seed=self.seed_from(rng), X_next=xp.empty((n, d), dtype=self.dtype),
+                seed=self.seed_key(rng), X_next=xp.empty((n, d), dtype=self.dtype),
                 accepted=xp.zeros(n, dtype=np.uint8))
             self.tracker = self.new_best(parts=max(REDUCE_BLOCKS, grid, self.blocks(n)))
             self._bars = xp.zeros(shape.groups_per_launch, dtype=np.uint64)  # barrier arrival counters
             rows = 1 if launch.shared_bytes else grid * shape.block * launch.stride
             self._scratch = xp.empty(rows, dtype=self.dtype)
+            self.bind_groups(rng)
         self.link_best(state, self.tracker)
         self.launch("de_init", n, state.X, state.f, self.lower, self.upper, np.int64(n), np.int32(d),
-                    np.uint64(state.seed), np.int64(self.walker0), *self.tracker.args())
+                    np.uint64(state.seed), np.int64(self.walker0), *self.tracker.args(),
+                    *self.group_args(values=False))
         counted = self.cap_values(state, state.f)
         if counted < n:  # max_evals below the population: the best among the counted ones only
             self.tracker.best_f.fill(np.inf)
             self.reduce_best(self.tracker, state.f, self.xp.ascontiguousarray(state.X.T))
         state.evals += counted
         state.trials = state.X.copy()  # no trial yet: drawn where the individuals are
+        self.fold_group_best(state, state.f)
         return state
 
     def step(self, state: DifferentialEvolutionCudaState, iterations: int) -> None:
-        full, last = self.capped_iterations(state, int(iterations), self.total_walkers())
+        per_run = self.group_walkers()
+        full, last = self.capped_iterations(state, int(iterations), per_run)
         if full:
-            self._generations(state, full, self.total_walkers())
-        if last:  # max_evals: the last generation's trials of the first `last` individuals only
+            self._generations(state, full, per_run)
+        if last:  # max_evals: the last generation's trials of the first `last` individuals (of each run)
             self._generations(state, 1, last)
+        self.fold_group_best(state, state.f)  # greedy selection: f holds each individual's best
 
     def _generations(self, state: DifferentialEvolutionCudaState, iterations: int, last_active: int) -> None:
         p, d, n = self.params, self.problem.dim, self.total_walkers()
@@ -108,9 +115,10 @@ class DifferentialEvolutionCuda(CudaAlgorithm, DifferentialEvolution):
                 np.uint64(state.seed), np.int64(self.walker0), np.int64(state.iteration),
                 np.int32(iterations), np.int64(last_active), self.scalar(p.F), self.scalar(p.Cr),
                 np.int32(launch.shared_bytes > 0), self._scratch,
-                np.int32(launch.stride), self._bars, *self.tracker.args()), shared_mem=launch.shared_bytes)
+                np.int32(launch.stride), self._bars, *self.tracker.args(), *self.group_args()),
+                shared_mem=launch.shared_bytes)
         if iterations % 2:  # the kernel ping-pongs the buffers once per generation
             state.X, state.X_next = state.X_next, state.X
             state.XT = state.X.T
-        state.evals += n * (iterations - 1) + last_active
+        state.evals += n * (iterations - 1) + last_active * self.groups  # last_active: per run
         state.iteration += iterations

@@ -67,6 +67,14 @@ SHARED_CHOICES = (X_SHARED | V_SHARED | P_SHARED, X_SHARED | V_SHARED, X_SHARED,
 class ParticleSwarmCuda(CudaAlgorithm, ParticleSwarm):
     kernel_file = "particle_swarm.cu"
     block = MAX_BLOCK
+    group_params = ParticleSwarm.group_params  # classic: a tuning grid's runs in one launch
+    group_columns = ("omega", "phi_p", "phi_g", "lr")  # pso_classic's gvals row
+
+    def set_groups(self, groups: int, values: dict, target: float | None = None) -> None:
+        if self.params.variant != "classic":
+            # every per-group parameter is classic's; SPSO's kernel keys one run per launch
+            raise ValueError("the cuda engine runs grids of classic PSO only")
+        super().set_groups(groups, values, target)
 
     def bytes_needed(self, n: int) -> int:
         d, item = self.problem.dim, self.dtype.itemsize
@@ -122,7 +130,7 @@ class ParticleSwarmCuda(CudaAlgorithm, ParticleSwarm):
         with allocation_guard(xp):
             state = ParticleSwarmCudaState(
                 X=None, f=xp.empty(n, dtype=self.dtype), best_x=None, best_f=None,
-                XT=xp.empty((d, n), dtype=self.dtype), seed=self.seed_from(rng),
+                XT=xp.empty((d, n), dtype=self.dtype), seed=self.seed_key(rng),
                 VT=xp.empty((d, n), dtype=self.dtype), PT=xp.empty((d, n), dtype=self.dtype),
                 Pf=xp.empty(n, dtype=self.dtype), swarm_best_f=xp.empty(swarms, dtype=self.dtype),
                 swarm_best_i=xp.empty(swarms, dtype=np.int64))
@@ -139,27 +147,32 @@ class ParticleSwarmCuda(CudaAlgorithm, ParticleSwarm):
             self._gpart_f = xp.empty(parts, dtype=self.dtype)
             self._gpart_i = xp.empty(parts, dtype=np.int64)
             self._gpart_x = xp.empty(parts * d if shape.per_group > 1 else 1, dtype=self.dtype)
+            self.bind_groups(rng)
         state.X, state.V, state.P = state.XT.T, state.VT.T, state.PT.T
         self.link_best(state, self.tracker)
         self.launch("pso_init", n, state.XT, state.VT, state.PT, state.f, state.Pf, self.lower, self.upper,
-                    np.int64(n), np.int32(d), np.uint64(state.seed), np.int32(p.variant == "classic"))
+                    np.int64(n), np.int32(d), np.uint64(state.seed), np.int32(p.variant == "classic"),
+                    *self.group_args(values=False))
         counted = self.cap_values(state, state.f)
         if counted < n:  # max_evals below the swarm: the uncounted particles have no best yet
-            state.Pf[counted:] = np.inf
+            state.Pf[...] = state.f  # the kernel wrote Pf = f; cap_values set those to +inf in f
         state.evals += counted
         self.reduce_best(self.tracker, state.Pf, state.PT)
         grouped = state.Pf.reshape(swarms, -1)
         local = xp.argmin(grouped, axis=1)
         state.swarm_best_i[...] = xp.arange(swarms, dtype=np.int64) * int(p.walkers) + local
         state.swarm_best_f[...] = state.Pf[state.swarm_best_i]
+        self.fold_group_best(state, state.swarm_best_f)
         return state
 
     def step(self, state: ParticleSwarmCudaState, iterations: int) -> None:
-        full, last = self.capped_iterations(state, int(iterations), self.total_walkers())
+        per_run = self.group_walkers()
+        full, last = self.capped_iterations(state, int(iterations), per_run)
         if full:
-            self._launch_iterations(state, full, self.total_walkers())
-        if last:  # max_evals: the last iteration made by the first `last` particles only
+            self._launch_iterations(state, full, per_run)
+        if last:  # max_evals: the last iteration made by the first `last` particles (of each run) only
             self._launch_iterations(state, 1, last)
+        self.fold_group_best(state, state.swarm_best_f)
 
     def _launch_iterations(self, state: ParticleSwarmCudaState, iterations: int, last_active: int) -> None:
         p, d, n = self.params, self.problem.dim, self.total_walkers()
@@ -175,7 +188,7 @@ class ParticleSwarmCuda(CudaAlgorithm, ParticleSwarm):
                 args = (state.XT, state.VT, state.PT, state.f, state.Pf, state.swarm_best_f,
                         state.swarm_best_i, self.lower, self.upper, *common, *where,
                         self.scalar(p.omega), self.scalar(p.phi_p), self.scalar(p.phi_g),
-                        self.scalar(p.lr), np.int32(launch.flags), *reduce)
+                        self.scalar(p.lr), np.int32(launch.flags), *reduce, *self.group_args())
             else:
                 args = (state.XT, state.VT, state.PT, state.f, state.Pf, state.swarm_best_f,
                         state.swarm_best_i, state.epochs, state.redrawn, state.keys, state.pending, self.lower,
@@ -184,7 +197,7 @@ class ParticleSwarmCuda(CudaAlgorithm, ParticleSwarm):
             if shape.per_group > 1:
                 self._bars.fill(0)  # the barrier counters only grow within a launch
             kernel((count * shape.per_group,), (shape.block,), args, shared_mem=launch.shared_bytes)
-        state.evals += n * (iterations - 1) + last_active
+        state.evals += n * (iterations - 1) + last_active * self.groups  # last_active: per run
         state.iteration += iterations
 
     # --- snapshots -------------------------------------------------------------------------------

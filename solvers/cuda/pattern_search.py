@@ -27,6 +27,19 @@ class PatternSearchCudaState(CudaState, PatternSearchState):
 
 class PatternSearchCuda(CudaAlgorithm, PatternSearch):
     kernel_file = "pattern_search.cu"
+    group_params = PatternSearch.group_params  # a tuning grid's runs in one launch
+    group_columns = ("delta0", "tol")  # the kernels' gvals row; tol from delta0 and tol_halvings
+
+    def group_column(self, name: str, group_values: dict) -> float:
+        if name != "tol":
+            return super().group_column(name, group_values)
+        return self._tol(super().group_column("delta0", group_values),
+                         super().group_column("tol_halvings", group_values))
+
+    @staticmethod
+    def _tol(delta0: float, tol_halvings: float) -> float:
+        """delta resets once below this (computed in double, then rounded to the run's dtype)."""
+        return float(delta0) / 2.0 ** float(tol_halvings)
     # Lanes per walker: 1 (ps_iterate) or 2, 4, 8 (ps_iterate_group: the plus/minus trials of 1, 2
     # or 4 coordinates at once). Groups are used while one lane per walker would leave fewer than
     # GROUP_BELOW_THREADS_PER_SM threads per multiprocessor, with the most lanes that keep the
@@ -49,8 +62,9 @@ class PatternSearchCuda(CudaAlgorithm, PatternSearch):
         with allocation_guard(xp):
             state = PatternSearchCudaState(
                 X=None, f=xp.empty(n, dtype=self.dtype), best_x=None, best_f=None,
-                XT=xp.empty((d, n), dtype=self.dtype), seed=self.seed_from(rng),
+                XT=xp.empty((d, n), dtype=self.dtype), seed=self.seed_key(rng),
                 step=xp.empty(n, dtype=self.dtype), improved=xp.empty(n, dtype=np.uint8))
+            self.bind_groups(rng)
             # partials for the in-kernel best fold: one per block of the widest launch (8 lanes)
             self.tracker = self.new_best(parts=max(REDUCE_BLOCKS, self.blocks(8 * n)))
         state.X = state.XT.T
@@ -66,7 +80,8 @@ class PatternSearchCuda(CudaAlgorithm, PatternSearch):
         """init + step in one launch (no host work between; the best folded in the same launch):
         the same numbers as the two calls. Restart mode redraws between rounds: two calls."""
         n, iterations = int(self.params.walkers), int(iterations)
-        if self.params.restart or iterations <= 0 or self.capped(n + iterations * self._per_iteration()):
+        if (self.params.restart or iterations <= 0 or self.groups > 1
+                or self.capped(n + iterations * self._per_iteration())):
             return super().init_and_step(rng, iterations)
         state = self._allocate(rng)
         state.evals += n
@@ -79,9 +94,10 @@ class PatternSearchCuda(CudaAlgorithm, PatternSearch):
         self.launch("ps_init", n, state.XT, state.f, state.step, state.improved, self.lower,
                     self.upper, np.int64(n), np.int32(self.problem.dim), np.uint64(state.seed),
                     np.int64(self.walker0), np.uint32(stream), np.uint64(draw),
-                    self.scalar(self.params.delta0))
+                    self.scalar(self.params.delta0), *self.group_args())
         state.evals += self.cap_values(state, state.f)
         self.reduce_best(self.tracker, state.f, state.XT)
+        self.fold_group_best(state, state.f)
 
     def step(self, state: PatternSearchCudaState, iterations: int) -> None:
         p = self.params
@@ -92,10 +108,10 @@ class PatternSearchCuda(CudaAlgorithm, PatternSearch):
             todo = remaining
             if p.restart:  # stop at the next round boundary (see the module docstring)
                 todo = min(todo, p.round_iterations - state.iteration % p.round_iterations)
-            full, last = self.capped_iterations(state, todo, self._per_iteration())
+            full, last = self.capped_iterations(state, todo, self._per_iteration() // self.groups)
             if full:
                 self._iterate(state, full)
-            if last:  # the iteration the budget cuts: only its first `last` trials
+            if last:  # the iteration the budget cuts: only its first `last` trials (of each run)
                 self._iterate(state, 1, last_evals=last)
             if full < todo:
                 return  # max_evals reached
@@ -111,20 +127,21 @@ class PatternSearchCuda(CudaAlgorithm, PatternSearch):
         trials (numbered as the reference evaluates them) in the launch's last iteration (max_evals)."""
         p, n = self.params, int(self.params.walkers)
         per_iteration = self._per_iteration()
-        last = per_iteration if last_evals is None else int(last_evals)
-        tol = p.delta0 / 2.0 ** p.tol_halvings
+        last = per_iteration // self.groups if last_evals is None else int(last_evals)  # of each run
+        tol = self._tol(p.delta0, p.tol_halvings)
         lanes = self._lanes(n)
         args = (state.XT, state.f, state.step, state.improved, self.lower, self.upper,
                 np.int64(n), np.int32(self.problem.dim), np.int32(todo), self.scalar(p.delta0),
                 self.scalar(tol), np.int64(last))
         tail = (np.uint64(state.seed), np.int64(self.walker0), np.uint32(fresh), np.uint64(0),
-                np.int32(1), *self.tracker.args())
+                np.int32(1), *self.tracker.args(), *self.group_args())
         if lanes == 1:
             self.launch("ps_iterate", n, *args, *tail)
         else:
             self.launch("ps_iterate_group", lanes * n, *args, np.int32(lanes), *tail)
-        state.evals += per_iteration * (todo - 1) + last
+        state.evals += per_iteration * (todo - 1) + last * self.groups
         state.iteration += todo
+        self.fold_group_best(state, state.f)  # before a restart redraws the walkers
 
     def _lanes(self, n: int) -> int:
         if self.lanes is not None:

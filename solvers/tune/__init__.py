@@ -5,11 +5,13 @@ dim=10, max_evals=2e5)`` returns a TuneTable (rows: parameters, seed, final best
 seconds; ``cells()``: median, quartiles, best, worst, success rate, evaluations to the tolerance).
 
 Where the engine's class of the algorithm takes per-group values of every varied parameter (the
-numpy and cupy array code of PSO classic, DE and pattern search), the whole grid is ONE batched
-run: group g of the walkers is (setting, seed) g, with its own parameter values, its own random
-stream seeded as a run of its own, and its own evaluation budget, so each group gives exactly the
-result of that setting and seed run alone. Elsewhere (the cuda and numba kernels, simulated
-annealing, multi-directional search) the grid runs one run per (setting, seed), and the table says so.
+numpy and cupy array code of PSO classic, DE and pattern search; the cuda engine's fused kernels of
+the same three, which read each group's values and Philox key from device arrays once per thread),
+the whole grid is ONE batched run: group g of the walkers is (setting, seed) g, with its own
+parameter values, its own random stream seeded as a run of its own, and its own evaluation budget,
+so each group gives exactly the result of that setting and seed run alone. Elsewhere (the numba
+kernels, simulated annealing, multi-directional search, SPSO-2011) the grid runs one run per
+(setting, seed), and the table says so.
 """
 from __future__ import annotations
 
@@ -134,8 +136,9 @@ def prepare(algorithm: str, problem: str, grid: Sequence[str] | str, *, seeds: i
     names = {a.name for a in checked.axes}
     if names <= set(probe.group_params):
         plan = BatchedPlan(eng, config, probe, pairs, target)
+        code = "fused kernels, per-group values as device arrays" if eng.compiles else "array code"
         path = (f"batched: all {len(pairs):,} runs as independent groups of one run of the "
-                f"{eng.name} array code (per-group {', '.join(sorted(names))})")
+                f"{eng.name} {code} (per-group {', '.join(sorted(names))})")
     else:
         plan = OneByOnePlan(config, cls, base, pairs, target)
         why = (f"the {eng.name} engine's {algorithm} takes one parameter set per run"
