@@ -143,6 +143,14 @@ def test_cuda_budget_split_arithmetic():
     f = np.zeros(5)
     assert algo.cap_values(SimpleNamespace(evals=997), f) == 3 and np.isinf(f[3:]).all()
     assert algo.capped(901, state) and not algo.capped(900, state)
+    # a tuning grid of 4 runs: state.evals counts all of them, the budget and the cut are each run's
+    algo.groups = 4
+    grid = SimpleNamespace(evals=400)
+    assert algo.capped_iterations(grid, 30, 40) == (22, 20)
+    f = np.zeros(8)
+    algo.groups = 2
+    assert algo.cap_values(SimpleNamespace(evals=2 * 997), f) == 6
+    assert np.isinf(f.reshape(2, 4)[:, 3]).all() and not np.isinf(f.reshape(2, 4)[:, :3]).any()
 
     mds = object.__new__(MultidirectionalSearchCuda)
     mds.max_evals, mds._starts = 1_000, 5

@@ -65,6 +65,7 @@ class CudaAlgorithm(Algorithm):
     # The kernel's column order of the per-group parameter table (gvals): Params fields, or names
     # that group_column() computes from them (pattern search's tol).
     group_columns: ClassVar[tuple[str, ...]] = ()
+    groups: int = 1  # a tuning grid's runs side by side (set_groups); Algorithm.__init__ sets it too
 
     def __init__(self, problem, params, *, xp, dtype, fast_math: bool = False):
         if xp is np:
