@@ -436,7 +436,8 @@ class ConfigForm(QtWidgets.QWidget):
         if name is None:
             return
         cls = solvers.get_algorithm(name)
-        self.params_form.set_params_class(cls.Params, self._param_values.get(name))
+        self.params_form.set_params_class(cls.Params, self._param_values.get(name),
+                                          fitted=getattr(cls, "fitted_params", None))
         self._watch_return_keys()
         self.algorithm_info.setText(getattr(cls, "reference", ""))
         self.sigAlgorithmChanged.emit(name)

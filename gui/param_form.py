@@ -160,6 +160,7 @@ class ParamForm(QtWidgets.QWidget):
         self._rows: dict[str, FieldRow] = {}
         self._labels: dict[str, QtWidgets.QLabel] = {}
         self._params_cls: type | None = None
+        self._fitted: dict[str, tuple[str, str, str]] = {}
 
     @property
     def params_class(self) -> type | None:
@@ -168,12 +169,16 @@ class ParamForm(QtWidgets.QWidget):
     def specs(self) -> tuple[ParamSpec, ...]:
         return tuple(self._specs.values())
 
-    def set_params_class(self, params_cls: type, values: dict | None = None) -> None:
-        """Build the editors for `params_cls`, showing `values` where given, defaults elsewhere."""
+    def set_params_class(self, params_cls: type, values: dict | None = None,
+                         fitted: dict[str, tuple[str, str, str]] | None = None) -> None:
+        """Build the editors for `params_cls`, showing `values` where given, defaults elsewhere.
+        `fitted`: the algorithm's ``fitted_params`` (name -> (field, value under which the run fits
+        it, value under which it is used as given)); such an editor is disabled while it is fitted."""
         while self._layout.rowCount():
             self._layout.removeRow(0)
         self._specs, self._rows, self._labels = {}, {}, {}
         self._params_cls = params_cls
+        self._fitted = dict(fitted or {})
         for spec in specs(params_cls):
             editor = make_editor(spec)
             if values and spec.name in values:
@@ -205,25 +210,41 @@ class ParamForm(QtWidgets.QWidget):
         self._update_applicability()
 
     def applies(self, name: str) -> bool:
-        """False when the chosen variant ignores this parameter (its editor is then disabled)."""
-        return self._specs[name].applies_to(self._variant())
+        """False when the run ignores this value: the chosen variant does not use it, or another
+        field's setting fits it (SA's auto schedule); its editor is then disabled."""
+        return self._specs[name].applies_to(self._variant()) and self._fitted_by(name) is None
 
     def _variant(self):
         row = self._rows.get("variant")
         return editor_value(row.editor) if row is not None else None
 
+    def _fitted_by(self, name: str) -> str | None:
+        """Why `name`'s value is replaced by a fitted one under the current values; None if not."""
+        if name not in self._fitted:
+            return None
+        field, fitted_value, given_value = self._fitted[name]
+        row = self._rows.get(field)
+        if row is None or editor_value(row.editor) != fitted_value:
+            return None
+        title = self._specs[field].title if field in self._specs else field
+        return (f"Fitted by the run under {title} '{fitted_value}' (from the budget and the spread of f; "
+                f"the results show the value used). Choose '{given_value}' to set it yourself.")
+
     def _update_applicability(self) -> None:
         """Disable the parameters the chosen variant ignores, saying which variants use them."""
         variant = self._variant()
         for name, spec in self._specs.items():
-            applies = spec.applies_to(variant)
+            used, fitted = spec.applies_to(variant), self._fitted_by(name)
+            applies = used and fitted is None
             row, label = self._rows[name], self._labels[name]
             row.setEnabled(applies)
             label.setEnabled(applies)
             tip = tooltip_for(spec)
-            if not applies:
+            if not used:
                 tip = (f"Not used by the '{variant}' variant (only by: {', '.join(spec.variants)})."
                        f"\n{tip}")
+            elif fitted is not None:
+                tip = f"{fitted}\n{tip}"
             row.editor.setToolTip(tip)
             label.setToolTip(tip)
 
@@ -262,6 +283,6 @@ class ParamForm(QtWidgets.QWidget):
     def _on_editor_changed(self, name: str) -> None:
         row = self._rows[name]
         row.clear("error")
-        if name == "variant":
+        if name == "variant" or any(name == field for field, _, _ in self._fitted.values()):
             self._update_applicability()
         self.sigChanged.emit(name, editor_value(row.editor), self._specs[name].live)

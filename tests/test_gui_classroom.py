@@ -116,6 +116,21 @@ def test_pso_parameters_of_the_other_variant_are_disabled_with_the_reason(qtbot,
     assert not form.row("informants").isEnabled()
 
 
+def test_sa_schedule_values_fitted_by_the_auto_schedule_are_disabled_with_the_reason(qtbot, make_window):
+    window = make_window()
+    configure(window, "simulated_annealing")
+    form = window.form.params_form
+    fitted = ("t0", "t_min", "alpha", "chain_length")
+    assert form.editor("schedule").currentText() == "auto"  # the default fits them to the budget
+    assert not any(form.row(n).isEnabled() or form.applies(n) for n in fitted)
+    assert "Fitted by the run under" in form.editor("alpha").toolTip()
+    assert "Choose 'fixed'" in form.editor("alpha").toolTip()
+    assert form.row("width").isEnabled()  # not fitted: still the user's
+    form.editor("schedule").setCurrentText("fixed")
+    assert all(form.row(n).isEnabled() and form.applies(n) for n in fitted)
+    assert "Fitted" not in form.editor("alpha").toolTip()
+
+
 def test_every_declared_variant_names_an_existing_variant():
     for name in solvers.list_algorithms():
         specs = {s.name: s for s in solvers.params.specs(solvers.get_algorithm(name).Params)}
