@@ -2,13 +2,15 @@
 # The GPU check in one call: device and library versions, the GPU tests (pytest -m gpu) and the
 # benchmark suite, everything written into one folder.
 #
-#   scripts/device_check.sh [OUTDIR] [all|tests|bench|quick|gui] [extra pytest arguments...]
+#   scripts/device_check.sh [OUTDIR] [all|tests|bench|quick|gui|records] [extra pytest arguments...]
 #
 # OUTDIR defaults to $OUT (the device tool's folder) or ./device_out. TESTS=... narrows the test
 # files (default tests/test_gpu_*.py). "quick" runs the GPU tests
 # without the slow ones and the quick bench suite. Files written (at most 8, flat, so the device
 # tool brings them all back): env.txt, pytest.log, pytest-junit.xml, bench.log, bench.json, bench.md,
-# and in "gui" mode suite-gpu.log, suite-rest.log and gui-bench.md.
+# and in "gui" mode suite-gpu.log, suite-rest.log and gui-bench.md. "records" writes the CPU-side
+# records of the GPU host (many cores): numba-baseline.json/.log (issue 13), robustness.md (issue 10,
+# 10 seeds in one process per core) and tune-bench.json/.md (issue 12).
 # Needs python3 with numpy, pytest and CuPy. The GPU machine has no Qt: "gui" mode (the whole suite,
 # window tests included, then scripts/gui_benchmark.py with the GPU engines live) needs the Qt
 # pack .device-qt (built by ../shared/tools/device-qt/build.sh, carried by the device tool) and
@@ -146,5 +148,18 @@ open(os.path.join(out, "bench.md"), "w").write(text)
 print(text)
 EOF
   fi
+fi
+if [[ "$MODE" == records ]]; then
+  echo "== numba baseline (log: $OUTDIR/numba-baseline.log)"
+  timeout "${NUMBA_SECONDS:-200}" "$PY" scripts/numba_baseline.py --out "$OUTDIR" > "$OUTDIR/numba-baseline.log" 2>&1
+  [[ $? -ne 0 ]] && status=1
+  tail -n 30 "$OUTDIR/numba-baseline.log"
+  echo "== tune bench"
+  timeout "${TUNE_SECONDS:-120}" "$PY" scripts/tune_bench.py --out "$OUTDIR" 2>&1 | tail -n 20
+  [[ ${PIPESTATUS[0]} -ne 0 ]] && status=1
+  echo "== robustness, 10 seeds (file: $OUTDIR/robustness.md)"
+  timeout "${ROBUST_SECONDS:-300}" "$PY" scripts/robustness.py --seeds 10 --jobs "$(nproc)" \
+      --out "$OUTDIR/robustness.md" 2>&1 | tail -n 14
+  [[ ${PIPESTATUS[0]} -ne 0 ]] && status=1
 fi
 exit $status
