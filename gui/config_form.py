@@ -112,6 +112,10 @@ class ConfigForm(QtWidgets.QWidget):
         self.threads_spin.setSpecialValueText("all cores")
         self.threads_spin.setToolTip("CPU threads of the numba engine (compiled, multi-core); "
                                      "'all cores' by default")
+        # shown only where the engine sees several devices (a run split over GPUs, solvers/shards.py)
+        self.devices_combo = QtWidgets.QComboBox()
+        self.devices_row = FieldRow(self.devices_combo)
+        self.devices_label = QtWidgets.QLabel("Devices")
         self.dtype_combo = QtWidgets.QComboBox()
         self.dtype_combo.addItems(list(DTYPES))
         self.dtype_combo.setCurrentText(_RUNCONFIG_DEFAULTS["dtype"])
@@ -137,6 +141,7 @@ class ConfigForm(QtWidgets.QWidget):
         self.seed_row = FieldRow(self.seed_spin)
         run_layout.addRow("Engine", self.engine_row)
         run_layout.addRow("Threads", self.threads_spin)
+        run_layout.addRow(self.devices_label, self.devices_row)
         run_layout.addRow("Precision", self.dtype_combo)
         run_layout.addRow("Seed", self.seed_row)
         run_layout.addRow("Budget", self.budget_row)
@@ -172,6 +177,7 @@ class ConfigForm(QtWidgets.QWidget):
         self.params_form.sigChanged.connect(self._on_params_form_changed)
         self.budget_edit.textEdited.connect(lambda _text: self.budget_row.clear("error"))
         self.engine_combo.currentIndexChanged.connect(self._on_engine_combo_changed)
+        self.devices_combo.currentIndexChanged.connect(lambda _i: self.devices_row.clear("error"))
         self._on_engine_combo_changed()
         self._on_algorithm_combo_changed()
         self._select_first_problem()
@@ -194,6 +200,12 @@ class ConfigForm(QtWidgets.QWidget):
         if not get_engine(self.engine()).threads_choosable():
             return None
         return self.threads_spin.value() or None
+
+    def devices(self) -> str | None:
+        """The devices a run is split over ("all"), or None: one device (the default path)."""
+        if not self.devices_combo.isVisibleTo(self) or self.devices_combo.currentIndex() <= 0:
+            return None
+        return self.devices_combo.currentData()
 
     def build_config(self) -> RunConfig | None:
         """Validate the whole form through solvers; show each error beside its field."""
@@ -231,9 +243,11 @@ class ConfigForm(QtWidgets.QWidget):
                                    engine=self.engine(), dtype=self.dtype_combo.currentText(),
                                    seed=self.seed_spin.value(), sample_size=self.sample_spin.value(),
                                    bounds=self._bounds(), threads=self.threads(),
-                                   f_min=self._known_minimum(), **budget)
+                                   f_min=self._known_minimum(), devices=self.devices(), **budget)
         except ConfigError as exc:  # cross-field rules of the Params class, mostly
-            if not self.params_form.show_error(str(exc)):
+            if self.devices() is not None and "split" in str(exc):
+                self.devices_row.show_error(str(exc))  # e.g. an algorithm whose walkers are coupled
+            elif not self.params_form.show_error(str(exc)):
                 self.show_general_error(str(exc))
             return None
 
@@ -348,7 +362,8 @@ class ConfigForm(QtWidgets.QWidget):
         self._param_values[self.algorithm()] = self.params_form.values()
         return {"algorithm": self.algorithm(), "problem": self.problem(), "dim": self.dim(),
                 "engine": self.engine(), "dtype": self.dtype_combo.currentText(),
-                "threads": self.threads_spin.value(), "seed": self.seed_spin.value(), "sample_size": self.sample_spin.value(),
+                "threads": self.threads_spin.value(), "devices": self.devices(),
+                "seed": self.seed_spin.value(), "sample_size": self.sample_spin.value(),
                 "budget_kind": self.budget_kind.currentText(), "budget": self.budget_edit.text(),
                 "params": {k: dict(v) for k, v in self._param_values.items()},
                 "bounds": list(self._bounds()) if self._bounds() else None,
@@ -382,6 +397,8 @@ class ConfigForm(QtWidgets.QWidget):
         threads = state.get("threads")
         if isinstance(threads, int) and not isinstance(threads, bool):
             self.threads_spin.setValue(threads)  # clamped to this machine's cores
+        index = self.devices_combo.findData(state.get("devices"))  # absent here: one device
+        self.devices_combo.setCurrentIndex(max(0, index) if state.get("devices") else 0)
         for key, spin in (("seed", self.seed_spin), ("sample_size", self.sample_spin)):
             value = state.get(key)
             if isinstance(value, int) and not isinstance(value, bool):
@@ -412,7 +429,8 @@ class ConfigForm(QtWidgets.QWidget):
                             if getattr(budget, key) is not None), ("iterations", DEFAULT_MAX_ITERS))
         self.set_state({"algorithm": config.algorithm, "problem": config.problem, "dim": config.dim,
                         "engine": config.engine, "dtype": config.dtype, "seed": config.seed,
-                        "threads": config.threads or 0, "sample_size": config.sample_size, "budget_kind": kind, "budget": f"{value:g}",
+                        "threads": config.threads or 0, "sample_size": config.sample_size,
+                        "devices": _devices_text(config.devices), "budget_kind": kind, "budget": f"{value:g}",
                         "params": {config.algorithm: config.params_dict()},
                         "bounds": list(config.bounds) if config.bounds else None,
                         "f_min": config.f_min})
@@ -428,6 +446,31 @@ class ConfigForm(QtWidgets.QWidget):
         self.threads_spin.setToolTip(
             f"CPU threads of engine '{engine.name}': 1 to {engine.max_threads()} ('all cores' by default)"
             if choosable else f"engine '{engine.name}' has no thread count to choose")
+        self._fill_devices(engine)
+
+    def _fill_devices(self, engine) -> None:
+        """The devices field: one device, all of them, or each pair, where the engine has several."""
+        count = engine.device_count() if engine.available else 0
+        previous = self.devices_combo.currentData()
+        self.devices_combo.blockSignals(True)
+        self.devices_combo.clear()
+        self.devices_combo.addItem("one (device 0)", None)
+        if count > 1:
+            self.devices_combo.addItem(f"all {count} ({engine.name})", "all")
+            for first in range(count):
+                for second in range(first + 1, count):
+                    if count > 2:
+                        self.devices_combo.addItem(f"{first} and {second}", f"{first},{second}")
+        index = self.devices_combo.findData(previous)
+        self.devices_combo.setCurrentIndex(max(0, index))
+        self.devices_combo.blockSignals(False)
+        self.devices_combo.setToolTip(
+            "Split the run's walkers, chains or populations over several GPUs (one host thread and "
+            "stream each; the same numbers as on one device). Pattern search, annealing (async, sync) "
+            "and DE split; the others are refused with the reason.")
+        self.devices_combo.setEnabled(not self._running)
+        self.devices_row.setVisible(count > 1)
+        self.devices_label.setVisible(count > 1)
     def _on_algorithm_combo_changed(self, *_args) -> None:
         if self._current_algorithm is not None:
             self._param_values[self._current_algorithm] = self.params_form.values()
@@ -569,3 +612,10 @@ def _fill_engines(combo: QtWidgets.QComboBox) -> None:
         model.appendRow(item)
     combo.setModel(model)
     combo.setCurrentIndex(0)
+
+
+def _devices_text(devices) -> str | None:
+    """A RunConfig's devices as the form's item data ("all", "0,1"), None for one device."""
+    if devices is None or isinstance(devices, str):
+        return devices
+    return ",".join(str(int(d)) for d in devices)

@@ -33,7 +33,7 @@ PRESETS_DIR = Path(__file__).resolve().parents[1] / "assets" / "presets"
 # slider); a run configuration itself has no pace, so the CLI ignores it.
 _META_KEYS = ("format", "version", "name", "description", "source", "pace")
 _CONFIG_KEYS = ("algorithm", "problem", "dim", "params", "engine", "dtype", "seed", "budget",
-                "fast_math", "sample_size", "snapshot_hz", "bounds", "threads", "f_min")
+                "fast_math", "sample_size", "snapshot_hz", "bounds", "threads", "f_min", "devices")
 _BUDGET_KEYS = ("max_evals", "max_iters", "max_seconds")
 _REQUIRED = ("algorithm", "problem")
 
@@ -56,6 +56,8 @@ def config_to_dict(config: RunConfig, *, name: str = "", description: str = "",
         data["threads"] = config.threads
     if config.f_min is not None:  # a typed function's known minimum (absent: unknown)
         data["f_min"] = config.f_min
+    if config.devices is not None:  # a run split over devices: "all" or their numbers
+        data["devices"] = config.devices if isinstance(config.devices, str) else list(config.devices)
     return data
 
 
@@ -89,7 +91,7 @@ def config_from_dict(data: Any) -> RunConfig:
     if bad:
         raise ConfigError(f"unknown budget field '{bad[0]}' (known: {', '.join(_BUDGET_KEYS)})")
     options = {k: data[k] for k in ("engine", "dtype", "seed", "fast_math", "sample_size",
-                                    "snapshot_hz", "threads", "f_min") if k in data}
+                                    "snapshot_hz", "threads", "f_min", "devices") if k in data}
     if "fast_math" in options and not isinstance(options["fast_math"], bool):
         raise ConfigError(f"'fast_math' must be true or false, got {options['fast_math']!r}")
     for key in ("sample_size", "snapshot_hz"):
