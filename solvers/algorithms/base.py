@@ -281,6 +281,13 @@ class Algorithm(abc.ABC):
         once here and repeated over the group's rows). `target`: record in state.group_reach the
         group's evaluations when its best first gets to or below it."""
         xp = self.xp
+        n = self.accept_groups(groups, values, target)
+        self._row_values = {
+            name: xp.asarray(np.repeat(np.asarray(v, dtype=np.float64), n // groups)[:, None],
+                             dtype=self.dtype) for name, v in values.items()}
+
+    def accept_groups(self, groups: int, values: dict, target: float | None) -> int:
+        """set_groups' checks and bookkeeping (every engine's): returns the walkers."""
         n = self.total_walkers()
         if n % groups:
             raise ValueError(f"{n} walkers do not split into {groups} groups")
@@ -289,9 +296,7 @@ class Algorithm(abc.ABC):
             raise ValueError(f"{self.name} cannot vary {sorted(unknown)} between groups")
         self.groups = int(groups)
         self._reach_target = target
-        self._row_values = {
-            name: xp.asarray(np.repeat(np.asarray(v, dtype=np.float64), n // groups)[:, None],
-                             dtype=self.dtype) for name, v in values.items()}
+        return n
 
     def row_value(self, name: str):
         """Parameter `name`: the run's number, or its per-group values as an (n, 1) column."""

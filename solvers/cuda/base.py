@@ -92,14 +92,7 @@ class CudaAlgorithm(Algorithm):
     # thread at start (random.cuh: MwGroupKey); outside a grid they get gsize = 0 and read the scalar
     # arguments, so an ordinary launch does no extra work per iteration.
     def set_groups(self, groups: int, values: dict, target: float | None = None) -> None:
-        n = self.total_walkers()
-        if n % groups:
-            raise ValueError(f"{n} walkers do not split into {groups} groups")
-        unknown = set(values) - set(self.group_params)
-        if unknown:
-            raise ValueError(f"{self.name} cannot vary {sorted(unknown)} between groups")
-        self.groups = int(groups)
-        self._reach_target = target
+        self.accept_groups(groups, values, target)  # no (n, 1) columns: the kernels read a table
         self._group_values = {name: np.asarray(v, dtype=np.float64) for name, v in values.items()}
 
     def group_walkers(self) -> int:
