@@ -66,6 +66,7 @@ class CudaAlgorithm(Algorithm):
     # that group_column() computes from them (pattern search's tol).
     group_columns: ClassVar[tuple[str, ...]] = ()
     groups: int = 1  # a tuning grid's runs side by side (set_groups); Algorithm.__init__ sets it too
+    _group_values: dict | None = None  # set_groups: name -> per-group values (host), None outside a grid
 
     def __init__(self, problem, params, *, xp, dtype, fast_math: bool = False):
         if xp is np:
@@ -146,8 +147,8 @@ class CudaAlgorithm(Algorithm):
         value: (groups * k,) group after group, best only improving), and the run's evaluations
         when it first reached the target (read at the end of each launch, so at the resolution of
         the host's chunks, as a run alone's history records it)."""
-        if self.groups <= 1 and self._reach_target is None:
-            return
+        if self._group_values is None and self._reach_target is None:
+            return  # not a grid
         xp = self.xp
         current = values.reshape(self.groups, -1).min(axis=1)
         if state.group_best_f is None:
