@@ -411,28 +411,26 @@ class MainWindow(QtWidgets.QMainWindow):
         except ImportError:
             self.presets_menu.setEnabled(False)
             return
-        presets = config_io.list_presets()
-        for name, path, description in presets:
-            act = QtGui.QAction(name, self)
-            act.setToolTip(description)
-            act.setStatusTip(description)
-            act.triggered.connect(lambda _checked=False, p=path: self.load_preset(p))
-            self.presets_menu.addAction(act)
-        self.presets_menu.setToolTipsVisible(True)
         from solvers.tune.setup import list_presets  # noqa: PLC0415
 
+        presets = config_io.list_presets()
+        self._add_preset_actions(self.presets_menu, presets, self.load_preset)
         grids = list_presets()
         if grids:  # one tuning grid per seed paper: opens the Tune tab with its axes
             self.presets_menu.addSeparator()
             self.tune_presets_menu = self.presets_menu.addMenu("Tuning grids")
-            self.tune_presets_menu.setToolTipsVisible(True)
-            for name, path, description in grids:
-                act = QtGui.QAction(name, self)
-                act.setToolTip(description)
-                act.setStatusTip(description)
-                act.triggered.connect(lambda _checked=False, p=path: self.load_tune_preset(p))
-                self.tune_presets_menu.addAction(act)
+            self._add_preset_actions(self.tune_presets_menu, grids, self.load_tune_preset)
         self.presets_menu.setEnabled(bool(presets or grids))
+
+    def _add_preset_actions(self, menu: QtWidgets.QMenu, presets, load) -> None:
+        """One entry per (name, path, description), its description as tooltip; `load(path)`."""
+        for name, path, description in presets:
+            act = QtGui.QAction(name, self)
+            act.setToolTip(description)
+            act.setStatusTip(description)
+            act.triggered.connect(lambda _checked=False, p=path: load(p))
+            menu.addAction(act)
+        menu.setToolTipsVisible(True)
 
     def load_preset(self, path: str | Path) -> bool:
         """Show a preset's configuration in the form and set its pace; a bad file is reported in

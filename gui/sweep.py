@@ -29,6 +29,8 @@ from solvers.sweep import MAX_EXP, SweepRecord, SweepSpec, run_sweep, write_csv
 
 from .baseline import baseline_combo, baseline_words
 from .engine_words import TIMING_NOTE, gpu_notice_label, plain_reason
+from .panel_thread import PanelThread
+
 TABLE_COLUMNS = ("walkers", "engine", "seconds", "evals", "evals/s", "speedup", "note")
 
 
@@ -91,8 +93,8 @@ class SweepPanel(QtWidgets.QWidget):
         self._config = _default_config()
         self._spec: SweepSpec | None = None
         self._records: list[SweepRecord] = []
-        self._thread: QtCore.QThread | None = None
-        self._worker: SweepWorker | None = None
+        self.runner = PanelThread(self, "sweep")
+        self.runner.sigJoined.connect(self._on_runner_joined)
         self._curves_time: dict[str, pg.PlotDataItem] = {}
         self._curves_speedup: dict[str, pg.PlotDataItem] = {}
         self._build_ui()
@@ -110,7 +112,11 @@ class SweepPanel(QtWidgets.QWidget):
 
     @property
     def is_running(self) -> bool:
-        return self._thread is not None
+        return self.runner.is_running
+
+    @property
+    def _thread(self) -> QtCore.QThread | None:
+        return self.runner.thread
 
     def build_spec(self) -> SweepSpec:
         """The sweep the controls describe; ConfigError if they do not make one."""
@@ -132,7 +138,7 @@ class SweepPanel(QtWidgets.QWidget):
 
     def start(self) -> bool:
         """Start a sweep with the current controls; False (reason in the status line) if refused."""
-        if self._thread is not None:
+        if self.is_running:
             return False
         try:
             spec = self.build_spec()
@@ -143,38 +149,25 @@ class SweepPanel(QtWidgets.QWidget):
         self._clear_results()
         self._set_baseline_titles(*baseline_words(spec.baseline, spec.threads))
         self.progress.setValue(0)
-        thread = QtCore.QThread(self)
-        thread.setObjectName("sweep")
         worker = SweepWorker(spec)
-        worker.moveToThread(thread)
-        thread.started.connect(worker.run)
         worker.sigRecord.connect(self._on_worker_record)
         worker.sigStatus.connect(self.status_label.setText)
         worker.sigErrored.connect(self._on_worker_errored)
         worker.sigFinished.connect(self._on_worker_finished)
-        worker.sigFinished.connect(thread.quit)
-        thread.finished.connect(self._on_thread_finished)
-        self._thread, self._worker = thread, worker
         self.status_label.setText("starting")
         self._set_running(True)
-        thread.start()
+        self.runner.start(worker)
         return True
 
     def stop(self) -> None:
         """Ask the running sweep to end soon; the panel turns idle when its thread has finished."""
-        if self._worker is not None:
-            self._worker.stop()
+        if self.is_running:
+            self.runner.stop()
             self.status_label.setText("stopping")
 
     def shutdown(self) -> None:
         """Stop and wait for the worker thread (for closing the window); safe to call twice."""
-        thread = self._thread
-        if thread is None:
-            return
-        self._worker.stop()
-        thread.quit()  # the worker's run returns first; quit then ends the event loop
-        thread.wait()
-        self._on_thread_finished()
+        self.runner.shutdown()
 
     def export_csv(self, path: str | Path) -> Path:
         """Write the table as CSV with the sweep's setting in '#' header lines."""
@@ -397,8 +390,7 @@ class SweepPanel(QtWidgets.QWidget):
                 QtWidgets.QMessageBox.warning(self, "Export sweep", str(exc))
 
     def _current_sender(self) -> bool:
-        """False for signals of a worker already joined by shutdown() (still queued after it)."""
-        return self._worker is not None and self.sender() is self._worker
+        return self.runner.is_current(self.sender())
 
     def _on_worker_record(self, record: SweepRecord) -> None:
         if not self._current_sender():
@@ -425,17 +417,7 @@ class SweepPanel(QtWidgets.QWidget):
             stops = {r.engine: r.note for r in self._records if not r.ok}
             self.status_label.setText("done" + "".join(f"; {e} stopped: {n}" for e, n in stops.items()))
 
-    def _on_thread_finished(self) -> None:
-        thread = self._thread
-        if thread is None:
-            return  # already handled (shutdown() joins, then the queued finished signal arrives)
-        # `finished` is emitted while the thread is still winding down: wait (the GIL is released
-        # meanwhile) so that neither object is destroyed under a live thread. The worker is then
-        # deleted here, on the GUI thread; not by deleteLater on its own thread, which would need
-        # the GIL at its exit while a destructor here could be waiting for that exit (deadlock).
-        thread.wait()
-        self._thread = self._worker = None
-        thread.deleteLater()
+    def _on_runner_joined(self) -> None:
         self._set_running(False)
         self.sigFinished.emit()
 

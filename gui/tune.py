@@ -8,13 +8,13 @@ How it is wired (gui/main_window.py):
     panel.sigLoadConfig.connect(...)                     # (RunConfig, words): a loaded tuning set-up
     closeEvent: panel.shutdown()                         # stops and joins its thread
 The grid (spec, checks, batched or one-at-a-time path, cells) is solvers.tune's; this panel collects
-the axes, runs ``prepare(...).run(...)`` in a TuneWorker on its own QThread (share_gil, so the
-window stays responsive) and draws the progress it reports. start/pause/stop, export_csv/png,
-save_setup/load_setup/apply_setup, cell_text and load_setting are public for menus and tests.
+the axes (gui/tune_axes.py), runs ``prepare(...).run(...)`` in a TuneWorker on its own QThread
+(share_gil, so the window stays responsive) and draws what it reports (gui/tune_map.py).
+start/toggle_pause/stop, export_csv/png, save_setup/load_setup/apply_setup, cell_text and
+load_setting are public for menus and tests.
 """
 from __future__ import annotations
 
-import copy
 import math
 import threading
 import time
@@ -22,32 +22,28 @@ from pathlib import Path
 from typing import Callable
 
 import numpy as np
-import pyqtgraph as pg
 from PyQt6 import QtCore, QtWidgets
 
 from solvers.algorithms import get_algorithm
-from solvers.config import RunConfig
+from solvers.config import Budget, RunConfig
 from solvers.engines import get_engine, list_engines
 from solvers.errors import ConfigError
-from solvers.params import specs
+from solvers.study.execute import duration_words
 from solvers.tune import (DEFAULT_TOLERANCE, Progress, TuneSetup, TuneTable, cell_stats, load_setup,
-                          prepare, run_arrays, save_setup, setting_config, tunable)
+                          prepare, run_arrays, save_setup, setting_config)
 from solvers.tune.spec import build_axis, build_grid
 
 from .engine_words import plain_reason
 from .field_row import ERROR_STYLE, FieldRow
-from .param_form import CompactDoubleSpinBox, _decimals_for
+from .panel_thread import PanelThread
+from .param_form import CompactDoubleSpinBox
+from .tune_axes import AxisRow
+from .tune_map import MEASURES, TuneMap, best_setting
 
-MAX_SIDE = 32  # values per axis on the map
 MAX_SEEDS = 64
-MEASURES = ("median final error", "success rate", "evaluations to tolerance")
 BUDGET_KINDS = {"evaluations": "max_evals", "iterations": "max_iters"}
-NONE = "(none)"
 REDRAW_INTERVAL_MS = 100  # the map redraws at most 10 times a second (progress arrives at ~30 Hz)
-LOG_FLOOR = 1e-300
 SETUP_FILTER = "Multiwalk tuning set-up (*.json)"
-GOOD_PEN = pg.mkPen(255, 255, 255, width=2)
-HOVER_PEN = pg.mkPen(255, 120, 60, width=2)
 
 
 class TuneWorker(QtCore.QObject):
@@ -107,125 +103,6 @@ def _default_config() -> RunConfig:
     return RunConfig.build("particle_swarm", "rastrigin", 2, params={"variant": "classic"})
 
 
-def _default_range(spec) -> tuple[float, float, bool]:
-    """A first range for an axis: the declared one where it is modest, else a decade either side
-    of the default (log), always inside the limits."""
-    lo, hi, default = spec.lo, spec.hi, float(spec.default)
-    if lo is not None and hi is not None and (lo <= 0 or hi / lo <= 1e3):
-        return float(lo), float(hi), False
-    low = max(lo if lo is not None else -math.inf, default / 10 if default > 0 else default - 1)
-    high = min(hi if hi is not None else math.inf, default * 10 if default > 0 else default + 1)
-    return low, high, low > 0 and high / low > 20
-
-
-class AxisRow:
-    """One axis's controls: parameter, range, number of values, log spacing; errors under them."""
-
-    def __init__(self, optional: bool):
-        self.optional = optional
-        self.combo = QtWidgets.QComboBox()
-        self.combo.setMinimumContentsLength(12)
-        self.lo, self.hi = CompactDoubleSpinBox(), CompactDoubleSpinBox()
-        for box in (self.lo, self.hi):
-            box.setKeyboardTracking(False)
-            box.sigOutOfRange.connect(self._show_error)
-        self.points = QtWidgets.QSpinBox()
-        self.points.setRange(1, MAX_SIDE)
-        self.points.setValue(8)
-        self.points.setToolTip(f"Values on this axis (1 to {MAX_SIDE})")
-        self.log = QtWidgets.QCheckBox("log")
-        self.log.setToolTip("Geometric spacing (the lower end must be above 0)")
-        self.combo.currentIndexChanged.connect(self._on_combo_changed)
-        line = QtWidgets.QWidget()
-        layout = QtWidgets.QHBoxLayout(line)
-        layout.setContentsMargins(0, 0, 0, 0)
-        for w in (self.combo, self.lo, QtWidgets.QLabel("to"), self.hi, QtWidgets.QLabel("values"),
-                  self.points, self.log):
-            layout.addWidget(w)
-        layout.addStretch(1)
-        self.row = FieldRow(line)
-        self._specs: dict = {}
-        self.algorithm = ""
-        self.reasons: dict[str, str] = {}
-
-    def fill(self, algorithm: str, keep: str | None) -> None:
-        """List the algorithm's parameters; those a grid cannot vary are shown disabled, with why."""
-        cls = get_algorithm(algorithm)
-        self.algorithm = algorithm
-        self._specs = {s.name: s for s in specs(cls.Params)}
-        self.reasons = tunable(cls)
-        self.combo.blockSignals(True)
-        self.combo.clear()
-        if self.optional:
-            self.combo.addItem(NONE)
-        model = self.combo.model()
-        for name, why in self.reasons.items():
-            spec = self._specs[name]
-            self.combo.addItem(name if not why else f"{name} (fixed)", name)
-            item = model.item(self.combo.count() - 1)
-            item.setToolTip(f"{spec.title}: {spec.tip}" if not why else f"not a grid axis: {why}")
-            item.setEnabled(not why)
-        self.combo.blockSignals(False)
-        index = self.combo.findData(keep) if keep else -1
-        if index < 0 or not model.item(index).isEnabled():
-            index = 0 if self.optional else next(
-                (i for i in range(self.combo.count()) if model.item(i).isEnabled()), 0)
-        self.combo.setCurrentIndex(-1)  # so that setting it below always fills the range
-        self.combo.setCurrentIndex(index)
-
-    def name(self) -> str | None:
-        return self.combo.currentData()
-
-    def set_axis(self, text: str | None) -> None:
-        """Show an axis written ``name=lo:hi:n[:log]`` (None: no axis, for the optional row)."""
-        if text is None:
-            self.combo.setCurrentIndex(0 if self.optional else self.combo.currentIndex())
-            return
-        axis = build_axis(text, get_algorithm(self.algorithm))
-        self.combo.setCurrentIndex(self.combo.findData(axis.name))
-        self.lo.setValue(axis.lo)
-        self.hi.setValue(axis.hi)
-        self.points.setValue(min(MAX_SIDE, axis.points))
-        self.log.setChecked(axis.log)
-
-    def spec_text(self) -> str | None:
-        name = self.name()
-        if name is None:
-            return None
-        return f"{name}={self.lo.value():.12g}:{self.hi.value():.12g}:{self.points.value()}" + (
-            ":log" if self.log.isChecked() else "")
-
-    def set_enabled(self, enabled: bool) -> None:
-        self.combo.setEnabled(enabled)
-        for w in (self.lo, self.hi, self.points, self.log):
-            w.setEnabled(enabled and self.name() is not None)
-
-    def _show_error(self, text: str) -> None:
-        self.row.show_error(text)
-
-    def _on_combo_changed(self, *_args) -> None:
-        self.row.clear()
-        spec = self._specs.get(self.name() or "")
-        for w in (self.lo, self.hi, self.points, self.log):
-            w.setEnabled(spec is not None)
-        if spec is None:
-            return
-        lo = spec.lo if spec.lo is not None else -1e15
-        hi = spec.hi if spec.hi is not None else 1e15
-        decimals = 0 if spec.kind is int else _decimals_for(spec)
-        for box in (self.lo, self.hi):
-            box.setDecimals(decimals)
-            box.setRange(lo, hi)
-            box.setSingleStep(spec.step or (1 if spec.kind is int else 0.1))
-            box.setToolTip(f"{spec.title}: from {lo:g} to {hi:g}")
-        first, last, log = _default_range(spec)
-        self.lo.setValue(first)
-        self.hi.setValue(last)
-        self.log.setChecked(log)
-        if spec.kind is int:  # never more values than integers in the range
-            self.points.setValue(max(1, min(self.points.value(), int(last - first) + 1)))
-
-
 class TunePanel(QtWidgets.QWidget):
     """Chooses the axes, runs the grid on a worker thread and draws the map as it fills in."""
 
@@ -241,14 +118,12 @@ class TunePanel(QtWidgets.QWidget):
         self._config = _default_config()
         self._filled_for: str | None = None
         self._engine_chosen = False  # the user picked the grid's engine here: keep it
-        self._thread: QtCore.QThread | None = None
-        self._worker: TuneWorker | None = None
+        self.runner = PanelThread(self, "tune")
+        self.runner.sigJoined.connect(self._on_runner_joined)
         self._paused = False
         self.table: TuneTable | None = None  # the grid being run or last run
         self.run_config: RunConfig | None = None  # the set-up it started from (its engine, budget)
-        self._progress: Progress | None = None
         self._stats = None  # CellStats of what the map shows
-        self._redraw_pending = False
         self._last_redraw = 0.0
         self._build_ui()
         self.set_config(self._config)
@@ -274,19 +149,27 @@ class TunePanel(QtWidgets.QWidget):
 
     @property
     def is_running(self) -> bool:
-        return self._thread is not None
+        return self.runner.is_running
 
     @property
     def is_paused(self) -> bool:
         return self._paused
+
+    @property
+    def _worker(self) -> TuneWorker | None:
+        return self.runner.worker
+
+    @property
+    def _thread(self) -> QtCore.QThread | None:
+        return self.runner.thread
 
     def axis_texts(self) -> list[str]:
         return [t for t in (row.spec_text() for row in self.axes) if t]
 
     def build_setup(self) -> TuneSetup | None:
         """The grid the controls describe, checked (messages beside the fields), or None."""
-        for row in self.axes:
-            row.row.clear()
+        for row in (*[a.row for a in self.axes], self.budget_row):
+            row.clear()
         self.status_label.setStyleSheet("")
         if self.config_source is not None:
             config = self.config_source()
@@ -306,86 +189,70 @@ class TunePanel(QtWidgets.QWidget):
             except ConfigError as exc:
                 row.row.show_error(_without_spec(str(exc), text))
                 ok = False
+        texts = self.axis_texts()
+        if ok:
+            try:
+                build_grid(texts, cls, self.seeds_box.value(), config.seed)
+            except ConfigError as exc:
+                self.axes[1].row.show_error(str(exc))
+                ok = False
         if not ok:
             self._refuse("fix the axes marked in red")
             return None
-        texts = self.axis_texts()
         try:
-            build_grid(texts, cls, self.seeds_box.value(), config.seed)
-        except ConfigError as exc:
-            self.axes[1].row.show_error(str(exc))
-            self._refuse("fix the axes marked in red")
-            return None
-        budget = {key: None for key in BUDGET_KINDS.values()}
-        budget[BUDGET_KINDS[self.budget_kind.currentText()]] = self.budget_box.value()
-        try:
-            run = RunConfig.build(config.algorithm, config.problem, config.dim,
-                                  params=config.params_dict(), engine=self.engine_combo.currentText(),
-                                  dtype=config.dtype, seed=config.seed, fast_math=config.fast_math,
-                                  sample_size=config.sample_size, bounds=config.bounds,
-                                  threads=config.threads, f_min=config.f_min, **budget)
+            budget = Budget.build(**{BUDGET_KINDS[self.budget_kind.currentText()]: self.budget_box.value()})
         except ConfigError as exc:
             self.budget_row.show_error(str(exc))
-            self._refuse("fix the fields marked in red")
+            self._refuse("fix the budget marked in red")
             return None
+        run = config.replace(engine=self.engine_combo.currentText(), budget=budget)
         return TuneSetup(config=run, axes=tuple(texts), seeds=self.seeds_box.value(),
                          tolerance=self.tolerance_box.value())
 
     def start(self) -> bool:
         """Start the grid with the current controls; False (reason beside the field) if refused."""
-        if self._thread is not None:
+        if self.is_running:
             return False
         setup = self.build_setup()
         if setup is None:
             return False
         self.run_config = setup.config
-        self.table, self._progress, self._stats = None, None, None
-        self._clear_map()
-        self.progress.setRange(0, 1000)
+        self.table, self._stats = None, None
+        self.map.clear()
+        for button in (self.export_csv_button, self.export_png_button):
+            button.setEnabled(False)
         self.progress.setValue(0)
         self.progress.setFormat("starting")
-        thread = QtCore.QThread(self)
-        thread.setObjectName("tune")
         worker = TuneWorker(setup.arguments())
-        worker.moveToThread(thread)
-        thread.started.connect(worker.run)
         worker.sigStatus.connect(self._on_worker_status)
         worker.sigPrepared.connect(self._on_worker_prepared)
         worker.sigProgress.connect(self._on_worker_progress)
         worker.sigErrored.connect(self._on_worker_errored)
         worker.sigFinished.connect(self._on_worker_finished)
-        worker.sigFinished.connect(thread.quit)
-        thread.finished.connect(self._on_thread_finished)
-        self._thread, self._worker = thread, worker
         self.status_label.setText("starting")
         self._set_running(True)
-        thread.start()
+        self.runner.start(worker)
         return True
 
     def toggle_pause(self) -> None:
         """Pause a running grid between chunks (or runs), or resume it; pauses are not timed."""
-        if self._worker is None:
+        worker = self.runner.worker
+        if worker is None:
             return
         self._paused = not self._paused
-        (self._worker.pause if self._paused else self._worker.resume)()
+        (worker.pause if self._paused else worker.resume)()
         self.pause_button.setText("Resume" if self._paused else "Pause")
         if self._paused:
             self.progress.setFormat("paused · " + self.progress.format())
 
     def stop(self) -> None:
-        if self._worker is not None:
-            self._worker.stop()
+        if self.is_running:
+            self.runner.stop()
             self.status_label.setText("stopping")
 
     def shutdown(self) -> None:
         """Stop and wait for the worker thread (for closing the window); safe to call twice."""
-        thread = self._thread
-        if thread is None:
-            return
-        self._worker.stop()
-        thread.quit()
-        thread.wait()
-        self._on_thread_finished()
+        self.runner.shutdown()
 
     def export_csv(self, path: str | Path) -> Path:
         """One row per run: the axes' values, seed, final best, evaluations, seconds, reached_at."""
@@ -400,7 +267,7 @@ class TunePanel(QtWidgets.QWidget):
 
         if self.table is None:
             raise ConfigError("no grid to export yet")
-        return save_png(self.plot, path)
+        return save_png(self.map.plot, path)
 
     def save_setup(self, path: str | Path) -> bool:
         """Write the tuning set-up (the main set-up, axes, seeds, budget, engine) as JSON."""
@@ -450,14 +317,6 @@ class TunePanel(QtWidgets.QWidget):
         super().closeEvent(event)
 
     # --- what the map shows ---------------------------------------------------------------------
-    def cell_values(self) -> np.ndarray:
-        """Per-setting values of the chosen measure (NaN where unknown yet)."""
-        stats, measure = self._stats, self.measure_combo.currentText()
-        if stats is None:
-            return np.zeros(0)
-        return {MEASURES[0]: stats.median, MEASURES[1]: stats.success_rate,
-                MEASURES[2]: stats.evals_to_tolerance}[measure]
-
     def cell_text(self, index: int) -> str:
         """Hover text of setting `index`: exact parameter values, median, quartiles, best, worst."""
         table, stats = self.table, self._stats
@@ -466,44 +325,22 @@ class TunePanel(QtWidgets.QWidget):
         head = ", ".join(f"{k} = {v!r}" for k, v in table.grid.settings[index].items())
         if stats is None or stats.runs[index] == 0:
             return f"{head}: not run yet"
-        seeds = len(table.grid.seeds)
         so_far = "" if table.complete else " so far"
         text = (f"{head}: median{so_far} {stats.median[index]:.4g}, quartiles [{stats.q1[index]:.4g}, "
                 f"{stats.q3[index]:.4g}], best {stats.best[index]:.4g}, worst {stats.worst[index]:.4g}"
-                f" over {int(stats.runs[index])} of {seeds} seeds")
+                f" over {int(stats.runs[index])} of {len(table.grid.seeds)} seeds")
         if not np.isnan(stats.success_rate[index]):
             text += f"; success {stats.success_rate[index]:.0%}"
         if not np.isnan(stats.evals_to_tolerance[index]):
             text += f"; {stats.evals_to_tolerance[index]:,.0f} evals to tolerance (median)"
         return text
 
-    def index_at(self, x: float, y: float) -> int | None:
-        """The setting under view coordinates (x, y), or None outside the map."""
-        table = self.table
-        if table is None or not (math.isfinite(x) and math.isfinite(y)):
-            return None
-        shape = table.grid.shape
-        col = math.floor(x)
-        if len(shape) == 2:
-            row = math.floor(y)
-            return row * shape[1] + col if 0 <= row < shape[0] and 0 <= col < shape[1] else None
-        return col if 0 <= col < shape[0] else None
-
-    def cell_center(self, index: int) -> tuple[float, float]:
-        """View coordinates of setting `index`'s centre (the line's point for one axis)."""
-        shape = self.table.grid.shape
-        if len(shape) == 2:
-            return index % shape[1] + 0.5, index // shape[1] + 0.5
-        return index + 0.5, 0.0
-
     def best_index(self) -> int | None:
         """The setting with the lowest median final error (ties: the lower upper quartile)."""
-        stats = self._stats
-        if stats is None or not np.any(stats.runs > 0):
-            return None
-        median = np.where(np.isnan(stats.median), np.inf, stats.median)
-        q3 = np.where(np.isnan(stats.q3), np.inf, stats.q3)
-        return int(np.lexsort((q3, median))[0])
+        return best_setting(self._stats)
+
+    def cell_center(self, index: int) -> tuple[float, float]:
+        return self.map.cell_center(index)
 
     def load_setting(self, index: int) -> bool:
         """Send setting `index` to the main set-up (sigLoadSetting): the grid's set-up with the
@@ -600,6 +437,8 @@ class TunePanel(QtWidgets.QWidget):
         self.hover_label = QtWidgets.QLabel("Hover a cell for its seeds' spread; click it to load "
                                             "its setting into the set-up.")
         self.hover_label.setWordWrap(True)
+        # two lines kept: a wrapped label under a stretching plot is otherwise given one
+        self.hover_label.setMinimumHeight(2 * self.hover_label.fontMetrics().lineSpacing() + 4)
         self.hover_label.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
 
         form = QtWidgets.QFormLayout()
@@ -625,35 +464,10 @@ class TunePanel(QtWidgets.QWidget):
         for w in (self.export_csv_button, self.export_png_button, self.save_button, self.load_button):
             files.addWidget(w)
 
-        self.plot = pg.PlotWidget()
-        self.plot.setMenuEnabled(False)
-        self.plot.setMinimumHeight(220)
-        item = self.plot.getPlotItem()
-        item.setMouseEnabled(x=False, y=False)  # a click picks a cell; the map never pans away
-        item.hideButtons()
-        self.image = pg.ImageItem(axisOrder="row-major")
-        item.addItem(self.image)
-        viridis = pg.colormap.get("viridis")  # shared by pyqtgraph's cache: never changed here
-        # lower is better for errors and evaluations: reversed, so the best cells are bright, as
-        # they are for the success rate
-        reversed_map = copy.deepcopy(viridis)
-        reversed_map.reverse()
-        self._maps = {False: viridis, True: reversed_map}
-        self.colorbar = pg.ColorBarItem(values=(0, 1), colorMap=self._maps[True], interactive=False,
-                                        width=14)
-        self.colorbar.setImageItem(self.image, insert_in=item)
-        self.line = pg.PlotDataItem(pen=pg.mkPen(120, 180, 255, width=2), symbol="o", symbolSize=6,
-                                    symbolBrush=(120, 180, 255))
-        self.band_lo = pg.PlotDataItem(pen=None)
-        self.band_hi = pg.PlotDataItem(pen=None)
-        self.band = pg.FillBetweenItem(self.band_lo, self.band_hi, brush=pg.mkBrush(120, 180, 255, 60))
-        # outlines one cell wide (sizes in data units: a cell is 1 x 1)
-        self.best_mark = pg.ScatterPlotItem(symbol="s", size=0.92, pxMode=False, pen=GOOD_PEN, brush=None)
-        self.hover_mark = pg.ScatterPlotItem(symbol="s", size=0.92, pxMode=False, pen=HOVER_PEN, brush=None)
-        for it in (self.band, self.line, self.best_mark, self.hover_mark):
-            item.addItem(it)
-        self.plot.scene().sigMouseMoved.connect(self._on_scene_mouse_moved)
-        self.plot.scene().sigMouseClicked.connect(self._on_scene_mouse_clicked)
+        self.map = TuneMap()
+        self.map.sigHovered.connect(self._on_map_hovered)
+        self.map.sigClicked.connect(self.load_setting)
+        self.plot = self.map.plot  # for PNG export and tests
         self._redraw_timer = QtCore.QTimer(self)
         self._redraw_timer.setSingleShot(True)
         self._redraw_timer.timeout.connect(self._redraw)
@@ -663,7 +477,7 @@ class TunePanel(QtWidgets.QWidget):
         layout.addLayout(buttons)
         layout.addWidget(self.status_label)
         layout.addLayout(files)
-        layout.addWidget(self.plot, 1)
+        layout.addWidget(self.map, 1)
         layout.addWidget(self.hover_label)
 
     def _select_engine(self, engine: str) -> None:
@@ -689,15 +503,6 @@ class TunePanel(QtWidgets.QWidget):
             w.setEnabled(not running)
         self.sigRunningChanged.emit(running)
 
-    def _clear_map(self) -> None:
-        self.image.clear()
-        for it in (self.line, self.band_lo, self.band_hi):
-            it.setData([], [])
-        self.best_mark.setData([], [])
-        self.hover_mark.setData([], [])
-        for button in (self.export_csv_button, self.export_png_button):
-            button.setEnabled(False)
-
     def _schedule_redraw(self) -> None:
         if self._redraw_timer.isActive():
             return
@@ -706,135 +511,53 @@ class TunePanel(QtWidgets.QWidget):
 
     def _redraw(self, *_args) -> None:
         self._last_redraw = time.monotonic()
-        table = self.table
-        if table is None or self._stats is None:
+        if self.table is None or self._stats is None:
             return
-        measure = self.measure_combo.currentText()
-        values = self.cell_values()
-        log = measure != MEASURES[1]  # errors and evaluations span decades; a rate does not
-        shown, floor = _log10(values) if log else (values, None)
-        unit = {MEASURES[0]: "best f - f*" if table.f_min is not None else "best f (f* unknown)",
-                MEASURES[1]: "share of seeds within the tolerance",
-                MEASURES[2]: "evaluations"}[measure]
-        title = f"{measure} ({unit}" + (", log scale" if log else "") + (
-            f", {_floor_words(floor)}" if floor else "") + ")"
-        axes = table.grid.axes
-        finite = shown[np.isfinite(shown)]
-        lo, hi = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
-        if measure == MEASURES[1]:
-            lo, hi = 0.0, 1.0
-        if hi <= lo:
-            hi = lo + 1.0
-        if len(axes) == 2:
-            grid = shown.reshape(table.grid.shape)  # rows: axis 1, columns: axis 2
-            self.colorbar.setColorMap(self._maps[measure != MEASURES[1]])
-            self.colorbar.setLevels((lo, hi))
-            self.image.setImage(grid, autoLevels=False, levels=(lo, hi))
-            self.image.setRect(QtCore.QRectF(0, 0, grid.shape[1], grid.shape[0]))
-            self._ticks(axes)
-            self.plot.setLabel("bottom", axes[1].name + (" (log spacing)" if axes[1].log else ""))
-            self.plot.setLabel("left", axes[0].name + (" (log spacing)" if axes[0].log else ""))
-            self.plot.setTitle(title + (" · white: best median" if table.complete else ""), size="10pt")
-            self.colorbar.getAxis("right").setTicks(_value_ticks(lo, hi, log, measure == MEASURES[1]))
-            self.colorbar.show()
-        else:
-            x = np.arange(len(axes[0].values), dtype=float) + 0.5
-            self.line.setData(x, np.where(np.isfinite(shown), shown, np.nan), connect="finite")
-            if measure == MEASURES[0]:
-                band_lo, _ = _log10(self._stats.q1, floor)
-                band_hi, _ = _log10(self._stats.q3, floor)
-                keep = np.isfinite(band_lo) & np.isfinite(band_hi)
-                self.band_lo.setData(x[keep], band_lo[keep])
-                self.band_hi.setData(x[keep], band_hi[keep])
-            else:
-                self.band_lo.setData([], [])
-                self.band_hi.setData([], [])
-            self._ticks(axes)
-            self.plot.setLabel("bottom", axes[0].name + (" (log spacing)" if axes[0].log else ""))
-            self.plot.setTitle(title + (" · band: quartiles over the seeds" if measure == MEASURES[0]
-                                        else ""), size="10pt")
-            self.plot.setLabel("left", measure)
-            self.plot.getPlotItem().getAxis("left").setTicks(
-                _value_ticks(lo, hi, log, measure == MEASURES[1]))
-            self.colorbar.hide()
-        best = self.best_index() if table.complete or self._progress is not None else None
-        if best is not None and len(axes) == 2:
-            self.best_mark.setData(*[[v] for v in self.cell_center(best)])
-        else:
-            self.best_mark.setData([], [])
+        self.map.draw(self.table, self._stats, self.measure_combo.currentText(),
+                      show_best=self.table.complete)
         self.sigRedrawn.emit()
 
-    def _ticks(self, axes) -> None:
-        def labels(axis):
-            step = max(1, math.ceil(len(axis.values) / 8))
-            return [[(i + 0.5, f"{v:.3g}") for i, v in enumerate(axis.values) if i % step == 0]]
-
-        item = self.plot.getPlotItem()
-        item.getAxis("bottom").setTicks(labels(axes[-1]))
-        if len(axes) == 2:
-            item.getAxis("left").setTicks(labels(axes[0]))
-
     def _show_progress(self, progress: Progress) -> None:
-        total = progress.total
-        fraction = progress.fraction
+        total, fraction = progress.total, progress.fraction
         if self.table is not None and self.table.batched and progress.done < total:
-            runs = f"all {total:,} runs at once, {fraction:.0%} of the budget"
+            words = f"all {total:,} runs at once, {fraction:.0%} of the budget"
         else:
-            runs = f"{progress.done:,} of {total:,} runs"
+            words = f"{progress.done:,} of {total:,} runs"
         if 0.02 <= fraction < 1.0 and progress.seconds > 0.2:
-            left = progress.seconds * (1.0 - fraction) / fraction
-            runs += f" · about {_duration(left)} left"
+            words += f" · about {duration_words(progress.seconds * (1.0 - fraction) / fraction)} left"
         elif fraction < 1.0:
-            runs += " · estimating the time left"
+            words += " · estimating the time left"
         self.progress.setValue(int(round(fraction * 1000)))
-        self.progress.setFormat(("paused · " if self._paused else "") + runs)
+        self.progress.setFormat(("paused · " if self._paused else "") + words)
 
     # --- slots ------------------------------------------------------------------------------------
     def _on_engine_combo_activated(self, *_args) -> None:
         self._engine_chosen = True
 
-    def _on_scene_mouse_moved(self, pos) -> None:
-        point = self.plot.getPlotItem().vb.mapSceneToView(pos)
-        index = self.index_at(point.x(), point.y())
-        if index is None:
-            self.hover_mark.setData([], [])
-            return
-        self.hover_label.setText(self.cell_text(index))
-        if len(self.table.grid.shape) == 2:
-            self.hover_mark.setData(*[[v] for v in self.cell_center(index)])
-
-    def _on_scene_mouse_clicked(self, event) -> None:
-        if event.button() != QtCore.Qt.MouseButton.LeftButton:
-            return
-        point = self.plot.getPlotItem().vb.mapSceneToView(event.scenePos())
-        index = self.index_at(point.x(), point.y())
-        if index is not None:
-            self.load_setting(index)
+    def _on_map_hovered(self, index: int) -> None:
+        if index >= 0:
+            self.hover_label.setText(self.cell_text(index))
 
     def _on_export_csv_clicked(self) -> None:
-        from .export import CSV_FILTER, ask_save_path  # noqa: PLC0415 - only when exporting
-
-        t = self.table
-        path = ask_save_path(self, "Export grid as CSV", f"tune_{t.algorithm}_{t.problem}_{t.dim}d.csv",
-                             CSV_FILTER)
-        if path is not None:
-            self._export(lambda: self.export_csv(path), path)
+        self._ask_and_export("Export grid as CSV", "csv", self.export_csv)
 
     def _on_export_png_clicked(self) -> None:
-        from .export import PNG_FILTER, ask_save_path  # noqa: PLC0415 - only when exporting
+        self._ask_and_export("Export map as PNG", "png", self.export_png)
+
+    def _ask_and_export(self, title: str, suffix: str, save) -> None:
+        from . import export  # noqa: PLC0415 - only when exporting
 
         t = self.table
-        path = ask_save_path(self, "Export map as PNG", f"tune_{t.algorithm}_{t.problem}_{t.dim}d.png",
-                             PNG_FILTER)
-        if path is not None:
-            self._export(lambda: self.export_png(path), path)
-
-    def _export(self, save, path) -> None:
+        file_filter = export.CSV_FILTER if suffix == "csv" else export.PNG_FILTER
+        path = export.ask_save_path(self, title, f"tune_{t.algorithm}_{t.problem}_{t.dim}d.{suffix}",
+                                    file_filter)
+        if path is None:
+            return
         try:
-            save()
+            save(path)
         except (OSError, ConfigError) as exc:  # SaveError is a ConfigError: the old file is kept
             self._refuse(f"export failed: {exc}")
-            QtWidgets.QMessageBox.warning(self, "Export", str(exc))
+            QtWidgets.QMessageBox.warning(self, title, str(exc))
         else:
             self.status_label.setStyleSheet("")
             self.status_label.setText(f"saved {path}")
@@ -854,8 +577,7 @@ class TunePanel(QtWidgets.QWidget):
             self.load_setup(name)
 
     def _current_sender(self) -> bool:
-        """False for signals of a worker already joined by shutdown() (still queued after it)."""
-        return self._worker is not None and self.sender() is self._worker
+        return self.runner.is_current(self.sender())
 
     def _on_worker_status(self, text: str) -> None:
         if self._current_sender():
@@ -866,19 +588,13 @@ class TunePanel(QtWidgets.QWidget):
         if not self._current_sender():
             return
         self.table = table
-        shape = table.grid.shape
-        self.plot.getPlotItem().vb.setRange(xRange=(0, shape[-1]),
-                                            yRange=(0, shape[0]) if len(shape) == 2 else None,
-                                            padding=0.02)
-        if len(shape) == 1:
-            self.plot.getPlotItem().vb.enableAutoRange(axis="y")
+        self.map.begin(table.grid.shape)
         if table.notes:
             self.status_label.setText(table.path + "; " + "; ".join(table.notes))
 
     def _on_worker_progress(self, progress: Progress) -> None:
         if not self._current_sender() or self.table is None:
             return
-        self._progress = progress
         table = self.table
         errors = np.asarray(progress.best, dtype=np.float64)
         if table.f_min is not None:
@@ -900,7 +616,7 @@ class TunePanel(QtWidgets.QWidget):
         if table is None:
             self.progress.setFormat("refused")
             return
-        self.table, self._progress = table, None
+        self.table = table
         self._stats = cell_stats(*run_arrays(table.rows, table.grid, table.f_min), table.tolerance,
                                  table.f_min is not None)
         for button in (self.export_csv_button, self.export_png_button):
@@ -913,7 +629,7 @@ class TunePanel(QtWidgets.QWidget):
                                 + (" (stopped)" if stopped else ""))
         how = "batched" if table.batched else "one run per setting and seed"
         text = (("stopped: " if stopped else "done: ") +
-                f"{len(table.rows):,} of {table.grid.groups:,} runs in {_duration(table.seconds)} "
+                f"{len(table.rows):,} of {table.grid.groups:,} runs in {table.seconds:.3g} s "
                 f"({how}, {table.engine})")
         best = self.best_index()
         if best is not None:
@@ -921,14 +637,8 @@ class TunePanel(QtWidgets.QWidget):
         self.status_label.setStyleSheet("")
         self.status_label.setText(text)
 
-    def _on_thread_finished(self) -> None:
-        thread = self._thread
-        if thread is None:
-            return
-        thread.wait()  # see SweepPanel: delete the worker here, on the GUI thread, once joined
-        self._thread = self._worker = None
+    def _on_runner_joined(self) -> None:
         self._paused = False
-        thread.deleteLater()
         self._set_running(False)
         self.sigFinished.emit()
 
@@ -941,41 +651,3 @@ def _without_spec(message: str, text: str) -> str:
     """An axis error without the "grid 'name=...': " prefix (the row shows the axis already)."""
     prefix = f"grid '{text}': "
     return message[len(prefix):] if message.startswith(prefix) else message
-
-
-def _log10(values: np.ndarray, floor: float | None = None) -> tuple[np.ndarray, float | None]:
-    """log10 of `values` with zeros (exact hits) drawn at a floor: a decade below the smallest
-    positive value; returns the floor used (None when nothing was floored)."""
-    values = np.asarray(values, dtype=np.float64)
-    positive = values[np.isfinite(values) & (values > 0)]
-    if floor is None:
-        floor = float(positive.min()) / 10 if positive.size else 1e-16
-    floored = bool(np.any(np.isfinite(values) & (values <= 0)))
-    with np.errstate(invalid="ignore", divide="ignore"):
-        out = np.log10(np.maximum(values, max(floor, LOG_FLOOR)))
-    return np.where(np.isnan(values), np.nan, out), (floor if floored else None)
-
-
-def _floor_words(floor: float) -> str:
-    return f"0 drawn at {floor:.0e}"
-
-
-def _value_ticks(lo: float, hi: float, log: bool, percent: bool):
-    """Tick labels for the colour bar or the line's axis: powers of ten on a log scale."""
-    if percent:
-        return [[(v, f"{v:.0%}") for v in np.linspace(0, 1, 5)]]
-    if not log:
-        return None
-    first, last = math.ceil(lo), math.floor(hi)
-    if last - first >= 1:
-        step = max(1, math.ceil((last - first + 1) / 8))
-        return [[(k, f"1e{k}") for k in range(first, last + 1, step)]]
-    return [[(v, f"{10 ** v:.3g}") for v in np.linspace(lo, hi, 4)]]
-
-
-def _duration(seconds: float) -> str:
-    if seconds < 1:
-        return f"{seconds * 1000:.0f} ms"
-    if seconds < 120:
-        return f"{seconds:.1f} s"
-    return f"{seconds / 60:.1f} min"

@@ -1,8 +1,9 @@
 """Real screenshots of the window, taken offscreen: one per algorithm after a short run on a 2-D
 function, one of a 30-D slice, the classroom annealing preset on Himmelblau (legend, its four
-minima) and the window at a projector's 1024 x 640. Writes docs/screenshots/<name>.png.
+minima), the window at a projector's 1024 x 640 and the Tune tab's finished map of the DE preset
+(F x Cr). Writes docs/screenshots/<name>.png.
 
-    python scripts/screenshots.py [--out docs/screenshots] [--problem rastrigin]
+    python scripts/screenshots.py [--out docs/screenshots] [--problem rastrigin] [--only tune]
 
 Runs every algorithm in the registry on the numpy engine; settings are chosen so the picture shows
 the walkers mid-search (not all collapsed on the minimum). The window's remembered settings are
@@ -109,12 +110,34 @@ def shoot_current(window, path: Path) -> None:
     print(f"{path}: {window.statusBar().currentMessage()}")
 
 
+def shoot_tune(window, stem: str, path: Path) -> None:
+    """A tuning preset's grid run to the end in the Tune tab, the best cell hovered."""
+    from solvers.tune.setup import PRESETS_DIR  # noqa: PLC0415
+
+    if not window.load_tune_preset(PRESETS_DIR / f"{stem}.json"):
+        raise SystemExit(f"{stem}: the tuning preset did not load")
+    panel = window.tune_panel
+    if not panel.start():
+        raise SystemExit(f"{stem}: the grid did not start: {panel.status_label.text()}")
+    wait_for(panel.sigFinished, 600_000)
+    best = panel.best_index()
+    if best is not None:
+        panel.hover_label.setText(panel.cell_text(best))
+        panel.map.mark_hovered(best)
+    if not window.grab().save(str(path)):
+        raise SystemExit(f"could not write {path}")
+    compact(path)
+    print(f"{path}: {panel.status_label.text()}")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default=str(ROOT / "docs" / "screenshots"))
     parser.add_argument("--problem", default="rastrigin")
     parser.add_argument("--width", type=int, default=1500)
     parser.add_argument("--height", type=int, default=900)
+    parser.add_argument("--only", choices=("tune",), default=None,
+                        help="take only the Tune tab's picture (tune_de_F_Cr.png)")
     args = parser.parse_args(argv)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -127,6 +150,10 @@ def main(argv: list[str] | None = None) -> int:
         window = MainWindow(settings)
         window.resize(args.width, window.height() if args.height is None else args.height)
         window.show()
+        shoot_tune(window, "seed004_de_F_Cr", out / "tune_de_F_Cr.png")
+        if args.only == "tune":
+            window.close()
+            return 0
         for algorithm in solvers.list_algorithms():
             shoot(window, algorithm, args.problem, 2,
                   ITERATIONS.get(algorithm, DEFAULT_ITERATIONS), out / f"{algorithm}.png")

@@ -58,7 +58,7 @@ def test_grid_fills_live_then_hover_click_and_exports(qtbot, tmp_path):
     assert table.complete and table.batched and table.grid.shape == (3, 3)
     assert panel.status_label.text().startswith("done: 18 of 18 runs")
     assert panel.progress.value() == 1000
-    image = panel.image.image
+    image = panel.map.image.image
     assert image.shape == (3, 3) and np.isfinite(image).all()
     # the map is log10 of the medians (exact zeros drawn a decade below the smallest positive one)
     medians = np.array([c.median for c in table.cells()])
@@ -71,7 +71,7 @@ def test_grid_fills_live_then_hover_click_and_exports(qtbot, tmp_path):
         assert word in text
     # other measures
     panel.measure_combo.setCurrentText("success rate")
-    np.testing.assert_allclose(panel.image.image.ravel(), [c.success_rate for c in table.cells()])
+    np.testing.assert_allclose(panel.map.image.image.ravel(), [c.success_rate for c in table.cells()])
     panel.measure_combo.setCurrentText("median final error")
 
     loaded = []
@@ -96,10 +96,10 @@ def test_grid_fills_live_then_hover_click_and_exports(qtbot, tmp_path):
 def test_one_axis_draws_a_line_with_a_quartile_band(qtbot):
     panel = make_panel(qtbot, axes=("phi_g=0.5:2.5:4",), seeds=3)
     run_to_end(qtbot, panel)
-    x, y = panel.line.getData()
+    x, y = panel.map.line.getData()
     np.testing.assert_allclose(x, [0.5, 1.5, 2.5, 3.5])
     assert np.isfinite(y).all()
-    assert len(panel.band_lo.getData()[0]) == 4 and not panel.colorbar.isVisible()
+    assert len(panel.map.band_lo.getData()[0]) == 4 and not panel.map.colorbar.isVisible()
 
 
 def test_low_errors_are_bright_in_every_panel(qtbot):
@@ -107,8 +107,8 @@ def test_low_errors_are_bright_in_every_panel(qtbot):
     panels = [TunePanel(), TunePanel()]
     for panel in panels:
         qtbot.addWidget(panel)
-        lowest = panel._maps[True].map(0.0, mode="byte")
-        assert list(lowest) == list(panel._maps[False].map(1.0, mode="byte"))  # viridis' yellow
+        lowest = panel.map.maps[True].map(0.0, mode="byte")
+        assert list(lowest) == list(panel.map.maps[False].map(1.0, mode="byte"))  # viridis' yellow
 
 
 def test_stop_pause_and_shutdown_mid_run(qtbot):

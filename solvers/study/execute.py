@@ -102,7 +102,7 @@ class Progress:
         done = written + self.resumed
         rate = written / (now - self.t0) if now > self.t0 else 0.0
         left = self.total - done
-        eta = f", about {_duration(left / rate)} left" if rate > 0 and left else ""
+        eta = f", about {duration_words(left / rate)} left" if rate > 0 and left else ""
         bad = f", {failed} failed" if failed else ""
         line = (f"study: {done}/{self.total} runs ({self.resumed} resumed{bad}), {workers} workers, "
                 f"{rate:.2f} runs/s{eta}")
@@ -110,7 +110,8 @@ class Progress:
         print(("\r" + line + "\033[K") if self.tty else line, end=end, file=sys.stderr, flush=True)
 
 
-def _duration(seconds: float) -> str:
+def duration_words(seconds: float) -> str:
+    """A time left in words: seconds below 90 s, then minutes, then hours."""
     if seconds < 90:
         return f"{seconds:.0f} s"
     if seconds < 5400:
