@@ -205,6 +205,12 @@ def run_sweep(spec: SweepSpec, cancel: threading.Event | None = None,
                               speedup=speedup, iterations=spec.iterations, progress=progress)
 
 
+def sweep_job(spec: SweepSpec, *, cancel: threading.Event, emit: Callable) -> Iterator[SweepRecord]:
+    """run_sweep as a job on a cluster worker (solvers/study/remote.py): the records are yielded, the
+    point starts sent through ``emit`` as ("start", walkers, engine), in the order they happen."""
+    yield from run_sweep(spec, cancel, lambda walkers, engine: emit(("start", walkers, engine)))
+
+
 def write_csv(records: Iterable[SweepRecord], path: str | Path, spec: SweepSpec | None = None) -> Path:
     """Write the records as CSV; `spec` adds comment lines (# key=value) naming the setting."""
     path = Path(path)
