@@ -5,7 +5,8 @@ import json
 
 import pytest
 
-from solvers.bench import SUITES, Case, add_ratios, measure, targets
+from solvers import bench
+from solvers.bench import SUITES, Case, add_ratios, device_targets, measure, targets
 from solvers.cli import main
 
 
@@ -47,6 +48,30 @@ def test_ratios_and_targets():
     assert any(line.startswith("MET: pattern_search") for line in targets(recs))
     recs[1]["fraction_of_eval_only"] = 0.4
     assert any(line.startswith("NOT MET: pattern_search") for line in targets(recs))
+
+
+def test_targets_are_the_data_files(monkeypatch):
+    """Every target line follows bench_targets.toml: change a number there, the verdict follows."""
+    data = bench.load_targets()
+    assert data == bench.TARGETS and data["engine"] == "cuda"
+    base = {"variant": "", "problem": "ackley", "dim": 20, "walkers": 15360, "dtype": "float32",
+            "mode": "end_to_end", "fast_math": False, "engine": "cuda", "seconds": 0.9e-3,
+            "speedup_vs_numpy": 3000}
+    pso = dict(base, algorithm="particle_swarm", problem="rastrigin", dim=30, walkers=16384,
+               mode="rate", evals_per_second=5e9)
+    split = dict(pso, algorithm="pattern_search", devices="0,1", speedup_vs_one_device=1.85)
+    records = [dict(base, algorithm="pattern_search"), pso]
+    assert [line.split(":")[0] for line in targets(records)] == ["MET", "MET", "MET"]
+    assert "target >= 1.9x" in device_targets([split])[0]
+    table1 = dict(data["table1"], end_to_end_ms=0.5, speedup_vs_numpy=4000)
+    rates = dict(data["one_group_rate"], particle_swarm={"16384": 6e9})
+    monkeypatch.setitem(bench.TARGETS, "table1", table1)
+    monkeypatch.setitem(bench.TARGETS, "one_group_rate", rates)
+    monkeypatch.setitem(bench.TARGETS, "split_over_2_devices", {"default": 1.7})
+    lines = targets(records)
+    assert [line.split(":")[0] for line in lines] == ["NOT MET", "MET", "NOT MET"]
+    assert "target <= 0.5 ms" in lines[0] and "NOT MET: >= 4000x" in lines[1] and "(target >= 6 G/s)" in lines[2]
+    assert "target >= 1.7x" in device_targets([split])[0]
 
 
 @pytest.mark.parametrize("argv", [["bench"], ["bench", "-a", "nope"], ["bench", "-a", "pattern_search",
