@@ -25,7 +25,8 @@ from solvers.config import RunConfig
 from solvers.engines import get_engine, gpu_status, list_engines
 from solvers.errors import ConfigError
 from solvers.problems import list_problems
-from solvers.sweep import MAX_EXP, SweepRecord, SweepSpec, run_sweep, write_csv
+from solvers.sweep import (DEFAULT_ITERATIONS, DEFAULT_MAX_EXP, DEFAULT_MIN_EXP, DEFAULT_POINT_CAP_S, MAX_EXP,
+                           SweepRecord, SweepSpec, run_sweep, write_csv)
 
 from .baseline import baseline_combo, baseline_words
 from .engine_words import TIMING_NOTE, gpu_notice_label, plain_reason
@@ -183,11 +184,11 @@ class SweepPanel(QtWidgets.QWidget):
         self.config_label.setWordWrap(True)
         self.iterations_box = QtWidgets.QSpinBox()
         self.iterations_box.setRange(1, 1_000_000)
-        self.iterations_box.setValue(20)
+        self.iterations_box.setValue(DEFAULT_ITERATIONS)
         self.iterations_box.setToolTip("Iterations timed at every walker count (the seed's Table 1: 20)")
         self.min_exp_box = QtWidgets.QSpinBox()
         self.max_exp_box = QtWidgets.QSpinBox()
-        for box, value in ((self.min_exp_box, 8), (self.max_exp_box, 20)):
+        for box, value in ((self.min_exp_box, DEFAULT_MIN_EXP), (self.max_exp_box, DEFAULT_MAX_EXP)):
             box.setRange(0, MAX_EXP)
             box.setPrefix("2^")
             box.setValue(value)
@@ -195,7 +196,7 @@ class SweepPanel(QtWidgets.QWidget):
         self.max_exp_box.setToolTip("Largest walker count (an engine stops earlier on memory or time)")
         self.cap_box = QtWidgets.QDoubleSpinBox()
         self.cap_box.setRange(0.1, 3600.0)
-        self.cap_box.setValue(10.0)
+        self.cap_box.setValue(DEFAULT_POINT_CAP_S)
         self.cap_box.setSuffix(" s")
         self.cap_box.setToolTip("An engine stops growing once one point would take longer than this")
 

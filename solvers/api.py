@@ -3,15 +3,15 @@ from __future__ import annotations
 
 from typing import Mapping
 
-from .config import RunConfig
+from .config import DEFAULT_DTYPE, DEFAULT_ENGINE, DEFAULT_SEED, RunConfig
 from .errors import ConfigError
 from .problems.base import Problem
 from .runner import RunResult, Runner
 
 
-def run(algorithm: str, problem: str | Problem, engine: str = "numpy", *, dim: int | None = None,
-        seed: int | None = 0, max_evals: int | None = None, max_iters: int | None = None,
-        max_seconds: float | None = None, params: Mapping | None = None, dtype: str = "float64",
+def run(algorithm: str, problem: str | Problem, engine: str = DEFAULT_ENGINE, *, dim: int | None = None,
+        seed: int | None = DEFAULT_SEED, max_evals: int | None = None, max_iters: int | None = None,
+        max_seconds: float | None = None, params: Mapping | None = None, dtype: str = DEFAULT_DTYPE,
         fast_math: bool = False, bounds: tuple[float, float] | None = None,
         precision: str | None = None, threads: int | None = None, devices=None) -> RunResult:
     """Minimise `problem` with `algorithm` on `engine` within the budget; the same seed repeats.
@@ -27,7 +27,7 @@ def run(algorithm: str, problem: str | Problem, engine: str = "numpy", *, dim: i
     solvers/shards.py for which algorithms split and how).
     """
     if precision is not None:
-        if dtype not in ("float64", precision):
+        if dtype not in (DEFAULT_DTYPE, precision):
             raise ConfigError(f"precision={precision!r} and dtype={dtype!r} differ; give one of them")
         dtype = precision
     if isinstance(problem, Problem):

@@ -598,6 +598,7 @@ def _validate(cases: list[Case]) -> None:
 
 
 def cmd_bench(args) -> int:
+    from .config import check_dtype  # noqa: PLC0415
     from .engines import get_engine, list_engines  # noqa: PLC0415
 
     engines = _split(args.engines) if args.engines else list_engines()
@@ -606,8 +607,7 @@ def cmd_bench(args) -> int:
     engines = [e for e in list_engines() if e in engines]
     dtypes = _split(args.dtype)
     for d in dtypes:
-        if d not in ("float32", "float64"):
-            raise ConfigError(f"dtype must be float32 or float64, got '{d}'")
+        check_dtype(d)
     if args.repeats < 1:
         raise ConfigError(f"--repeats must be >= 1, got {args.repeats}")
     if args.seed < 0:

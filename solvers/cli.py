@@ -40,6 +40,7 @@ def _parse_bounds(text: str) -> tuple[float, float]:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from .config import DEFAULT_DTYPE, DEFAULT_SEED, DTYPES  # noqa: PLC0415
     from .engines import list_engines, reference_engine  # noqa: PLC0415
 
     parser = OneLineParser(prog=PROG, description=(
@@ -55,7 +56,7 @@ def build_parser() -> argparse.ArgumentParser:
                        help="read the expression from a text file (the 'expr:' prefix optional)")
     run.add_argument("--dim", "-d", type=int, default=None, help="dimension (default: the function's)")
     run.add_argument("--engine", "-e", default=reference_engine().name, choices=list_engines())
-    run.add_argument("--precision", "--dtype", dest="dtype", default="float64", choices=("float32", "float64"),
+    run.add_argument("--precision", "--dtype", dest="dtype", default=DEFAULT_DTYPE, choices=DTYPES,
                      help="floating-point precision of the walkers and the function (the window's "
                           "'Precision'; --dtype is the same option)")
     run.add_argument("--fast-math", action="store_true", help="cuda engine: fast intrinsics (__sinf, ...)")
@@ -69,7 +70,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--f-min", type=float, default=None, metavar="VALUE",
                      help="a typed function's known minimum (the error shown is best - VALUE)")
     run.add_argument("--walkers", "-n", type=int, default=None, help="shortcut for --param walkers=N (0 = auto, from the budget)")
-    run.add_argument("--seed", "-s", type=int, default=0)
+    run.add_argument("--seed", "-s", type=int, default=DEFAULT_SEED)
     budget = run.add_mutually_exclusive_group()
     budget.add_argument("--max-evals", type=float, default=None, help="stop after this many evaluations")
     budget.add_argument("--max-iters", type=float, default=None, help="stop after this many iterations")

@@ -17,7 +17,13 @@ from .problems.base import check_bounds
 from .problems.custom import is_expression
 from .algorithms import get_algorithm
 
+# Defaults and limits of a run, declared once: RunConfig, solvers.run(), the CLI and the window read them.
 DTYPES = ("float32", "float64")
+DEFAULT_DTYPE = "float64"
+DEFAULT_ENGINE = "numpy"  # the reference engine (the registry's is_reference)
+DEFAULT_SEED = 0
+DEFAULT_SAMPLE_SIZE = 4096  # walkers copied to the host per snapshot
+DEFAULT_SNAPSHOT_HZ = 30.0
 DEFAULT_MAX_ITERS = 100  # used only when no budget at all is given
 MAX_SEED = 2**63
 SNAPSHOT_HZ_RANGE = (0.01, 1000.0)  # below: the window would look frozen; above: copies dominate
@@ -26,6 +32,13 @@ MAX_THREADS = 4096
 # Room above the bounds for steps, velocities and differences (x + F (b - c), v = w v + ...) so that
 # a run inside the box never overflows the chosen precision.
 BOUNDS_HEADROOM = 16.0
+
+
+def check_dtype(dtype) -> str:
+    """`dtype` if it is one of DTYPES; ConfigError with one line otherwise."""
+    if not isinstance(dtype, str) or dtype not in DTYPES:
+        raise ConfigError(f"dtype must be {' or '.join(DTYPES)}, got '{dtype}'")
+    return dtype
 
 
 def check_bounds_fit(lo: float, hi: float, dtype: str) -> None:
@@ -85,13 +98,13 @@ class RunConfig:
     problem: str
     dim: int
     params: Any
-    engine: str = "numpy"
-    dtype: str = "float64"
-    seed: int = 0
+    engine: str = DEFAULT_ENGINE
+    dtype: str = DEFAULT_DTYPE
+    seed: int = DEFAULT_SEED
     budget: Budget = Budget(max_iters=DEFAULT_MAX_ITERS)
     fast_math: bool = False
-    sample_size: int = 4096
-    snapshot_hz: float = 30.0
+    sample_size: int = DEFAULT_SAMPLE_SIZE
+    snapshot_hz: float = DEFAULT_SNAPSHOT_HZ
     bounds: tuple[float, float] | None = None  # override of the function's box, same in every coordinate
     threads: int | None = None  # CPU threads on an engine that honours them (numba); None: its default
     f_min: float | None = None  # a typed function's known minimum (None: unknown), for errors/success
@@ -110,9 +123,9 @@ class RunConfig:
 
     @staticmethod
     def build(algorithm: str, problem: str, dim: int | None = None, *, params: Mapping | None = None,
-              engine: str = "numpy", dtype: str = "float64", seed: int | None = 0,
+              engine: str = DEFAULT_ENGINE, dtype: str = DEFAULT_DTYPE, seed: int | None = DEFAULT_SEED,
               max_evals=None, max_iters=None, max_seconds=None, fast_math: bool = False,
-              sample_size: int = 4096, snapshot_hz: float = 30.0,
+              sample_size: int = DEFAULT_SAMPLE_SIZE, snapshot_hz: float = DEFAULT_SNAPSHOT_HZ,
               bounds: tuple[float, float] | None = None, threads: int | None = None,
               f_min: float | None = None, devices=None) -> "RunConfig":
         """Validate everything; raise ConfigError with one clear line on the first bad value."""
@@ -129,8 +142,7 @@ class RunConfig:
         if not isinstance(engine, str):
             raise ConfigError(f"unknown engine '{engine}' (known: {', '.join(list_engines())})")
         get_engine(engine)  # ConfigError naming the known engines
-        if not isinstance(dtype, str) or dtype not in DTYPES:
-            raise ConfigError(f"dtype must be float32 or float64, got '{dtype}'")
+        check_dtype(dtype)
         for lo, hi in ((float(np.min(bound.lower)), float(np.max(bound.upper))),) + (
                 (bounds,) if bounds is not None else ()):
             check_bounds_fit(lo, hi, dtype)

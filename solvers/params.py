@@ -14,6 +14,9 @@ from typing import Any, Mapping, Sequence
 from .errors import ConfigError
 
 _META_KEY = "multiwalk"
+# The most points one run holds (walkers or chains; walkers x groups for swarms and populations):
+# the walkers parameters' upper limit, and the sweep's largest walker count.
+MAX_WALKERS = 2**24
 AUTO = "auto"  # how an int parameter's 0 is written when the algorithm chooses it (ParamSpec.auto)
 
 

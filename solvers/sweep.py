@@ -29,13 +29,19 @@ from typing import Callable, Iterable, Iterator, Mapping, Sequence
 from .algorithms import get_algorithm
 from . import measure
 from .atomic_write import atomic_write_text
+from .config import DEFAULT_DTYPE, DEFAULT_SEED, check_dtype
 from .engines import get_engine
 from .errors import ConfigError, DeviceMemoryError, EngineUnavailable
-from .params import make_params, specs
+from .params import MAX_WALKERS, make_params, specs
 from .problems import get_problem
 
 WALKER_PARAM = "walkers"
-MAX_EXP = 24  # the walkers parameter's usual upper limit (2^24)
+MAX_EXP = MAX_WALKERS.bit_length() - 1  # 2^24 walkers: the walkers parameters' upper limit
+# the sweep's defaults (the window's Speedup sweep tab starts from them)
+DEFAULT_ITERATIONS = 20  # the pattern-search paper's Table 1
+DEFAULT_MIN_EXP = 8
+DEFAULT_MAX_EXP = 20
+DEFAULT_POINT_CAP_S = 10.0
 # The timed run is cut into chunks of about this long so a cancel is seen quickly; chunks only
 # split the iterations, the work done and counted is the same.
 CHUNK_SECONDS = 0.25
@@ -50,21 +56,22 @@ class SweepSpec:
     dim: int
     iterations: int
     engines: tuple[str, ...]
-    min_exp: int = 8
-    max_exp: int = 20
+    min_exp: int = DEFAULT_MIN_EXP
+    max_exp: int = DEFAULT_MAX_EXP
     params: Mapping = field(default_factory=dict)  # other parameters (not walkers)
-    dtype: str = "float64"
-    seed: int = 0
+    dtype: str = DEFAULT_DTYPE
+    seed: int = DEFAULT_SEED
     fast_math: bool = False
-    point_cap_s: float = 10.0  # no point may take longer than this (predicted or measured)
+    point_cap_s: float = DEFAULT_POINT_CAP_S  # no point may take longer than this (predicted or measured)
     baseline: str | None = "numpy"  # the engine speedups are measured against (swept first)
     threads: int | None = None  # CPU threads of the engines that honour them (None: all cores)
 
     @staticmethod
-    def build(algorithm: str, problem: str, dim: int | None = None, *, iterations: int = 20,
-              engines: Sequence[str] = ("numpy",), min_exp: int = 8, max_exp: int = 20,
-              params: Mapping | None = None, dtype: str = "float64", seed: int = 0,
-              fast_math: bool = False, point_cap_s: float = 10.0, baseline: str | None = None,
+    def build(algorithm: str, problem: str, dim: int | None = None, *,
+              iterations: int = DEFAULT_ITERATIONS, engines: Sequence[str] = ("numpy",),
+              min_exp: int = DEFAULT_MIN_EXP, max_exp: int = DEFAULT_MAX_EXP,
+              params: Mapping | None = None, dtype: str = DEFAULT_DTYPE, seed: int = DEFAULT_SEED,
+              fast_math: bool = False, point_cap_s: float = DEFAULT_POINT_CAP_S, baseline: str | None = None,
               threads: int | None = None) -> "SweepSpec":
         """Validate; ConfigError with one clear line on the first bad value."""
         cls = get_algorithm(algorithm)
@@ -97,8 +104,7 @@ class SweepSpec:
                 raise ConfigError(f"{name} must be an integer in [0, {MAX_EXP}], got {value!r}")
         if min_exp > max_exp:
             raise ConfigError(f"smallest walker count 2^{min_exp} is above the largest 2^{max_exp}")
-        if dtype not in ("float32", "float64"):
-            raise ConfigError(f"dtype must be float32 or float64, got '{dtype}'")
+        check_dtype(dtype)
         if not (isinstance(point_cap_s, (int, float)) and math.isfinite(point_cap_s)
                 and point_cap_s > 0):
             raise ConfigError(f"time cap per point must be > 0 seconds, got {point_cap_s!r}")

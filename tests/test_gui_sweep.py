@@ -166,3 +166,15 @@ def test_numba_baseline_is_swept_first_and_named_with_its_threads(qtbot):
     # a finished sweep keeps the titles of the baseline it was measured against
     panel.baseline_combo.setCurrentIndex(panel.baseline_combo.findData("numpy"))
     assert panel.table.horizontalHeaderItem(5).text() == header
+
+
+def test_panel_starts_from_the_sweeps_declared_defaults(qtbot):
+    """The tab's fields show solvers.sweep's defaults and limits (declared there once)."""
+    panel = SweepPanel()
+    qtbot.addWidget(panel)
+    spec = solver_sweep.SweepSpec.build("pattern_search", "sphere", 3)
+    assert panel.iterations_box.value() == spec.iterations == solver_sweep.DEFAULT_ITERATIONS
+    assert (panel.min_exp_box.value(), panel.max_exp_box.value()) == (spec.min_exp, spec.max_exp)
+    assert panel.cap_box.value() == spec.point_cap_s
+    assert panel.max_exp_box.maximum() == solver_sweep.MAX_EXP
+    assert 2 ** solver_sweep.MAX_EXP == solver_sweep.MAX_WALKERS

@@ -6,7 +6,7 @@ import pytest
 
 import solvers
 from solvers.errors import ConfigError
-from solvers.params import make_params, param, specs
+from solvers.params import MAX_WALKERS, make_params, param, specs
 
 
 @dataclasses.dataclass(frozen=True)
@@ -63,6 +63,7 @@ def test_every_algorithm_declares_complete_parameters(name):
     cls = solvers.get_algorithm(name)
     s = specs(cls.Params)
     assert "walkers" in [p.name for p in s], "the common population parameter is 'walkers'"
+    assert next(p for p in s if p.name == "walkers").hi <= MAX_WALKERS, "the one walker limit"
     for p in s:
         assert p.title and p.tip, f"{name}.{p.name} needs a title and a tip"
         if p.kind in (int, float):

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from ..arrays import array_module
 from ..errors import ConfigError
+from ..params import MAX_WALKERS
 
-MAX_TOTAL = 2**24  # walkers x groups: the most points a swarm or population run holds
+MAX_TOTAL = MAX_WALKERS  # walkers x groups: a swarm or population run holds no more points than any run
 
 
 def check_total(walkers: int, groups: int, group_word: str) -> None:

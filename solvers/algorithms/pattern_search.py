@@ -21,14 +21,14 @@ from typing import Any
 import numpy as np
 
 from ..arrays import to_numpy
-from ..params import param
+from ..params import MAX_WALKERS, param
 from .base import Algorithm, SnapshotData, State
 from .registry import register_algorithm
 
 
 @dataclass(frozen=True)
 class PatternSearchParams:
-    walkers: int = param(0, lo=1, hi=2**24, step=256, title="Walkers", auto=True,
+    walkers: int = param(0, lo=1, hi=MAX_WALKERS, step=256, title="Walkers", auto=True,
                          tip="Independent compass searches run in parallel (the seed uses 15360); "
                              "auto: enough for 50 iterations in the evaluation budget, at most 15360")
     # 0.1, not the seed's 0.05: with 1/20 the 2-D searches of a 1e4-evaluation run end in a

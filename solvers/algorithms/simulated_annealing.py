@@ -55,7 +55,7 @@ import numpy as np
 
 from ..arrays import to_numpy
 from ..errors import ConfigError
-from ..params import param
+from ..params import MAX_WALKERS, param
 from . import nelder_mead
 from .base import Algorithm, SnapshotData, State
 from .registry import register_algorithm
@@ -72,7 +72,7 @@ MAX_DRAWN_SIMPLICES = 8
 
 @dataclass(frozen=True)
 class SimulatedAnnealingParams:
-    walkers: int = param(0, lo=1, hi=2**24, step=256, title="Chains", auto=True,
+    walkers: int = param(0, lo=1, hi=MAX_WALKERS, step=256, title="Chains", auto=True,
                          tip="Markov chains run in parallel (CUSIMANN's samples: 64 blocks x 256 "
                              "threads = 16384); auto: 250 d (at least 500) proposals per chain in the budget")
     schedule: str = param("auto", choices=SCHEDULES, title="Schedule",

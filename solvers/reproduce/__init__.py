@@ -53,10 +53,11 @@ def parse_engines(values: list[str] | None) -> list[str] | None:
 
 def validate_options(engines: list[str] | None, dtype: str | None, seed) -> None:
     """ConfigError (one line) for a bad engine name, dtype or seed, before anything is created."""
+    from ..config import check_dtype  # noqa: PLC0415
     from .context import Context  # noqa: PLC0415
 
-    if dtype not in (None, "float32", "float64"):
-        raise ConfigError(f"dtype must be float32 or float64, got '{dtype}'")
+    if dtype is not None:
+        check_dtype(dtype)
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise ConfigError(f"seed must be an integer >= 0, got {seed!r}")
     Context(engines)
@@ -96,6 +97,7 @@ def reproduce(paper: str, *, engines: list[str] | None = None, quick: bool = Fal
 
 def register_cli(subparsers) -> None:
     """Add the ``reproduce`` subcommand to the headless CLI."""
+    from ..config import DEFAULT_SEED, DTYPES  # noqa: PLC0415
     from ..study.cluster import add_scheduler_option  # noqa: PLC0415
 
     parser = subparsers.add_parser(
@@ -110,8 +112,8 @@ def register_cli(subparsers) -> None:
     parser.add_argument("--quick", action="store_true",
                         help="reduced sizes that finish in seconds on the CPU (what the tests run)")
     parser.add_argument("--out", "-o", default=DEFAULT_OUT, help=f"output folder (default {DEFAULT_OUT})")
-    parser.add_argument("--seed", "-s", type=int, default=0, help="base seed (default 0)")
-    parser.add_argument("--precision", "--dtype", dest="dtype", choices=("float32", "float64"), default=None,
+    parser.add_argument("--seed", "-s", type=int, default=DEFAULT_SEED, help=f"base seed (default {DEFAULT_SEED})")
+    parser.add_argument("--precision", "--dtype", dest="dtype", choices=DTYPES, default=None,
                         help="precision for every experiment (default: each paper's own)")
     add_scheduler_option(parser, "the selected papers (one task each)")
     parser.set_defaults(func=cmd_reproduce)
