@@ -127,7 +127,7 @@ if [[ "$MODE" == all || "$MODE" == bench || "$MODE" == quick ]]; then
         --json /tmp/bench-fast3.json 2>&1 | tee -a "$OUTDIR/bench.log"
     # issue 11: rastrigin 30-D and ackley 20-D typed as expressions beside the built-ins (same run)
     echo "== bench --suite expressions"
-    timeout "${EXPR_BENCH_SECONDS:-150}" "$PY" main.py bench --suite expressions --engines numpy,cuda \
+    timeout "${EXPR_BENCH_SECONDS:-180}" "$PY" main.py bench --suite expressions --engines numpy,cuda \
         --json /tmp/bench-expr.json 2>&1 | tee -a "$OUTDIR/bench.log"
     "$PY" - "$OUTDIR" <<'EOF' 2>&1 | tee -a "$OUTDIR/bench.log"
 import json, os, sys

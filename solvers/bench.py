@@ -153,6 +153,8 @@ def _expression_suite() -> list[Case]:
                               cupy_iterations=20, label=label, bounds=box))
             cases.append(Case("pattern_search", problem, d, n, 40, numpy_iterations=1,
                               cupy_iterations=2, label=label, bounds=box))
+            cases.append(Case("particle_swarm", problem, d, n, 40, numpy_iterations=2,
+                              cupy_iterations=4, label=label, bounds=box))
     return cases
 
 

@@ -1,5 +1,5 @@
-"""``python main.py warmup [--all]``: compile the kernels of the engines that compile (the cuda
-engine) ahead of a lesson.
+"""``python main.py warmup [--all]``: compile the kernels of the engines that compile (the cuda and
+numba engines) ahead of a lesson; on numba also the kernels every typed expression shares.
 
 CuPy keeps compiled kernels in its disk cache (CUPY_CACHE_DIR, default ~/.cupy/kernel_cache), so
 a run that would otherwise spend its first seconds compiling starts at once. Without ``--all``:
@@ -17,6 +17,8 @@ from pathlib import Path
 from .errors import ConfigError, EngineUnavailable
 
 CLASSROOM_FUNCTIONS = ("sphere", "rastrigin", "ackley", "himmelblau")
+# on an engine whose kernels serve every typed expression (numba), one of them warms them all
+WARM_EXPRESSION = "expr: sum(x[i]**2)"
 DTYPES = ("float64", "float32")
 
 
@@ -42,6 +44,8 @@ def warm_targets(all_functions: bool, engine=None) -> list[tuple[str, str]]:
 
     functions = [n for n in list_problems() if get_definition(n).cuda_functor] if all_functions \
         else [n for n in CLASSROOM_FUNCTIONS if n in list_problems()]
+    if engine.shares_expression_kernels:
+        functions = functions + [WARM_EXPRESSION]
     pairs = []
     for algorithm in list_algorithms():
         try:

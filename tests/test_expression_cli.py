@@ -47,7 +47,8 @@ def test_bench_times_an_expression_beside_the_builtin(tmp_path, capsys):
 def test_expression_suite_pairs_each_expression_with_its_builtin():
     cases = SUITES["expressions"]()
     labels = {(c.algorithm, c.problem.startswith("expr:")) for c in cases}
-    assert labels == {(a, e) for a in ("evaluation_only", "pattern_search") for e in (False, True)}
+    assert labels == {(a, e) for a in ("evaluation_only", "pattern_search", "particle_swarm")
+                      for e in (False, True)}
     rec = {"algorithm": "evaluation_only", "variant": "", "dim": 30, "walkers": 8, "engine": "cuda",
            "dtype": "float32", "fast_math": False, "mode": "rate"}
     records = [{**rec, "problem": "rastrigin", "label": "", "evals_per_second": 100.0},

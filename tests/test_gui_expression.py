@@ -2,6 +2,7 @@
 selects the typed function with its box, and a set-up with it saves and loads unchanged."""
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from PyQt6 import QtWidgets
 
@@ -93,3 +94,30 @@ def test_known_minimum_is_optional_checked_and_kept_with_the_set_up(qtbot, form,
     assert other.build_config().f_min == 3.0
     other.set_custom_function(CustomFunction("x1**2 + x2**2", 2, -1.0, 1.0))  # no minimum given
     assert other.build_config().f_min is None
+
+
+def test_typed_function_runs_on_the_numba_engine(qtbot, form):
+    """The window's worker runs a typed function on numba (the engine compiles it) like a built-in."""
+    pytest.importorskip("numba")
+    from PyQt6 import QtCore
+
+    from gui.worker import SolverWorker
+
+    form.set_custom_function(CustomFunction("sum((x[i] - 1)**2) + where(x1 > 1, 0, 0.5)", 3, -4.0, 4.0))
+    form.engine_combo.setCurrentText("numba")
+    assert form.engine() == "numba"
+    form.budget_edit.setText("6")
+    config = form.build_config()
+    worker = SolverWorker(config)
+    thread = QtCore.QThread()
+    worker.moveToThread(thread)
+    errors, results = [], []
+    worker.sigErrored.connect(errors.append)
+    worker.sigFinished.connect(results.append)
+    thread.started.connect(worker.run)
+    worker.sigFinished.connect(thread.quit)
+    with qtbot.waitSignal(thread.finished, timeout=120_000):
+        thread.start()
+    thread.wait()
+    assert errors == [] and results and results[0] is not None
+    assert results[0].engine == "numba" and np.isfinite(results[0].best_f)

@@ -69,6 +69,9 @@ class Engine:
     compiles: bool = False
     compile_message: str = "compiling kernels"
     honours_threads: bool = False  # a CPU thread count (RunConfig.threads) changes how it runs
+    # one compiled form of each kernel serves every typed expression (numba: the expression is a
+    # function argument), so warming one expression warms them all; False: each compiles its own
+    shares_expression_kernels: bool = False
     warmup_seconds: float = 0.0
     # what the engine's allocator holds over the algorithm's declared peak (memory_estimate)
     memory_overhead: float = 1.0

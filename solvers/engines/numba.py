@@ -12,6 +12,7 @@ class NumbaEngine(Engine):
     compiles = True
     compile_message = "compiling the numba engine (once)"
     honours_threads = True
+    shares_expression_kernels = True
 
     def __init__(self, threads: int | None = None, name: str | None = None):
         super().__init__()

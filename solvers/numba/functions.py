@@ -5,7 +5,10 @@ solvers/problems term by term (same order of operations, sums over j = 0..d-1). 
 dtype is evaluated in float64 (the kernels copy a float32 point into a float64 work row), so each
 function compiles once and float32 runs differ from NumPy's float32 arithmetic by rounding only.
 ``evaluate(fid, x)`` dispatches on an integer id; ``function_id(problem)`` maps a problem to it by
-its ``cuda_functor`` name, the name both compiled engines share.
+its ``cuda_functor`` name, the name both compiled engines share. A typed expression's "id" is its
+compiled callback (solvers/numba/expression.py): the kernels pass ``fid`` on to ``counted`` untouched,
+and ``objective`` calls the one or the other, so each kernel has one compiled form for the built-ins
+and one for every expression.
 """
 from __future__ import annotations
 
@@ -13,7 +16,7 @@ import math
 
 import numpy as np
 from numba import njit, types
-from numba.extending import intrinsic
+from numba.extending import intrinsic, overload
 
 from ..errors import EngineUnavailable
 from ..problems.annealing_suite import FOXHOLES_A, FOXHOLES_C, SHEKEL_A, SHEKEL_C
@@ -44,11 +47,19 @@ _MIX2 = np.uint64(0x94D049BB133111EB)
 _NOISE_SEED = np.uint64(0x9E3779B97F4A7C15)
 
 
-def function_id(problem) -> int:
-    """The id of `problem`'s compiled twin; EngineUnavailable if it has none."""
-    functor = problem.definition.cuda_functor
+def function_id(problem):
+    """The id of `problem`'s compiled twin, or a typed expression's compiled callback (compiled
+    here, once per text); EngineUnavailable for a Python callable."""
+    definition = problem.definition
+    if definition.expression is not None:
+        from .expression import compiled_expression  # noqa: PLC0415 - compiles on first use
+
+        return compiled_expression(definition.expression)
+    functor = definition.cuda_functor
     if functor not in FUNCTOR_IDS:
-        raise EngineUnavailable(f"function '{problem.name}' has no compiled numba twin")
+        raise EngineUnavailable(
+            f"function '{problem.name}' has no compiled numba twin: a Python callable runs on the "
+            f"numpy and cupy engines; write it as an expression ('expr: ...') to run it compiled")
     return FUNCTOR_IDS[functor]
 
 
@@ -323,11 +334,36 @@ def evaluate(fid, x):
     return np.nan
 
 
+@intrinsic
+def _data_pointer(typingctx, arr):
+    """The address of a contiguous array's first element (what a C callback reads)."""
+    if not isinstance(arr, types.Array) or arr.layout != "C":
+        return None
+
+    def codegen(context, builder, signature, args):
+        return context.make_array(signature.args[0])(context, builder, args[0]).data
+    return types.CPointer(arr.dtype)(arr), codegen
+
+
+def objective(fid, x):
+    """f(x) of a built-in id or of a typed expression's callback (compiled code only)."""
+    raise NotImplementedError("objective() runs in compiled code only")  # pragma: no cover
+
+
+@overload(objective, jit_options=JIT)
+def _objective(fid, x):
+    if isinstance(fid, types.Integer):
+        return lambda fid, x: evaluate(fid, x)
+    if isinstance(fid, types.FunctionType):  # an expression's cfunc: float64(float64*, intp)
+        return lambda fid, x: fid(_data_pointer(x), x.shape[0])
+    return None
+
+
 @njit(**JIT)
 def counted(fid, x, bad, k):
     """f(x), with NaN and +-inf mapped to +inf (they must never become a best point) and counted in
     bad[k], as the numpy engine counts them (k: the walker or group the calling thread owns)."""
-    f = evaluate(fid, x)
+    f = objective(fid, x)
     if f != f or abs(f) == np.inf:
         bad[k] += 1
         return np.inf
