@@ -50,6 +50,22 @@ def test_cuda_batched_grid_equals_runs_one_at_a_time(name, axes, fixed, dtype, b
     assert len({row.best_f for row in table.rows}) > 1
 
 
+def test_cuda_grid_with_state_in_global_memory_equals_runs_alone(monkeypatch):
+    # a large grid keeps less of each particle in shared memory than a run alone (one wave of
+    # blocks, solvers/cuda/particle_swarm.py): where the state lives must not change a number
+    import solvers.cuda.particle_swarm as pso
+
+    axes, fixed = ["omega=0.3:0.9:2", "lr=0.5:1:2"], {"variant": "classic"}
+    with monkeypatch.context() as patch:
+        patch.setattr(pso, "SHARED_CHOICES", (0,))
+        table = tune("particle_swarm", "rastrigin", axes, dim=5, seeds=2, engine="cuda",
+                     dtype="float32", max_evals=3001)
+    for row in table.rows:
+        alone = solvers.run("particle_swarm", "rastrigin", "cuda", dim=5, seed=row.seed, dtype="float32",
+                            max_evals=3001, params={**fixed, **row.params})
+        assert (row.best_f, row.evals) == (alone.best_f, alone.evals), row
+
+
 # the same seed in every group: only the parameter differs, so groups 0 and 2 agree bit for bit
 CASES = [("particle_swarm", {"variant": "classic", "walkers": 40, "swarms": 1}, "omega", (0.4, 0.9, 0.4)),
          ("particle_swarm", {"variant": "classic", "walkers": 40, "swarms": 2}, "lr", (1.0, 0.5, 1.0)),

@@ -100,14 +100,21 @@ class ParticleSwarmCuda(CudaAlgorithm, ParticleSwarm):
             keys = m * 8 * (2 if item == 8 else 1) if keys_shared else 0
             return keys + d * item + bin(flags).count("1") * block * d * item
 
-        flags, resident = 0, 0
+        flags, resident, fewest = 0, 0, None
         for choice in SHARED_CHOICES:
             if shared(choice) > SHARED_MAX and choice:
                 continue
-            if per_group == 1:
-                flags = choice
-                break
             allow_shared(kernel, shared(choice))
+            if per_group == 1:
+                # a block per swarm, blocks independent: the most shared memory that still runs the
+                # fewest waves of blocks (a later wave waits for a whole launch of iterations; many
+                # swarms, a tuning grid's 2,048, do not all fit with x, v and p shared)
+                waves = -(-swarms // max(1, resident_blocks(kernel, block, shared(choice))))
+                if fewest is None or waves < fewest:
+                    flags, fewest = choice, waves
+                if waves == 1:
+                    break
+                continue
             resident = resident_blocks(kernel, block, shared(choice))
             if per_group <= resident or not choice:
                 flags = choice
