@@ -100,7 +100,8 @@ class TuneMap(QtWidgets.QWidget):
         shown, floor = log10_floored(values) if log else (values, None)
         unit = {MEASURES[0]: "best f - f*" if table.f_min is not None else "best f, f* unknown",
                 MEASURES[1]: "share of seeds within the tolerance" if table.f_min is not None
-                else "needs a known minimum", MEASURES[2]: "evaluations"}[measure]
+                else "needs a known minimum", MEASURES[2]: "median over the seeds that got there"
+                if table.f_min is not None else "needs a known minimum"}[measure]
         title = f"{measure} ({unit}" + (", log scale" if log else "") + (
             f", 0 drawn at {floor:.0e}" if floor else "") + ")"
         axes = table.grid.axes

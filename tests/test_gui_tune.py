@@ -123,7 +123,7 @@ def test_stop_pause_and_shutdown_mid_run(qtbot):
     qtbot.waitUntil(lambda: len(progress) >= 2, timeout=20000)
     panel.toggle_pause()
     assert panel.is_paused and panel.pause_button.text() == "Resume"
-    qtbot.wait(250)  # a run under way finishes; then nothing more while paused
+    qtbot.wait(500)  # a run under way finishes; then nothing more while paused
     held = len(progress)
     qtbot.wait(300)
     assert len(progress) == held

@@ -79,3 +79,14 @@ def test_hold_pauses_between_chunks_and_is_not_timed():
     assert fractions == sorted(fractions) and fractions[-1] == 1.0
     assert seen[-1].reached is not None and len(seen[-1].reached) == 2
     assert np.all(np.isnan(seen[-1].reached) | (seen[-1].reached > 0))
+
+
+def test_a_typed_function_with_its_box_and_known_minimum(tmp_path):
+    typed = RunConfig.build("particle_swarm", "expr: (x1-1)**2 + (x2+2)**2 + 3", 2, bounds=(-5, 5),
+                            f_min=3.0, params={"variant": "classic"}, max_evals=3000)
+    setup = load_setup(save_setup(TuneSetup(config=typed, axes=("omega=0.2:1:3",), seeds=2),
+                                  tmp_path / "typed.json"))
+    assert setup.config.bounds == (-5.0, 5.0) and setup.config.f_min == 3.0
+    table = prepare(**setup.arguments()).run()
+    assert table.batched and table.f_min == 3.0
+    assert [c.success_rate for c in table.cells()][0] == 1.0  # errors measured from the typed f*
