@@ -143,7 +143,7 @@ def test_max_evals_is_a_hard_cap(engine, algorithm, params):
 def _narrow_shapes(algo, patch, all_knobs: bool) -> None:
     """Push a kernel into its other launch shapes, by the knobs it has: small blocks (a swarm or
     population spread over several, meeting at barriers); with all_knobs also working memory in
-    global memory (simplices, trial rows) and few resident blocks (batches of groups, threads owning
+    global memory (simplices, trial rows, particles' state) and few resident blocks (batches of groups, threads owning
     several members). `patch` is a monkeypatch context, undone after the run."""
     if hasattr(algo, "block"):
         algo.block = 32
@@ -155,6 +155,8 @@ def _narrow_shapes(algo, patch, all_knobs: bool) -> None:
     module = sys.modules[type(algo).__module__]
     if hasattr(module, "resident_blocks"):
         patch.setattr(module, "resident_blocks", lambda *a: 2)
+    if hasattr(module, "SHARED_CHOICES"):  # own-particle arrays in global memory, not shared
+        patch.setattr(module, "SHARED_CHOICES", (0,))
 
 
 @pytest.mark.gpu
