@@ -35,7 +35,7 @@
 // Streams are keyed by the individual's global index walker0 + i (walker0 > 0 only in a shard of a
 // run split over devices by whole populations, solvers/shards.py).
 //
-// MW_KERNELS: de_init<F,T> de_generations<F,T>
+// MW_KERNELS: de_init<F,T> de_generations<F,T> de_generations_grid<F,T>
 // MW_HEADERS: group_sync.cuh
 
 #define DE_STREAM_BOUNCE 16u
@@ -108,28 +108,36 @@ __device__ __forceinline__ void de_distinct(const MwWords& r, int m, int self, i
 // X0 holds the current population on entry; after an odd number of generations the result is in
 // X1 (the host swaps). `stride` is the scratch row stride (odd), scratch in shared memory when
 // `scratch_shared`, else scratch_g + (block * warps + warp) * 32 * stride.
-template <typename F, typename T>
-__global__ void __launch_bounds__(256, 4)
-de_generations(T* X0, T* X1, T* f, T* trials, unsigned char* accepted, const T* __restrict__ lower,
-               const T* __restrict__ upper, long long n, int m, int d, long long first_pop, int bpp,
-               unsigned long long seed, long long walker0, long long first_gen, int generations,
-               long long last_active, T Fw, T Cr,
-               int scratch_shared, T* scratch_g, int stride, unsigned long long* bars, T* part_f,
-               long long* part_i, unsigned int* ticket, T* best_f, T* best_x, long long* best_i,
-               const unsigned long long* gseeds, const T* gvals, long long gsize) {
+#define DE_GENERATIONS_PARAMS                                                                          \
+    T *X0, T *X1, T *f, T *trials, unsigned char *accepted, const T *__restrict__ lower,                \
+        const T *__restrict__ upper, long long n, int m, int d, long long first_pop, int bpp,          \
+        unsigned long long seed, long long walker0, long long first_gen, int generations,              \
+        long long last_active, T Fw, T Cr, int scratch_shared, T *scratch_g, int stride,               \
+        unsigned long long *bars, T *part_f, long long *part_i, unsigned int *ticket, T *best_f,       \
+        T *best_x, long long *best_i, const unsigned long long *gseeds, const T *gvals, long long gsize
+#define DE_GENERATIONS_ARGS                                                                            \
+    X0, X1, f, trials, accepted, lower, upper, n, m, d, first_pop, bpp, seed, walker0, first_gen,      \
+        generations, last_active, Fw, Cr, scratch_shared, scratch_g, stride, bars, part_f, part_i,     \
+        ticket, best_f, best_x, best_i, gseeds, gvals, gsize
+
+// The body of de_generations and de_generations_grid below (GROUPED: a tuning grid's launch).
+template <typename F, typename T, bool GROUPED>
+__device__ __forceinline__ void de_generations_run(DE_GENERATIONS_PARAMS) {
     extern __shared__ __align__(16) unsigned char de_smem[];
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, W = blockDim.x >> 5;
     const long long group = blockIdx.x / bpp;
     const int block = (int)(blockIdx.x - group * bpp);
     const long long base = (first_pop + group) * (long long)m;
-    // a grid's run (gsize > 0 individuals, whole populations): its key and its row (F, Cr) of the
-    // parameter table, read once here; the scalar arguments otherwise
-    const MwGroupKey gk = mw_group_key(seed, gseeds, gsize, base);
+    // a grid's run (gsize individuals, whole populations): its key and its row (F, Cr) of the
+    // parameter table, read once here; an ordinary launch keeps the scalar arguments
+    const MwGroupKey gk = mw_group_key_if<GROUPED>(seed, gseeds, gsize, base);
     const unsigned long long key = gk.seed;
     const long long first = gk.first;  // the budget counts individuals within the run
     const long long keyed = walker0 - first;  // an individual's stream: keyed + i (global in a split run)
-    Fw = mw_group_value(gvals, 2, 0, gk, gsize, Fw);
-    Cr = mw_group_value(gvals, 2, 1, gk, gsize, Cr);
+    if (GROUPED) {
+        Fw = gvals[gk.index * 2 + 0];
+        Cr = gvals[gk.index * 2 + 1];
+    }
     MwGroupSync sync = {bars + group, 0ull, bpp};  // the population's barrier (group_sync.cuh)
     const int tiles = (m + 31) >> 5;
     const int wg = block * W + warp, wstride = bpp * W;
@@ -267,4 +275,17 @@ de_generations(T* X0, T* X1, T* f, T* trials, unsigned char* accepted, const T* 
         nxt = s;
     }
     de_commit(mine, cur, d, part_f, part_i, ticket, best_f, best_x, best_i);
+}
+
+// The kernels: an ordinary launch (its code as before grids existed) and a tuning grid's launch
+// (gsize > 0), instantiated apart so that the grid's extra live values cost the ordinary kernel
+// nothing (ptxas: the grid's body spills where the ordinary one does not).
+template <typename F, typename T>
+__global__ void __launch_bounds__(256, 4) de_generations(DE_GENERATIONS_PARAMS) {
+    de_generations_run<F, T, false>(DE_GENERATIONS_ARGS);
+}
+
+template <typename F, typename T>
+__global__ void __launch_bounds__(256, 4) de_generations_grid(DE_GENERATIONS_PARAMS) {
+    de_generations_run<F, T, true>(DE_GENERATIONS_ARGS);
 }

@@ -56,7 +56,7 @@
 //                   spso normals (P per block, Box-Muller) and the radius uniform (one block);
 //   PSO_STREAM_LINKS: the K targets, draw (epoch + 1) * ceil(K / 4) + b.
 //
-// MW_KERNELS: pso_init<F,T> pso_classic<F,T> pso_spso<F,T> pso_links<T>
+// MW_KERNELS: pso_init<F,T> pso_classic<F,T> pso_classic_grid<F,T> pso_spso<F,T> pso_links<T>
 // MW_HEADERS: group_sync.cuh
 
 #define PSO_STREAM_LINKS 16u
@@ -283,10 +283,10 @@ __device__ __forceinline__ T pso_remember(const PsoRows<T>& r, T* P, T* f, T* Pf
 
 // ---- classic global-best PSO ----------------------------------------------------------------------
 
-// `iterations` iterations of swarms first_swarm .. first_swarm + gridDim.x / bps - 1.
-template <typename F, typename T>
-__global__ void __launch_bounds__(256, 4)
-pso_classic(T* X, T* V, T* P, T* f, T* Pf, T* swarm_f, long long* swarm_i, const T* __restrict__ lower,
+// `iterations` iterations of swarms first_swarm .. first_swarm + gridDim.x / bps - 1 (the kernel
+// pso_classic below; GROUPED: a tuning grid's launch, gsize > 0).
+template <typename F, typename T, bool GROUPED>
+__device__ __forceinline__ void pso_classic_run(T* X, T* V, T* P, T* f, T* Pf, T* swarm_f, long long* swarm_i, const T* __restrict__ lower,
             const T* __restrict__ upper, long long n, int m, int d, long long first_swarm, int bps,
             unsigned long long seed, long long first_iter, int iterations, long long last_active,
             T omega, T phi_p, T phi_g,
@@ -298,13 +298,15 @@ pso_classic(T* X, T* V, T* P, T* f, T* Pf, T* swarm_f, long long* swarm_i, const
     T *xs, *vs, *ps;
     T* g_x = pso_split<T>(pso_smem, 0, d, flags, &xs, &vs, &ps);
     const PsoPlace at = pso_place(first_swarm, bps, m);
-    // a grid's run (gsize > 0 particles, whole swarms): its key and its row (omega, phi_p, phi_g,
-    // lr) of the parameter table, read once here; the scalar arguments otherwise
-    const MwGroupKey gk = mw_group_key(seed, gseeds, gsize, at.base);
-    omega = mw_group_value(gvals, 4, 0, gk, gsize, omega);
-    phi_p = mw_group_value(gvals, 4, 1, gk, gsize, phi_p);
-    phi_g = mw_group_value(gvals, 4, 2, gk, gsize, phi_g);
-    lr = mw_group_value(gvals, 4, 3, gk, gsize, lr);
+    // a grid's run (gsize particles, whole swarms): its key and its row (omega, phi_p, phi_g, lr)
+    // of the parameter table, read once here; an ordinary launch keeps the scalar arguments
+    const MwGroupKey gk = mw_group_key_if<GROUPED>(seed, gseeds, gsize, at.base);
+    if (GROUPED) {
+        omega = gvals[gk.index * 4 + 0];
+        phi_p = gvals[gk.index * 4 + 1];
+        phi_g = gvals[gk.index * 4 + 2];
+        lr = gvals[gk.index * 4 + 3];
+    }
     MwGroupSync sync = {bars + at.group, 0ull, bps};
     const bool own_one = flags != 0 && at.lt < m;  // flags: the host checked one particle per thread
     if (own_one) pso_stage(X, V, P, n, d, at.base + at.lt, xs, vs, ps, true);
@@ -360,6 +362,32 @@ pso_classic(T* X, T* V, T* P, T* f, T* Pf, T* swarm_f, long long* swarm_i, const
         swarm_i[at.swarm] = g.i;
     }
     pso_commit(leader ? g : mw_no_best<T>(), P, n, d, part_f, part_i, ticket, best_f, best_x, best_i);
+}
+
+// The kernels: an ordinary launch (its code as before grids existed: the parameters stay kernel
+// arguments) and a tuning grid's launch (gsize > 0), instantiated apart so that the grid's extra
+// live values (its key, first particle and parameter row) cost the ordinary kernel nothing
+// (ptxas: the grid's body spills where the ordinary one does not).
+#define PSO_CLASSIC_PARAMS                                                                             \
+    T *X, T *V, T *P, T *f, T *Pf, T *swarm_f, long long *swarm_i, const T *__restrict__ lower,         \
+        const T *__restrict__ upper, long long n, int m, int d, long long first_swarm, int bps,        \
+        unsigned long long seed, long long first_iter, int iterations, long long last_active, T omega, \
+        T phi_p, T phi_g, T lr, int flags, T *gpart_f, long long *gpart_i, T *gpart_x,                 \
+        unsigned long long *bars, T *part_f, long long *part_i, unsigned int *ticket, T *best_f,       \
+        T *best_x, long long *best_i, const unsigned long long *gseeds, const T *gvals, long long gsize
+#define PSO_CLASSIC_ARGS                                                                               \
+    X, V, P, f, Pf, swarm_f, swarm_i, lower, upper, n, m, d, first_swarm, bps, seed, first_iter,       \
+        iterations, last_active, omega, phi_p, phi_g, lr, flags, gpart_f, gpart_i, gpart_x, bars,      \
+        part_f, part_i, ticket, best_f, best_x, best_i, gseeds, gvals, gsize
+
+template <typename F, typename T>
+__global__ void __launch_bounds__(256, 4) pso_classic(PSO_CLASSIC_PARAMS) {
+    pso_classic_run<F, T, false>(PSO_CLASSIC_ARGS);
+}
+
+template <typename F, typename T>
+__global__ void __launch_bounds__(256, 4) pso_classic_grid(PSO_CLASSIC_PARAMS) {
+    pso_classic_run<F, T, true>(PSO_CLASSIC_ARGS);
 }
 
 // ---- SPSO-2011 ------------------------------------------------------------------------------------

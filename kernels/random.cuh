@@ -93,6 +93,20 @@ MW_HD MwGroupKey mw_group_key(unsigned long long seed, const unsigned long long*
     return k;
 }
 
+// The same with whether the launch is a grid known at compile time: kernels instantiate their body
+// for both and branch once on gsize, so an ordinary launch keeps its key and parameters where they
+// were (kernel arguments, walker keys unshifted): no extra registers live across its loops.
+template <bool GROUPED>
+MW_HD MwGroupKey mw_group_key_if(unsigned long long seed, const unsigned long long* seeds, long long size,
+                                 long long i) {
+    if (GROUPED) return mw_group_key(seed, seeds, size, i);
+    MwGroupKey k;
+    k.seed = seed;
+    k.first = 0;
+    k.index = 0;
+    return k;
+}
+
 // Column `column` of the group's row of the parameter table, or `scalar` outside a grid.
 template <typename T>
 MW_HD T mw_group_value(const T* table, int columns, int column, const MwGroupKey& k, long long size, T scalar) {

@@ -48,10 +48,13 @@ class DifferentialEvolutionCuda(CudaAlgorithm, DifferentialEvolution):
         d, item = self.problem.dim, self.dtype.itemsize
         return n * ((3 * d + 1) * item + 1) + (n // 32 + 1) * 32 * (d + 1) * item  # + scratch at most
 
+    def _kernel_name(self) -> str:
+        return "de_generations" if self._group_values is None else "de_generations_grid"  # a tuning grid
+
     def _launch_shape(self) -> _Launch:
         p, d, item = self.params, self.problem.dim, self.dtype.itemsize
         m, populations = int(p.walkers), int(p.populations)
-        kernel = self.kernels.get("de_generations")
+        kernel = self.kernels.get(self._kernel_name())
         threads = -(-m // WARP) * WARP  # a warp per 32 individuals
         block, per_group = spread(threads, populations, min(int(self.block), MAX_BLOCK))
         stride = d | 1
@@ -105,7 +108,7 @@ class DifferentialEvolutionCuda(CudaAlgorithm, DifferentialEvolution):
         p, d, n = self.params, self.problem.dim, self.total_walkers()
         launch = self._launch
         shape = launch.shape
-        kernel = self.kernels.get("de_generations")
+        kernel = self.kernels.get(self._kernel_name())
         for first, count in shape.launches(int(p.populations)):
             if shape.per_group > 1:
                 self._bars.fill(0)  # the barrier counters only grow within a launch

@@ -86,7 +86,9 @@ class ParticleSwarmCuda(CudaAlgorithm, ParticleSwarm):
 
     # --- launch shape ----------------------------------------------------------------------------
     def _kernel_name(self) -> str:
-        return "pso_classic" if self.params.variant == "classic" else "pso_spso"
+        if self.params.variant != "classic":
+            return "pso_spso"
+        return "pso_classic" if self._group_values is None else "pso_classic_grid"  # a tuning grid
 
     def _launch_shape(self) -> _Launch:
         """Block shape, and which own-particle arrays stay in shared memory for a whole launch."""
