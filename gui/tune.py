@@ -125,6 +125,7 @@ class TunePanel(QtWidgets.QWidget):
         self.run_config: RunConfig | None = None  # the set-up it started from (its engine, budget)
         self._stats = None  # CellStats of what the map shows
         self._last_redraw = 0.0
+        self._pending_state: dict | None = None  # remembered controls, for their algorithm
         self._build_ui()
         self.set_config(self._config)
 
@@ -142,10 +143,56 @@ class TunePanel(QtWidgets.QWidget):
             self._filled_for = config.algorithm
         if not self._engine_chosen:
             self._select_engine(config.engine)
+        pending = self._pending_state
+        if pending is not None and pending.get("algorithm") == config.algorithm:
+            self._pending_state = None
+            self._apply_state(pending)
         self.config_label.setText(
             f"Grid over <b>{_title(config.algorithm)}</b> on <b>{config.problem}</b>, {config.dim}-D, "
             f"{config.dtype}, seeds from {config.seed}. Function, dimension and the other parameters "
             "come from the Set-up panel.")
+
+    def state(self) -> dict:
+        """The controls as plain JSON-able values (the window keeps them between sessions)."""
+        return {"algorithm": self._config.algorithm, "axes": self.axis_texts(),
+                "seeds": self.seeds_box.value(), "budget_kind": self.budget_kind.currentText(),
+                "budget": self.budget_box.value(), "tolerance": self.tolerance_box.value(),
+                "engine": self.engine_combo.currentText() if self._engine_chosen else None,
+                "measure": self.measure_combo.currentText()}
+
+    def set_state(self, state) -> None:
+        """Restore state(); the axes once the set-up shows their algorithm. Bad values are skipped."""
+        if not isinstance(state, dict):
+            return
+        if state.get("algorithm") == self._filled_for:
+            self._apply_state(state)
+        else:
+            self._pending_state = state
+
+    def _apply_state(self, state: dict) -> None:
+        axes = state.get("axes")
+        if isinstance(axes, list) and 1 <= len(axes) <= 2 and all(isinstance(a, str) for a in axes):
+            try:
+                for row, text in zip(self.axes, axes + [None]):
+                    row.set_axis(text)
+            except ConfigError:
+                pass  # an axis no longer valid: the rows keep what they show
+        for key, box in (("seeds", self.seeds_box), ("budget", self.budget_box)):
+            value = state.get(key)
+            if isinstance(value, int) and not isinstance(value, bool):
+                box.setValue(value)  # clamped to the box's range
+        tolerance = state.get("tolerance")
+        if isinstance(tolerance, (int, float)) and not isinstance(tolerance, bool) \
+                and math.isfinite(tolerance) and tolerance >= 0:
+            self.tolerance_box.setValue(tolerance)
+        for key, combo, allowed in (("budget_kind", self.budget_kind, BUDGET_KINDS),
+                                    ("measure", self.measure_combo, MEASURES)):
+            if state.get(key) in allowed:
+                combo.setCurrentText(state[key])
+        engine = state.get("engine")
+        if isinstance(engine, str) and self.engine_combo.findText(engine) >= 0:
+            self._select_engine(engine)
+            self._engine_chosen = True
 
     @property
     def is_running(self) -> bool:
@@ -205,7 +252,8 @@ class TunePanel(QtWidgets.QWidget):
             self.budget_row.show_error(str(exc))
             self._refuse("fix the budget marked in red")
             return None
-        run = config.replace(engine=self.engine_combo.currentText(), budget=budget)
+        # a grid runs on one device: the form's split over several is not carried into its runs
+        run = config.replace(engine=self.engine_combo.currentText(), budget=budget, devices=None)
         return TuneSetup(config=run, axes=tuple(texts), seeds=self.seeds_box.value(),
                          tolerance=self.tolerance_box.value())
 

@@ -241,6 +241,22 @@ def test_window_tab_presets_and_click_keeps_the_last_run_faded(qtbot, tmp_path):
         window.close()
 
 
+def test_panel_state_restores_once_its_algorithm_is_shown(qtbot):
+    first = make_panel(qtbot, axes=("omega=0.1:1.2:5:log", "phi_p=0.5:2.5:4"), seeds=9, evals=777)
+    first.measure_combo.setCurrentText("success rate")
+    state = first.state()
+    second = TunePanel()
+    qtbot.addWidget(second)
+    second.set_config(RunConfig.build("differential_evolution", "sphere", 2))
+    second.set_state(state)  # for another algorithm: kept until PSO is shown
+    assert second.axis_texts()[0].startswith(("F=", "Cr="))
+    second.set_config(PSO_CONFIG)
+    assert second.axis_texts() == ["omega=0.1:1.2:5:log", "phi_p=0.5:2.5:4"]
+    assert (second.seeds_box.value(), second.budget_box.value()) == (9, 777)
+    assert second.measure_combo.currentText() == "success rate"
+    second.set_state({"algorithm": "particle_swarm", "axes": "garbage", "seeds": "x", "tolerance": -1})
+    assert second.seeds_box.value() == 9 and second.axis_texts()[0].startswith("omega")
+
 @pytest.mark.gpu
 @pytest.mark.parametrize("engine", ["cupy", "cuda"])
 def test_gpu_grid_runs_batched_in_the_tab_and_the_window_stays_responsive(qtbot, engine):
