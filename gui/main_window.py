@@ -24,6 +24,7 @@ from PyQt6 import QtCore, QtGui, QtWidgets
 
 from solvers import ConfigError, RunConfig
 from solvers.engines import engine_status, gpu_status
+from solvers.study.cluster import check_scheduler
 
 from . import compare, export, sweep, tune
 from .charts import ConvergenceChart, ExtrasPanel
@@ -298,6 +299,9 @@ class MainWindow(QtWidgets.QMainWindow):
         self._tool_action("Tune parameters", lambda: self._show_panel(self.tune_panel))
         self.tune_panel.sigLoadSetting.connect(self._on_tune_panel_load_setting)
         self.tune_panel.sigLoadConfig.connect(self._on_tune_panel_load_config)
+        self.tools_menu.addSeparator()
+        self._tool_action("Dask cluster...", self._choose_cluster)
+        self.scheduler: str | None = None  # where the sweep and tune jobs run (None: here)
         self.panels.currentChanged.connect(self._push_config_to_panels)
         # the tab shown beside the form follows it (what a grid or sweep would run); deferred, so
         # a set-up being loaded field by field is read once it is complete
@@ -305,6 +309,21 @@ class MainWindow(QtWidgets.QMainWindow):
         self.form.sigProblemChanged.connect(lambda *_: QtCore.QTimer.singleShot(0, self._push_config_to_panels))
         self._install_export(export)
         self._fill_presets()
+
+    def _choose_cluster(self) -> None:
+        from .cluster_dialog import ClusterDialog  # noqa: PLC0415
+
+        dialog = ClusterDialog(self.scheduler, self)
+        if dialog.exec() == QtWidgets.QDialog.DialogCode.Accepted:
+            self.set_scheduler(dialog.scheduler())
+
+    def set_scheduler(self, scheduler: str | None) -> None:
+        """Run the Speedup sweep and Tune jobs here (None) or on a Dask cluster (saved)."""
+        self.scheduler = scheduler
+        for panel in self._panels:
+            if hasattr(panel, "set_scheduler"):
+                panel.set_scheduler(scheduler)
+        self.settings.setValue("cluster/scheduler", scheduler or "")
 
     def _tool_action(self, text: str, slot) -> None:
         act = QtGui.QAction(text, self)
@@ -736,6 +755,10 @@ class MainWindow(QtWidgets.QMainWindow):
         self.speed_slider.setValue(s.value("view/speed", SPEED_STEPS, type=int))
         self.landscape.trails_check.setChecked(s.value("view/trails", False, type=bool))
         self.landscape.overlay_check.setChecked(s.value("view/overlay", True, type=bool))
+        try:
+            self.set_scheduler(check_scheduler(s.value("cluster/scheduler", "", type=str)))
+        except ConfigError:
+            self.set_scheduler(None)  # a bad remembered address is dropped, not fatal
 
     def save_settings(self) -> None:
         s = self.settings

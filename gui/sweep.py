@@ -25,10 +25,13 @@ from solvers.config import RunConfig
 from solvers.engines import get_engine, gpu_status, list_engines
 from solvers.errors import ConfigError
 from solvers.problems import list_problems
+from solvers.study.cluster import open_client
+from solvers.study.remote import dashboard_link, stream
 from solvers.sweep import (DEFAULT_ITERATIONS, DEFAULT_MAX_EXP, DEFAULT_MIN_EXP, DEFAULT_POINT_CAP_S, MAX_EXP,
-                           SweepRecord, SweepSpec, run_sweep, write_csv)
+                           SweepRecord, SweepSpec, run_sweep, sweep_job, write_csv)
 
 from .baseline import baseline_combo, baseline_words
+from .cluster_dialog import ClusterLabel
 from .engine_words import TIMING_NOTE, gpu_notice_label, plain_reason
 from .panel_thread import PanelThread
 
@@ -51,10 +54,12 @@ class SweepWorker(QtCore.QObject):
     sigRecord = QtCore.pyqtSignal(object)  # SweepRecord
     sigErrored = QtCore.pyqtSignal(str)
     sigFinished = QtCore.pyqtSignal(bool)  # True when cancelled
+    sigDashboard = QtCore.pyqtSignal(str)  # the cluster's dashboard link, once connected
 
-    def __init__(self, spec: SweepSpec):
+    def __init__(self, spec: SweepSpec, scheduler: str | None = None):
         super().__init__()
         self.spec = spec
+        self.scheduler = scheduler  # None: here; else the whole sweep is one job on a Dask worker
         self._cancel = threading.Event()
 
     def stop(self) -> None:
@@ -64,12 +69,27 @@ class SweepWorker(QtCore.QObject):
     @QtCore.pyqtSlot()
     def run(self) -> None:
         try:
-            for record in run_sweep(self.spec, self._cancel, self._on_point_start):
-                self.sigRecord.emit(record)
+            if self.scheduler is None:
+                for record in run_sweep(self.spec, self._cancel, self._on_point_start):
+                    self.sigRecord.emit(record)
+            else:
+                self._run_on_cluster()
+        except ConfigError as exc:  # e.g. a scheduler that cannot be reached
+            self.sigErrored.emit(str(exc))
         except Exception as exc:  # noqa: BLE001 - reaches the user as a message, never silently
             self.sigErrored.emit(f"{type(exc).__name__}: {exc}")
         finally:
             self.sigFinished.emit(self._cancel.is_set())
+
+    def _run_on_cluster(self) -> None:
+        self.sigStatus.emit(f"connecting to the Dask cluster ({self.scheduler})")
+        with open_client(self.scheduler) as client:
+            self.sigDashboard.emit(dashboard_link(client))
+            for item in stream(client, sweep_job, self.spec, cancel=self._cancel):
+                if isinstance(item, tuple):  # ("start", walkers, engine)
+                    self.sigStatus.emit(f"timing {item[1]:,} walkers on {item[2]} (on the cluster)")
+                else:
+                    self.sigRecord.emit(item)
 
     def _on_point_start(self, walkers: int, engine: str) -> None:
         self.sigStatus.emit(f"timing {walkers:,} walkers on {engine}"
@@ -137,6 +157,14 @@ class SweepPanel(QtWidgets.QWidget):
     def selected_engines(self) -> list[str]:
         return [e for e, box in self.engine_boxes.items() if box.isEnabled() and box.isChecked()]
 
+    def set_scheduler(self, scheduler: str | None) -> None:
+        """Run the next sweeps here (None) or as one job on a Dask worker (solvers/study/remote.py).
+        On a cluster every engine may be chosen: the worker's engines count, not this machine's."""
+        self.cluster_label.set_scheduler(scheduler)
+        for engine, box in self.engine_boxes.items():
+            ok = get_engine(engine).status()[0]
+            box.setEnabled(ok or scheduler is not None)
+
     def start(self) -> bool:
         """Start a sweep with the current controls; False (reason in the status line) if refused."""
         if self.is_running:
@@ -150,7 +178,8 @@ class SweepPanel(QtWidgets.QWidget):
         self._clear_results()
         self._set_baseline_titles(*baseline_words(spec.baseline, spec.threads))
         self.progress.setValue(0)
-        worker = SweepWorker(spec)
+        worker = SweepWorker(spec, self.cluster_label.scheduler)
+        worker.sigDashboard.connect(self.cluster_label.set_dashboard)
         worker.sigRecord.connect(self._on_worker_record)
         worker.sigStatus.connect(self.status_label.setText)
         worker.sigErrored.connect(self._on_worker_errored)
@@ -226,6 +255,7 @@ class SweepPanel(QtWidgets.QWidget):
         self.progress.setRange(0, 1000)
         self.progress.setTextVisible(False)
         self.status_label = QtWidgets.QLabel("idle")
+        self.cluster_label = ClusterLabel()
 
         form = QtWidgets.QFormLayout()
         form.addRow(self.config_label)
@@ -292,6 +322,7 @@ class SweepPanel(QtWidgets.QWidget):
         layout.addWidget(self.gpu_note)
         layout.addLayout(form)
         layout.addLayout(buttons)
+        layout.addWidget(self.cluster_label)
         layout.addWidget(self.status_label)
         layout.addWidget(self.timing_note)
         layout.addWidget(body, 1)

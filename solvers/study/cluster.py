@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 from typing import Iterator
 
 from ..engines import gpu_status
@@ -23,6 +24,22 @@ def add_scheduler_option(parser, what: str) -> None:
     parser.add_argument("--scheduler", default=None, metavar="local|tcp://HOST:8786",
                         help=f"run {what} on Dask: 'local' starts a cluster on this machine (one worker "
                              "per GPU, else per core), an address uses a running scheduler")
+
+
+_ADDRESS = re.compile(r"^(?:(?:tcp|tls|ucx)://)?[A-Za-z0-9_.\-\[\]:]+:\d{1,5}$")
+
+
+def check_scheduler(text: str | None) -> str | None:
+    """A scheduler as typed (a window's setting, a CLI option): None for none (run here), "local",
+    or an address such as tcp://host:8786; ConfigError with one line otherwise."""
+    text = (text or "").strip()
+    if not text:
+        return None
+    if text.lower() == LOCAL:
+        return LOCAL
+    if not _ADDRESS.match(text):
+        raise ConfigError(f"not a Dask scheduler address: '{text}' (use 'local' or tcp://host:8786)")
+    return text
 
 
 def gpu_count() -> int:
