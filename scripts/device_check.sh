@@ -155,7 +155,7 @@ if [[ "$MODE" == records ]]; then
   [[ $? -ne 0 ]] && status=1
   tail -n 30 "$OUTDIR/numba-baseline.log"
   echo "== tune bench"
-  timeout "${TUNE_SECONDS:-120}" "$PY" scripts/tune_bench.py --out "$OUTDIR" 2>&1 | tail -n 20
+  timeout "${TUNE_SECONDS:-150}" "$PY" scripts/tune_bench.py --serial-sample "${TUNE_SERIAL:-16}" --out "$OUTDIR" 2>&1 | tail -n 20
   [[ ${PIPESTATUS[0]} -ne 0 ]] && status=1
   echo "== robustness, 10 seeds (file: $OUTDIR/robustness.md)"
   timeout "${ROBUST_SECONDS:-300}" "$PY" scripts/robustness.py --seeds 10 --jobs "$(nproc)" \
