@@ -672,13 +672,16 @@ class TunePanel(QtWidgets.QWidget):
         self._redraw_timer.stop()
         self._redraw()
         stopped = table.stop_reason == "stopped"
-        self.progress.setValue(1000 if table.complete else self.progress.value())
-        self.progress.setFormat(f"{len(table.rows):,} of {table.grid.groups:,} runs"
-                                + (" (stopped)" if stopped else ""))
+        if stopped and table.batched and table.rows:  # every run has a row, cut short together
+            runs = f"all {table.grid.groups:,} runs cut short at {table.rows[0].evals:,} evaluations each"
+        else:
+            runs = f"{len(table.rows):,} of {table.grid.groups:,} runs"
+        if not stopped:
+            self.progress.setValue(1000)
+        self.progress.setFormat(runs + (" (stopped)" if stopped else ""))
         how = "batched" if table.batched else "one run per setting and seed"
         text = (("stopped: " if stopped else "done: ") +
-                f"{len(table.rows):,} of {table.grid.groups:,} runs in {table.seconds:.3g} s "
-                f"({how}, {table.engine})")
+                f"{runs} in {table.seconds:.3g} s ({how}, {table.engine})")
         best = self.best_index()
         if best is not None:
             text += f". Best median: {self.cell_text(best)}"

@@ -112,6 +112,19 @@ def test_low_errors_are_bright_in_every_panel(qtbot):
         assert list(lowest) == list(panel.map.maps[False].map(1.0, mode="byte"))  # viridis' yellow
 
 
+def test_stop_cuts_a_batched_grid_short_and_says_so(qtbot):
+    panel = make_panel(qtbot, evals=10_000_000)
+    with qtbot.waitSignal(panel.sigFinished, timeout=20000):
+        panel.start()
+        qtbot.waitUntil(lambda: panel.progress.value() > 0, timeout=20000)
+        panel.stop()
+    table = panel.table
+    assert table.batched and table.stop_reason == "stopped"
+    assert 0 < table.rows[0].evals < 10_000_000
+    assert panel.status_label.text().startswith(f"stopped: all 18 runs cut short at {table.rows[0].evals:,}")
+    assert panel.progress.value() < 1000
+
+
 def test_stop_pause_and_shutdown_mid_run(qtbot):
     # simulated annealing runs one run per (setting, seed): 32 runs of ~20 ms each
     sa = RunConfig.build("simulated_annealing", "sphere", 2, params={"schedule": "fixed"}, seed=0)

@@ -115,7 +115,8 @@ class BatchedPlan:
                         seconds=seconds / groups, reached_at=None if reach[g] < 0 else int(reach[g]))
                 for g, (i, setting, seed) in enumerate(self.pairs)]
         if on_progress is not None:
-            on_progress(Progress(groups, groups, best, seconds, 1.0, _reach_floats(reach)))
+            on_progress(Progress(groups, groups, best, seconds,
+                                 self._fraction(state, groups) if stopped else 1.0, _reach_floats(reach)))
         return rows, stopped
 
     def _fraction(self, state, groups: int) -> float:
