@@ -752,6 +752,10 @@ class MainWindow(QtWidgets.QMainWindow):
         except (TypeError, ValueError):
             form_state = {}
         self.form.set_state(form_state)
+        try:  # the Tune tab's controls; its axes appear once it is shown the set-up's algorithm
+            self.tune_panel.set_state(json.loads(s.value("tune/state", "{}", type=str)))
+        except (TypeError, ValueError):
+            pass
         self.speed_slider.setValue(s.value("view/speed", SPEED_STEPS, type=int))
         self.landscape.trails_check.setChecked(s.value("view/trails", False, type=bool))
         self.landscape.overlay_check.setChecked(s.value("view/overlay", True, type=bool))
@@ -766,6 +770,7 @@ class MainWindow(QtWidgets.QMainWindow):
         s.setValue("window/geometry", self.saveGeometry())
         s.setValue("window/state", self.saveState())
         s.setValue("form/state", json.dumps(self.form.state()))
+        s.setValue("tune/state", json.dumps(self.tune_panel.state()))
         s.setValue("view/speed", self.speed_slider.value())
         s.setValue("view/trails", self.landscape.trails_check.isChecked())
         s.setValue("view/overlay", self.landscape.overlay_check.isChecked())

@@ -270,6 +270,32 @@ def test_panel_state_restores_once_its_algorithm_is_shown(qtbot):
     second.set_state({"algorithm": "particle_swarm", "axes": "garbage", "seeds": "x", "tolerance": -1})
     assert second.seeds_box.value() == 9 and second.axis_texts()[0].startswith("omega")
 
+def test_the_tab_remembers_its_grid_between_sessions(qtbot, tmp_path):
+    from gui.main_window import MainWindow
+
+    def window_with(path):
+        window = MainWindow(QtCore.QSettings(str(path), QtCore.QSettings.Format.IniFormat))
+        qtbot.addWidget(window)
+        return window
+
+    first = window_with(tmp_path / "s.ini")
+    de = next(p for _n, p, _d in list_presets() if "seed004" in p.name)
+    assert first.load_tune_preset(de)
+    first.tune_panel.seeds_box.setValue(9)
+    first.tune_panel.measure_combo.setCurrentText("success rate")
+    first.close()
+    second = window_with(tmp_path / "s.ini")
+    try:
+        second._show_panel(second.tune_panel)  # the form's algorithm reaches the tab: axes restored
+        panel = second.tune_panel
+        assert second.form.algorithm() == "differential_evolution"
+        assert panel.axis_texts() == ["F=0.1:1.2:12", "Cr=0:1:12"]
+        assert panel.seeds_box.value() == 9 and panel.budget_box.value() == 30_000
+        assert panel.measure_combo.currentText() == "success rate"
+    finally:
+        second.close()
+
+
 @pytest.mark.gpu
 @pytest.mark.parametrize("engine", ["cupy", "cuda"])
 def test_gpu_grid_runs_batched_in_the_tab_and_the_window_stays_responsive(qtbot, engine):
