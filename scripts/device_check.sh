@@ -2,7 +2,7 @@
 # The GPU check in one call: device and library versions, the GPU tests (pytest -m gpu) and the
 # benchmark suite, everything written into one folder.
 #
-#   scripts/device_check.sh [OUTDIR] [all|tests|bench|quick|gui|records] [extra pytest arguments...]
+#   scripts/device_check.sh [OUTDIR] [all|tests|bench|quick|gui|gui+bench|records] [extra pytest arguments...]
 #
 # OUTDIR defaults to $OUT (the device tool's folder) or ./device_out. TESTS=... narrows the test
 # files (default tests/test_gpu_*.py). "quick" runs the GPU tests
@@ -75,7 +75,7 @@ if [[ "$MODE" == all || "$MODE" == tests || "$MODE" == quick ]]; then
   [[ $rc -ne 0 ]] && status=1
 fi
 
-if [[ "$MODE" == gui ]]; then
+if [[ "$MODE" == *gui* ]]; then
   pack="${QT_PACK:-.device-qt}"
   if [[ -f "$pack/qt.tar.xz" ]]; then
     # shellcheck source=scripts/device_qt_setup.sh
@@ -88,6 +88,8 @@ if [[ "$MODE" == gui ]]; then
   export QT_QPA_PLATFORM=offscreen
   # The whole suite as two halves run side by side (the GPU tests, everything else), so that it
   # fits one device call; each half logs its failures and slowest tests.
+  # RUN_SUITE=0 / RUN_GUI_BENCH=0 leave out one part (to spread them over two calls)
+  if [[ "${RUN_SUITE:-1}" != 0 ]]; then
   echo "== the whole suite, window and GPU tests included (logs: $OUTDIR/suite-gpu.log, suite-rest.log)"
   per_test=()
   "$PY" -c "import pytest_timeout" 2>/dev/null && per_test=(--timeout=150)
@@ -103,12 +105,15 @@ if [[ "$MODE" == gui ]]; then
     echo "-- $half"; grep -E "^(FAILED|ERROR)|passed|failed|error" "$OUTDIR/suite-$half.log" | tail -n 15
   done
   [[ $status -ne 0 ]] && echo "pytest: a half failed or timed out (exit 124)"
+  fi
+  if [[ "${RUN_GUI_BENCH:-1}" != 0 ]]; then
   echo "== window benchmark with the GPU engines live (file: $OUTDIR/gui-bench.md)"
   timeout "${GUI_BENCH_SECONDS:-150}" "$PY" scripts/gui_benchmark.py --repeat 2 --seconds 6 --out "$OUTDIR/gui-bench.md" 2>&1 | tail -n 40
   [[ ${PIPESTATUS[0]} -ne 0 ]] && status=1
+  fi
 fi
 
-if [[ "$MODE" == all || "$MODE" == bench || "$MODE" == quick ]]; then
+if [[ "$MODE" == all || "$MODE" == *bench* || "$MODE" == quick ]]; then
   suite="h100"
   [[ "$MODE" == quick ]] && suite="quick"
   echo "== bench --suite $suite (log: $OUTDIR/bench.log)"
