@@ -18,7 +18,8 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
-from .nodes import Binary, Call, Compare, Coord, Dim, Index, Node, Num, Reduce, Term, Unary, Where, walk
+from .emit_loops import LoopEmitter
+from .nodes import Binary, Call, Node, Num
 
 _HELPERS = Path(__file__).resolve().parents[3] / "kernels" / "expression.cuh"
 _FUNCS = {
@@ -40,7 +41,7 @@ class CudaFunctor:
 
 def cuda_functor(tree: Node) -> CudaFunctor:
     """The functor of a validated tree (see the module docstring)."""
-    body = _Body().function(tree)
+    body = "".join(f"        {line}\n" for line in _Functor().statements(tree))
     digest = hashlib.sha256(body.encode("utf-8")).hexdigest()[:16]
     name = f"MwExpr_{digest}"
     struct = (f"struct {name} {{\n"
@@ -62,109 +63,57 @@ def _literal(value: float) -> str:
     return f"T({text})"
 
 
-class _Body:
-    """Statements of eval(): coordinate loads, one loop per reduction range, then the return.
+class _Functor(LoopEmitter):
+    """The statements of eval() in CUDA C++ (T the working type; constants rounded once to T)."""
 
-    Reductions over the same range of i share one loop (Ackley's two sums read x once, as the
-    built-in functor does), and equal reductions share one accumulator."""
+    FUNCS = _FUNCS
+    INIT = {"sum": "T(0)", "mean": "T(0)", "prod": "T(1)", "max": "-mw_inf<T>()", "min": "mw_inf<T>()"}
+    DIM, INDEX, ZERO, ONE = "T(d)", "T(j + 1)", "T(0)", "T(1)"
 
-    def __init__(self):
-        self.lines: list[str] = []
-        self.reductions: dict[Node, str] = {}
+    def number(self, value: float) -> str:
+        return _literal(value)
 
-    def function(self, tree: Node) -> str:
-        coords = sorted({n.index for n in walk(tree) if isinstance(n, Coord)})
-        for k in coords:
-            self.lines.append(f"const T c{k} = x[{k}];")
-        groups: dict[tuple[int, int], list[Reduce]] = {}
-        for node in walk(tree):
-            if isinstance(node, Reduce) and node not in self.reductions:
-                self.reductions[node] = f"r{len(self.reductions)}"
-                groups.setdefault((node.lo, node.hi), []).append(node)
-        for (lo, hi), nodes in groups.items():
-            self.loop(lo, hi, nodes)
-        self.lines.append(f"return {self.expr(tree)};")
-        return "".join(f"        {line}\n" for line in self.lines)
+    def assign(self, name: str, value: str, const: bool = False) -> str:
+        return f"{'const ' if const else ''}T {name} = {value};"
 
-    def loop(self, lo: int, hi: int, nodes: list[Reduce]) -> None:
-        offsets = sorted({n.offset for r in nodes for n in walk(r.body) if isinstance(n, Term)})
-        statements = [f"const T {_term(k)} = x[j + {k}];" for k in offsets]
-        for node in nodes:
-            r = self.reductions[node]
-            init = {"sum": "T(0)", "mean": "T(0)", "prod": "T(1)", "max": "-mw_inf<T>()",
-                    "min": "mw_inf<T>()"}[node.kind]
-            self.lines.append(f"T {r} = {init};")
-            body = self.expr(node.body)
-            statements.append({"sum": f"{r} += {body};", "mean": f"{r} += {body};",
-                               "prod": f"{r} *= {body};", "max": f"{r} = mw_fmax({r}, {body});",
-                               "min": f"{r} = mw_fmin({r}, {body});"}[node.kind])
-        self.lines.append(f"for (int j = {lo}; j < d - {hi}; ++j) {{ {' '.join(statements)} }}")
-        span = lo + hi
-        for node in nodes:
-            r = self.reductions[node]
-            if node.kind == "mean":
-                self.lines.append(f"{r} = (d - {span} > 0) ? {r} / T(d - {span}) : mwx_nan<T>();")
-            elif node.kind in ("max", "min"):
-                self.lines.append(f"if (d - {span} <= 0) {r} = mwx_nan<T>();")
+    def end(self, statement: str) -> str:
+        return f"{statement};"
 
-    def expr(self, node: Node) -> str:
-        if isinstance(node, Num):
-            return _literal(node.value)
-        if isinstance(node, Dim):
-            return "T(d)"
-        if isinstance(node, Coord):
-            return f"c{node.index}"
-        if isinstance(node, Term):
-            return _term(node.offset)
-        if isinstance(node, Index):
-            return "T(j + 1)"
-        if isinstance(node, Unary):
-            return f"(-{self.expr(node.operand)})"
-        if isinstance(node, Binary):
-            return self.binary(node)
-        if isinstance(node, Compare):
-            return f"({self.condition(node)} ? T(1) : T(0))"
-        if isinstance(node, Where):
-            return f"({self.condition(node.cond)} ? {self.expr(node.then)} : {self.expr(node.other)})"
-        if isinstance(node, Call):
-            return self.call(node)
-        if isinstance(node, Reduce):
-            return self.reductions[node]
-        raise TypeError(f"unknown node {type(node).__name__}")  # pragma: no cover
+    def for_loop(self, lo: int, hi: int, body: list[str]) -> list[str]:
+        return [f"for (int j = {lo}; j < d - {hi}; ++j) {{ {' '.join(body)} }}"]
 
-    def binary(self, node: Binary) -> str:
-        a = self.expr(node.left)
-        if node.op == "**" and isinstance(node.right, Num) and node.right.value in (1.0, 2.0, 3.0, 4.0):
-            power = int(node.right.value)
-            return a if power == 1 else f"mwx_pow{power}<T>({a})"  # products, as NumPy's square
-        b = self.expr(node.right)
-        if node.op == "**":
-            return f"mw_pow({a}, {b})"
-        if node.op == "%":
-            return f"mwx_mod<T>({a}, {b})"
-        return f"({a} {node.op} {b})"
+    def finish(self, r: str, kind: str, span: int) -> list[str]:
+        if kind == "mean":
+            return [f"{r} = (d - {span} > 0) ? {r} / T(d - {span}) : mwx_nan<T>();"]
+        return [f"if (d - {span} <= 0) {r} = mwx_nan<T>();"]
 
-    def condition(self, node: Node) -> str:
-        if isinstance(node, Compare):
-            return f"({self.expr(node.left)} {node.op} {self.expr(node.right)})"
-        return f"({self.expr(node)} != T(0))"
+    def returns(self, value: str) -> str:
+        return f"return {value};"
 
-    def call(self, node: Call) -> str:
-        args = [self.expr(a) for a in node.args]
-        name = _FUNCS[node.func]
-        if node.func in ("min", "max"):
-            value = args[0]
-            for arg in args[1:]:
-                value = f"{name}({value}, {arg})"
-            return value
+    def choose(self, condition: str, then: str, other: str) -> str:
+        return f"({condition} ? {then} : {other})"
+
+    def power(self, a: str, b: str) -> str:
+        return f"mw_pow({a}, {b})"
+
+    def mod(self, a: str, b: str) -> str:
+        return f"mwx_mod<T>({a}, {b})"
+
+    def constant_power(self, a: str, exponent: float) -> str | None:
+        if exponent not in (1.0, 2.0, 3.0, 4.0):
+            return None
+        power = int(exponent)
+        return a if power == 1 else f"mwx_pow{power}<T>({a})"  # products, as NumPy's square
+
+    def special_call(self, node: Call) -> str | None:
         if node.func == "cos" and _pi_multiple(node.args[0]) is not None:
             # cos(k pi v) as cospi(k v), as the built-in functors write Rastrigin and Ackley: exact
             # argument reduction, and the fast path of the precise math
             k, operand = _pi_multiple(node.args[0])
             return f"mw_cospi({_literal(k)} * {self.expr(operand)})"
         if node.func == "sign":
-            return f"mwx_sign<T>({args[0]})"
-        return f"{name}({', '.join(args)})"
+            return f"mwx_sign<T>({self.expr(node.args[0])})"
+        return None
 
 
 def _pi_multiple(node: Node):
@@ -175,8 +124,3 @@ def _pi_multiple(node: Node):
     if k == 0 or node.left.value != k * math.pi:
         return None
     return k, node.right
-
-
-def _term(offset: int) -> str:
-    """The local holding x[i + offset] in a reduction loop."""
-    return f"t{offset}" if offset >= 0 else f"tm{-offset}"

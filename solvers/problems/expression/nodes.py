@@ -18,8 +18,9 @@ Node types (frozen dataclasses; ``col`` is the 1-based column of the node in the
   i = 1 + ``lo`` .. n - ``hi`` (``lo``/``hi`` are the largest negative/positive offsets). Reductions do
   not nest.
 
-An emitter walks the tree with a ``match`` over these classes; solvers/problems/expression/emit_array.py
-(NumPy/CuPy) and emit_cuda.py (a CUDA functor) are the two shipped ones.
+An emitter walks the tree over these classes; solvers/problems/expression/emit_array.py (NumPy/CuPy),
+emit_cuda.py (a CUDA functor) and emit_numba.py (a Python scalar function for Numba) are the shipped
+ones; the last two share the shape of emit_loops.py.
 """
 from __future__ import annotations
 
