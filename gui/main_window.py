@@ -305,8 +305,13 @@ class MainWindow(QtWidgets.QMainWindow):
         self.panels.currentChanged.connect(self._push_config_to_panels)
         # the tab shown beside the form follows it (what a grid or sweep would run); deferred, so
         # a set-up being loaded field by field is read once it is complete
-        self.form.sigAlgorithmChanged.connect(lambda *_: QtCore.QTimer.singleShot(0, self._push_config_to_panels))
-        self.form.sigProblemChanged.connect(lambda *_: QtCore.QTimer.singleShot(0, self._push_config_to_panels))
+        # (a timer the window owns: it dies with the window, never firing into a closed one)
+        self._push_timer = QtCore.QTimer(self)
+        self._push_timer.setSingleShot(True)
+        self._push_timer.setInterval(0)
+        self._push_timer.timeout.connect(self._push_config_to_panels)
+        self.form.sigAlgorithmChanged.connect(self._push_timer.start)  # a slot of the timer: Qt
+        self.form.sigProblemChanged.connect(self._push_timer.start)  # disconnects it as the window goes
         self._install_export(export)
         self._fill_presets()
 

@@ -102,6 +102,8 @@ class AxisRow:
         self.hi.setValue(axis.hi)
         self.points.setValue(min(MAX_SIDE, axis.points))
         self.log.setChecked(axis.log)
+        if axis.points > MAX_SIDE:  # a set-up written for the command line (up to 1024 values)
+            self.row.show_note(f"{axis.points} values in the set-up; the map shows at most {MAX_SIDE}")
 
     def spec_text(self) -> str | None:
         name = self.name()

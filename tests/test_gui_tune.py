@@ -178,6 +178,9 @@ def test_bad_input_is_refused_beside_the_field(qtbot):
     panel.apply_setup(TuneSetup(config=ps, axes=("tol_halvings=2:6:5",), seeds=1))
     panel.axes[0].points.setValue(8)
     assert panel.start() is False and "only 5 distinct" in panel.axes[0].row.error
+    # more values than the map shows (a command-line set-up): 32, with a note
+    panel.apply_setup(TuneSetup(config=PSO_CONFIG, axes=("omega=0.2:1.0:100",), seeds=1))
+    assert panel.axes[0].points.value() == 32 and "at most 32" in panel.axes[0].row.note
     # the main form has errors: said here, nothing starts
     panel.config_source = lambda: None
     assert panel.start() is False and "Set-up panel" in panel.status_label.text()
@@ -270,31 +273,27 @@ def test_panel_state_restores_once_its_algorithm_is_shown(qtbot):
     second.set_state({"algorithm": "particle_swarm", "axes": "garbage", "seeds": "x", "tolerance": -1})
     assert second.seeds_box.value() == 9 and second.axis_texts()[0].startswith("omega")
 
-def test_the_tab_remembers_its_grid_between_sessions(qtbot, tmp_path):
+def test_the_window_saves_the_tabs_grid_and_restores_it(qtbot, tmp_path):
+    import json
+
     from gui.main_window import MainWindow
 
-    def window_with(path):
-        window = MainWindow(QtCore.QSettings(str(path), QtCore.QSettings.Format.IniFormat))
-        qtbot.addWidget(window)
-        return window
-
-    first = window_with(tmp_path / "s.ini")
-    de = next(p for _n, p, _d in list_presets() if "seed004" in p.name)
-    assert first.load_tune_preset(de)
-    first.tune_panel.seeds_box.setValue(9)
-    first.tune_panel.measure_combo.setCurrentText("success rate")
-    first.close()
-    second = window_with(tmp_path / "s.ini")
+    settings = QtCore.QSettings(str(tmp_path / "s.ini"), QtCore.QSettings.Format.IniFormat)
+    window = MainWindow(settings)
+    qtbot.addWidget(window)
     try:
-        second._show_panel(second.tune_panel)  # the form's algorithm reaches the tab: axes restored
-        panel = second.tune_panel
-        assert second.form.algorithm() == "differential_evolution"
-        assert panel.axis_texts() == ["F=0.1:1.2:12", "Cr=0:1:12"]
-        assert panel.seeds_box.value() == 9 and panel.budget_box.value() == 30_000
-        assert panel.measure_combo.currentText() == "success rate"
+        de = next(p for _n, p, _d in list_presets() if "seed004" in p.name)
+        assert window.load_tune_preset(de)
+        panel = window.tune_panel
+        panel.seeds_box.setValue(9)
+        window.save_settings()
+        saved = json.loads(settings.value("tune/state", "{}", type=str))
+        assert saved["axes"] == ["F=0.1:1.2:12", "Cr=0:1:12"] and saved["seeds"] == 9
+        panel.seeds_box.setValue(2)
+        window._restore_settings()  # what a new session does with the same settings
+        assert panel.seeds_box.value() == 9 and panel.axis_texts() == saved["axes"]
     finally:
-        second.close()
-
+        window.close()
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("engine", ["cupy", "cuda"])
