@@ -477,7 +477,8 @@ class ComparePanel(QtWidgets.QWidget):
                 self._finish()
 
     def _finish(self) -> None:
-        done = [e for e, r in self._results.items() if r is not None]
+        # in the rows' order, not the order the runs happened to end in
+        done = [e for e in self._rows if self._results.get(e) is not None]
         self.status_label.setText(f"finished: {', '.join(done) or 'none'}"
                                   + (f"; failed: {', '.join(self._errors)}" if self._errors else ""))
         self._set_running(False)

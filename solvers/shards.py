@@ -40,7 +40,7 @@ from typing import Any
 
 import numpy as np
 
-from .algorithms.base import SnapshotData, State
+from .algorithms.base import SnapshotData, State, iterations_before_budget
 from .arrays import to_numpy
 from .engines import reference_class
 from .errors import ConfigError
@@ -197,6 +197,7 @@ class ShardedAlgorithm:
                               f"(at least one each)")
         per_unit = self.per_unit = ref.split_unit_walkers(planner.params)
         self.total = units * per_unit
+        self.max_evals = planner.max_evals  # the whole run's
         self._after_init = ref.split_after_init
         # shards sharing the host's cores (CPU engines) take turns; GPU shards run concurrently
         self._turn = None if engine.concurrent_shards else threading.Lock()
@@ -212,6 +213,7 @@ class ShardedAlgorithm:
                                     threads=threads)
             n = count * per_unit
             algo.max_evals = walker_major_share(planner.max_evals, self.total, walker0, n)
+            algo.stops_at_budget = False  # the split run stops all shards alike (step)
             algo.walker0 = walker0
             algo.exchange_best = self._exchanger(index)
             self.shards.append(Shard(slot, algo, walker0, n))
@@ -305,10 +307,22 @@ class ShardedAlgorithm:
         return state
 
     def step(self, state: ShardedState, iterations: int) -> None:
-        def advance(shard):
-            shard.algorithm.step(shard.state, iterations)
-            return self._summary(shard)
-        self._merge(state, self._each(advance))
+        # the run's budget decides for every shard (a shard's max_evals is only its share of the
+        # cut): no iteration starts once the whole run has spent max_evals, as unsplit
+        remaining = int(iterations)
+        while remaining > 0 and not state.done:
+            todo = remaining
+            if self.max_evals is not None:
+                todo = iterations_before_budget(self.max_evals - int(state.evals), remaining,
+                                                self.evals_per_iteration())
+                if todo == 0:
+                    return
+
+            def advance(shard, todo=todo):
+                shard.algorithm.step(shard.state, todo)
+                return self._summary(shard)
+            self._merge(state, self._each(advance))
+            remaining -= todo
 
     def init_and_step(self, rng, iterations: int) -> ShardedState:
         state = self.init(rng)

@@ -64,7 +64,8 @@ def test_runs_on_numpy_and_charts_it(qtbot):
     rate = panel._curves[(panel.rate_plot, "numpy")]
     assert len(rate.xData) >= 1 and np.all(rate.yData > 0)
     assert panel._rows["numpy"].status.text().startswith("done (max_iters)")
-    assert "finished: numpy" in panel.status_label.text()
+    finished = panel.status_label.text().removeprefix("finished: ")
+    assert "numpy" in finished.split("; ")[0].split(", ")  # with every other engine usable here
 
 
 def test_stop_ends_every_engine_and_joins(qtbot):

@@ -55,6 +55,14 @@ class SnapshotData:
     overlays: dict = field(default_factory=dict)
 
 
+def iterations_before_budget(left: int, iterations: int, most_per_iteration: float) -> int:
+    """Of `iterations`, how many may run with `left` evaluations of budget so that each starts
+    before the budget is spent: all while it surely allows them, then one at a time (0 when spent)."""
+    if left <= 0:
+        return 0
+    return int(max(1, min(int(iterations), int(left) // max(1, int(most_per_iteration)))))
+
+
 class Algorithm(abc.ABC):
     """Base class: subclasses set the class attributes and implement init/step/snapshot."""
 
@@ -184,6 +192,28 @@ class Algorithm(abc.ABC):
         """Bytes the run needs at most, checked before the first allocation (the engine asks)."""
         words = self.total_walkers() * self.memory_words_per_walker()
         return int(words * self.dtype.itemsize) + int(self.memory_extra_bytes()) + self.FIXED_MEMORY_BYTES
+
+    # --- max_evals between iterations ------------------------------------------------------------
+    # A run stops at the first iteration boundary at or past max_evals (evaluate() cuts the last
+    # iteration's evaluations). No iteration starts once the budget is spent, so how a run's steps
+    # are chunked (the runner's frame-sized chunks, a split run's shards) never changes its numbers.
+    # A shard of a split run leaves this to the split run (its max_evals is only its share of the
+    # last iteration's cut: solvers/shards.py), which steps all shards alike.
+    stops_at_budget = True
+
+    def budget_spent(self, state: State) -> bool:
+        """max_evals reached (every group's, in a tuning grid): no further iteration starts."""
+        if self.max_evals is None or not self.stops_at_budget:
+            return False
+        return int(state.evals) >= int(self.max_evals) * max(1, self.groups)
+
+    def budget_iterations(self, state: State, iterations: int, most_per_iteration: float) -> int:
+        """How many of `iterations` a fused launch may run so that each starts before max_evals
+        is reached, when one iteration makes at most `most_per_iteration` evaluations."""
+        if self.max_evals is None or not self.stops_at_budget:
+            return int(iterations)
+        left = int(self.max_evals) * max(1, self.groups) - int(state.evals)
+        return iterations_before_budget(left, iterations, most_per_iteration)
 
     def evals_per_iteration(self) -> float:
         """Expected evaluations per iteration, for budgeting chunks (upper estimate is fine)."""

@@ -153,6 +153,8 @@ class DifferentialEvolution(Algorithm):
     def step(self, state: DifferentialEvolutionState, iterations: int) -> None:
         xp, p, rng = self.xp, self.params, self._rng
         for _ in range(iterations):
+            if self.budget_spent(state):
+                return
             X = state.X
             r1, r2, r3 = draw_distinct_indices(rng, p.populations, p.walkers)
             base = X[r1]

@@ -120,7 +120,7 @@ class MultidirectionalSearch(Algorithm):
 
     def step(self, state: MultidirectionalSearchState, iterations: int) -> None:
         for _ in range(iterations):
-            if state.done:
+            if state.done or self.budget_spent(state):
                 return
             for _ in self._iteration(state, state.simplices.shape[0]):
                 pass

@@ -180,6 +180,8 @@ class ParticleSwarm(Algorithm):
     def step(self, state: ParticleSwarmState, iterations: int) -> None:
         move = self._move_classic if self.params.variant == "classic" else self._move_spso2011
         for _ in range(iterations):
+            if self.budget_spent(state):
+                return
             move(state)
             self._confine(state)
             self._evaluate_and_remember(state)

@@ -78,7 +78,8 @@ class PatternSearch(Algorithm):
         return 4.0 * self.problem.dim + 9.0
 
     def evals_per_iteration(self) -> float:
-        return 2.0 * self.problem.dim * self.params.walkers
+        # an upper bound: a restart round's first iteration also redraws every walker
+        return (2.0 * self.problem.dim + (1.0 if self.params.restart else 0.0)) * self.params.walkers
 
     def auto_values(self, params, max_evals):
         return {"walkers": self.auto_count(15360, 2.0 * self.problem.dim)}
@@ -97,6 +98,8 @@ class PatternSearch(Algorithm):
 
     def step(self, state: PatternSearchState, iterations: int) -> None:
         for _ in range(iterations):
+            if self.budget_spent(state):
+                return
             for _ in self._iteration(state, self.problem.dim):
                 pass
 

@@ -246,7 +246,7 @@ class SimulatedAnnealing(Algorithm):
 
     def step(self, state: SimulatedAnnealingState, iterations: int) -> None:
         for _ in range(iterations):
-            if state.done:
+            if state.done or self.budget_spent(state):
                 return
             if state.phase == "polish":
                 self._polish_iteration(state)

@@ -120,6 +120,15 @@ class DifferentialEvolutionNumba(NumbaAlgorithm, DifferentialEvolution):
         return state
 
     def step(self, state: DifferentialEvolutionState, iterations: int) -> None:
+        remaining = int(iterations)
+        while remaining > 0:  # fused launches that never start a generation past max_evals
+            todo = self.budget_iterations(state, remaining, self.total_walkers())
+            if todo == 0:
+                return
+            self._generations(state, todo)
+            remaining -= todo
+
+    def _generations(self, state: DifferentialEvolutionState, iterations: int) -> None:
         p, T = self.params, self.dtype.type
         self.use_threads()
         bad = self.nonfinite_counter(self.total_walkers())

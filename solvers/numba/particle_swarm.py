@@ -259,6 +259,15 @@ class ParticleSwarmNumba(NumbaAlgorithm, ParticleSwarm):
         return state
 
     def step(self, state: ParticleSwarmNumbaState, iterations: int) -> None:
+        remaining = int(iterations)
+        while remaining > 0:  # fused launches that never start an iteration past max_evals
+            todo = self.budget_iterations(state, remaining, self.total_walkers())
+            if todo == 0:
+                return
+            self._iterations(state, todo)
+            remaining -= todo
+
+    def _iterations(self, state: ParticleSwarmNumbaState, iterations: int) -> None:
         p, T = self.params, self.dtype.type
         self.use_threads()
         common = (state.X, state.V, state.P, state.f, state.Pf, state.swarm_best_f)

@@ -109,12 +109,15 @@ class PatternSearchNumba(NumbaAlgorithm, PatternSearch):
         p, n = self.params, int(self.params.walkers)
         tol = self.dtype.type(p.delta0 / 2.0 ** p.tol_halvings)
         remaining = int(iterations)
-        while remaining > 0:
+        while remaining > 0 and not self.budget_spent(state):
             if p.restart and state.iteration > 0 and state.iteration % p.round_iterations == 0:
                 self._draw(state, philox.STREAM_RESTART, state.iteration)
             todo = remaining
             if p.restart:  # a chunk never crosses a round boundary (the round's best is kept)
                 todo = min(todo, p.round_iterations - state.iteration % p.round_iterations)
+            todo = self.budget_iterations(state, todo, 2 * self.problem.dim * n)
+            if todo == 0:
+                return
             self.use_threads()
             bad = self.nonfinite_counter(n)
             ps_iterate(state.X, state.f, state.step, state.improved, self.lower, self.upper,

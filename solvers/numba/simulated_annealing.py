@@ -136,7 +136,7 @@ class SimulatedAnnealingNumba(NumbaAlgorithm, SimulatedAnnealing):
 
     def step(self, state: SimulatedAnnealingNumbaState, iterations: int) -> None:
         remaining = int(iterations)
-        while remaining > 0 and not state.done:
+        while remaining > 0 and not state.done and not self.budget_spent(state):
             if state.phase == "polish":
                 self._polish_iteration(state)
                 state.iteration += 1
@@ -148,7 +148,7 @@ class SimulatedAnnealingNumba(NumbaAlgorithm, SimulatedAnnealing):
         p, n = self.params, int(self.params.walkers)
         L = int(p.chain_length)
         first_end = max(1, L - state.level_iteration)  # proposals until the current level ends
-        todo = budget
+        todo = self.budget_iterations(state, budget, n)  # none starts past max_evals
         if self.synchronous or p.variant == "hybrid":
             todo = min(todo, first_end)  # a global exchange (or the switch to polishing) follows
         ends = 0 if todo < first_end else 1 + (todo - first_end) // L
