@@ -183,10 +183,14 @@ class CudaAlgorithm(Algorithm):
         """Device bytes a run of n walkers needs; subclasses count their arrays."""
         return n * (self.problem.dim + 2) * self.dtype.itemsize
 
+    # The run's arrays not proportional to its walkers (the best tracker, group tables, Philox
+    # keys, counters): a few dozen, each at least one 512-byte block of CuPy's pool.
+    SMALL_ARRAYS_BYTES: ClassVar[int] = 64 * 1024
+
     def memory_estimate(self) -> int:
         """The same question the numpy/cupy classes answer: device bytes of the whole run (the
         engine checks it before init; init checks bytes_needed again right before allocating)."""
-        return int(self.bytes_needed(self.total_walkers()))
+        return int(self.bytes_needed(self.total_walkers())) + self.SMALL_ARRAYS_BYTES
 
     def require_memory(self, nbytes: int) -> None:
         """DeviceMemoryError, before anything is allocated, if nbytes is more than is free."""

@@ -53,8 +53,10 @@ class PatternSearchCuda(CudaAlgorithm, PatternSearch):
     lanes: int | None = None
 
     def bytes_needed(self, n: int) -> int:
-        # X (d, n), f, step, improved flags, plus the best buffers (negligible)
-        return n * ((self.problem.dim + 2) * self.dtype.itemsize + 1)
+        # X (d, n), f, step, improved flags, plus the best fold's partials (one per block of the
+        # widest launch: _allocate)
+        item = self.dtype.itemsize
+        return n * ((self.problem.dim + 2) * item + 1) + max(REDUCE_BLOCKS, self.blocks(8 * n)) * (item + 8)
 
     def _allocate(self, rng) -> PatternSearchCudaState:
         xp, n, d = self.xp, int(self.params.walkers), self.problem.dim
