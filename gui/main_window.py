@@ -757,6 +757,10 @@ class MainWindow(QtWidgets.QMainWindow):
         except (TypeError, ValueError):
             form_state = {}
         self.form.set_state(form_state)
+        try:  # before the Tune tab's state: an engine only the cluster has stays chosen there
+            self.set_scheduler(check_scheduler(s.value("cluster/scheduler", "", type=str)))
+        except ConfigError:
+            self.set_scheduler(None)  # a bad remembered address is dropped, not fatal
         try:  # the Tune tab's controls; its axes appear once it is shown the set-up's algorithm
             self.tune_panel.set_state(json.loads(s.value("tune/state", "{}", type=str)))
         except (TypeError, ValueError):
@@ -764,10 +768,6 @@ class MainWindow(QtWidgets.QMainWindow):
         self.speed_slider.setValue(s.value("view/speed", SPEED_STEPS, type=int))
         self.landscape.trails_check.setChecked(s.value("view/trails", False, type=bool))
         self.landscape.overlay_check.setChecked(s.value("view/overlay", True, type=bool))
-        try:
-            self.set_scheduler(check_scheduler(s.value("cluster/scheduler", "", type=str)))
-        except ConfigError:
-            self.set_scheduler(None)  # a bad remembered address is dropped, not fatal
 
     def save_settings(self) -> None:
         s = self.settings

@@ -6,10 +6,13 @@ How it is wired (gui/main_window.py):
     panel.set_config(config)                             # algorithm, function, dimension, ... shown
     panel.sigLoadSetting.connect(...)                    # (RunConfig, words): a clicked cell's set-up
     panel.sigLoadConfig.connect(...)                     # (RunConfig, words): a loaded tuning set-up
+    panel.set_scheduler(scheduler)                       # Tools > Dask cluster...: None runs here
     closeEvent: panel.shutdown()                         # stops and joins its thread
 The grid (spec, checks, batched or one-at-a-time path, cells) is solvers.tune's; this panel collects
 the axes (gui/tune_axes.py), runs ``prepare(...).run(...)`` in a TuneWorker on its own QThread
-(share_gil, so the window stays responsive) and draws what it reports (gui/tune_map.py).
+(share_gil, so the window stays responsive) and draws what it reports (gui/tune_map.py). With a
+Dask scheduler the TuneWorker runs the grid as one job on a cluster worker (solvers/tune/remote.py)
+and its items arrive as the same signals, so the map fills in alike; Pause cannot reach the job.
 start/toggle_pause/stop, export_csv/png, save_setup/load_setup/apply_setup, cell_text and
 load_setting are public for menus and tests.
 """
@@ -27,12 +30,15 @@ from PyQt6 import QtCore, QtWidgets
 from solvers.algorithms import get_algorithm
 from solvers.config import Budget, RunConfig
 from solvers.engines import get_engine, list_engines
-from solvers.errors import ConfigError
+from solvers.errors import ConfigError, EngineUnavailable
+from solvers.study.cluster import open_client
 from solvers.study.execute import duration_words
+from solvers.study.remote import dashboard_link, stream
 from solvers.tune import (DEFAULT_TOLERANCE, Progress, TuneSetup, TuneTable, cell_stats, load_setup,
-                          prepare, run_arrays, save_setup, setting_config)
+                          prepare, run_arrays, save_setup, setting_config, tune_job)
 from solvers.tune.spec import build_axis, build_grid
 
+from .cluster_dialog import ClusterLabel
 from .engine_words import plain_reason
 from .field_row import ERROR_STYLE, FieldRow
 from .panel_thread import PanelThread
@@ -44,21 +50,30 @@ MAX_SEEDS = 64
 BUDGET_KINDS = {"evaluations": "max_evals", "iterations": "max_iters"}
 REDRAW_INTERVAL_MS = 100  # the map redraws at most 10 times a second (progress arrives at ~30 Hz)
 SETUP_FILTER = "Multiwalk tuning set-up (*.json)"
+PAUSE_TIP = "Pause between chunks (or between runs); paused time is not timed"
+CLUSTER_PAUSE_TIP = ("A grid running on the Dask cluster cannot be paused (its worker runs it to the "
+                     "end); Stop ends it and keeps the runs so far")
 
 
 class TuneWorker(QtCore.QObject):
     """Checks and runs one grid on the thread it is moved to; stop(), pause() and resume() may
-    be called from any thread (pause takes effect between chunks, or between runs)."""
+    be called from any thread (pause takes effect between chunks, or between runs).
+
+    With a `scheduler` the grid is one job on a Dask worker (solvers/tune/remote.py): the same
+    signals arrive as its items stream back, Stop reaches the job, Pause cannot (the panel disables
+    it), and the engine is the worker's."""
 
     sigStatus = QtCore.pyqtSignal(str)
     sigPrepared = QtCore.pyqtSignal(object)  # TuneTable (no rows yet): axes, path, f_min
     sigProgress = QtCore.pyqtSignal(object)  # Progress
     sigErrored = QtCore.pyqtSignal(str)
     sigFinished = QtCore.pyqtSignal(object)  # TuneTable, or None after an error
+    sigDashboard = QtCore.pyqtSignal(str)  # the cluster's dashboard link, once connected
 
-    def __init__(self, arguments: dict):
+    def __init__(self, arguments: dict, scheduler: str | None = None):
         super().__init__()
         self.arguments = arguments
+        self.scheduler = scheduler  # None: here; else one job on a Dask worker
         self._cancel = threading.Event()
         self._running = threading.Event()  # cleared while paused
         self._running.set()
@@ -83,20 +98,45 @@ class TuneWorker(QtCore.QObject):
     def run(self) -> None:
         table = None
         try:
-            engine = get_engine(self.arguments["engine"])
-            self.sigStatus.emit("checking the grid" + (" and compiling kernels (first use)"
-                                                       if engine.compiles else ""))
-            tuning = prepare(**self.arguments)  # on this thread: a cuda build may compile
-            self.sigPrepared.emit(tuning.table)
-            self.sigStatus.emit(tuning.table.path)
-            table = tuning.run(stop=self._cancel.is_set, on_progress=self.sigProgress.emit,
-                               share_gil=True, hold=self._hold)
-        except ConfigError as exc:
+            table = self._run_here() if self.scheduler is None else self._run_on_cluster()
+        except ConfigError as exc:  # a refused grid (here or on the worker), an unreachable scheduler
             self.sigErrored.emit(str(exc))
+        except EngineUnavailable as exc:  # its message names the engine and why
+            self.sigErrored.emit(str(exc) + (" (on the cluster's worker)" if self.scheduler else ""))
         except Exception as exc:  # noqa: BLE001 - reaches the user as a message, never silently
             self.sigErrored.emit(f"{type(exc).__name__}: {exc}")
         finally:
             self.sigFinished.emit(table)
+
+    def _run_here(self) -> TuneTable:
+        engine = get_engine(self.arguments["engine"])
+        self.sigStatus.emit("checking the grid" + (" and compiling kernels (first use)"
+                                                   if engine.compiles else ""))
+        tuning = prepare(**self.arguments)  # on this thread: a cuda build may compile
+        self._prepared(tuning.table, tuning.table.path)
+        return tuning.run(stop=self._cancel.is_set, on_progress=self.sigProgress.emit,
+                          share_gil=True, hold=self._hold)
+
+    def _run_on_cluster(self) -> TuneTable | None:
+        self.sigStatus.emit(f"connecting to the Dask cluster ({self.scheduler})")
+        table = None
+        with open_client(self.scheduler) as client:
+            self.sigDashboard.emit(dashboard_link(client))
+            compiles = get_engine(self.arguments["engine"]).compiles
+            self.sigStatus.emit("checking the grid on a worker of the cluster"
+                                + (" (its kernels compile there on first use)" if compiles else ""))
+            for kind, value in stream(client, tune_job, self.arguments, cancel=self._cancel):
+                if kind == "prepared":
+                    self._prepared(value, f"{value.path} (on the cluster)")
+                elif kind == "progress":
+                    self.sigProgress.emit(value)
+                elif kind == "finished":
+                    table = value
+        return table
+
+    def _prepared(self, table: TuneTable, path: str) -> None:
+        self.sigPrepared.emit(table)
+        self.sigStatus.emit("; ".join((path, *table.notes)))  # which path runs, and what was switched
 
 
 def _default_config() -> RunConfig:
@@ -121,6 +161,7 @@ class TunePanel(QtWidgets.QWidget):
         self.runner = PanelThread(self, "tune")
         self.runner.sigJoined.connect(self._on_runner_joined)
         self._paused = False
+        self._on_cluster = False  # the running grid is a job on a Dask worker (no Pause there)
         self.table: TuneTable | None = None  # the grid being run or last run
         self.run_config: RunConfig | None = None  # the set-up it started from (its engine, budget)
         self._stats = None  # CellStats of what the map shows
@@ -151,6 +192,26 @@ class TunePanel(QtWidgets.QWidget):
             f"Grid over <b>{_title(config.algorithm)}</b> on <b>{config.problem}</b>, {config.dim}-D, "
             f"{config.dtype}, seeds from {config.seed}. Function, dimension and the other parameters "
             "come from the Set-up panel.")
+
+    def set_scheduler(self, scheduler: str | None) -> None:
+        """Run the next grids here (None) or as one job on a Dask worker (solvers/tune/remote.py).
+        On a cluster every engine may be chosen: the worker's engines count, not this machine's;
+        back here, an engine this machine lacks falls back to numpy."""
+        self.cluster_label.set_scheduler(scheduler)
+        model = self.engine_combo.model()
+        for index in range(self.engine_combo.count()):
+            ok, reason = self._local_engines[self.engine_combo.itemText(index)]
+            item = model.item(index)
+            item.setEnabled(ok or scheduler is not None)
+            if ok:
+                item.setToolTip(reason)
+            elif scheduler is None:
+                item.setToolTip(f"unavailable: {plain_reason(reason)}")
+            else:
+                item.setToolTip(f"not available on this machine ({plain_reason(reason)}); "
+                                "the cluster's worker checks it when the grid starts")
+        if scheduler is None and not model.item(self.engine_combo.currentIndex()).isEnabled():
+            self._select_engine(self.engine_combo.currentText())  # numpy
 
     def state(self) -> dict:
         """The controls as plain JSON-able values (the window keeps them between sessions)."""
@@ -271,7 +332,10 @@ class TunePanel(QtWidgets.QWidget):
             button.setEnabled(False)
         self.progress.setValue(0)
         self.progress.setFormat("starting")
-        worker = TuneWorker(setup.arguments())
+        scheduler = self.cluster_label.scheduler
+        self._on_cluster = scheduler is not None
+        worker = TuneWorker(setup.arguments(), scheduler)
+        worker.sigDashboard.connect(self.cluster_label.set_dashboard)
         worker.sigStatus.connect(self._on_worker_status)
         worker.sigPrepared.connect(self._on_worker_prepared)
         worker.sigProgress.connect(self._on_worker_progress)
@@ -285,7 +349,7 @@ class TunePanel(QtWidgets.QWidget):
     def toggle_pause(self) -> None:
         """Pause a running grid between chunks (or runs), or resume it; pauses are not timed."""
         worker = self.runner.worker
-        if worker is None:
+        if worker is None or self._on_cluster:  # a job on a Dask worker cannot wait for us
             return
         self._paused = not self._paused
         (worker.pause if self._paused else worker.resume)()
@@ -433,8 +497,10 @@ class TunePanel(QtWidgets.QWidget):
         line.addStretch(1)
         self.budget_row = FieldRow(budget)
         self.engine_combo = QtWidgets.QComboBox()
+        self._local_engines: dict[str, tuple[bool, str]] = {}  # this machine's (ok, reason) of each
         for engine in list_engines():
             ok, reason = get_engine(engine).status()
+            self._local_engines[engine] = (ok, reason)
             self.engine_combo.addItem(engine)
             item = self.engine_combo.model().item(self.engine_combo.count() - 1)
             item.setToolTip(reason if ok else f"unavailable: {plain_reason(reason)}")
@@ -455,7 +521,7 @@ class TunePanel(QtWidgets.QWidget):
         self.start_button.clicked.connect(self.start)
         self.pause_button = QtWidgets.QPushButton("Pause")
         self.pause_button.setEnabled(False)
-        self.pause_button.setToolTip("Pause between chunks (or between runs); paused time is not timed")
+        self.pause_button.setToolTip(PAUSE_TIP)
         self.pause_button.clicked.connect(self.toggle_pause)
         self.stop_button = QtWidgets.QPushButton("Stop")
         self.stop_button.setEnabled(False)
@@ -482,6 +548,7 @@ class TunePanel(QtWidgets.QWidget):
         self.status_label = QtWidgets.QLabel("idle")
         self.status_label.setWordWrap(True)
         self.status_label.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.cluster_label = ClusterLabel()
         self.hover_label = QtWidgets.QLabel("Hover a cell for its seeds' spread; click it to load "
                                             "its setting into the set-up.")
         self.hover_label.setWordWrap(True)
@@ -523,6 +590,7 @@ class TunePanel(QtWidgets.QWidget):
         layout = QtWidgets.QVBoxLayout(self)
         layout.addLayout(form)
         layout.addLayout(buttons)
+        layout.addWidget(self.cluster_label)
         layout.addWidget(self.status_label)
         layout.addLayout(files)
         layout.addWidget(self.map, 1)
@@ -541,7 +609,9 @@ class TunePanel(QtWidgets.QWidget):
 
     def _set_running(self, running: bool) -> None:
         self.start_button.setEnabled(not running)
-        self.pause_button.setEnabled(running)
+        cluster = running and self._on_cluster
+        self.pause_button.setEnabled(running and not cluster)
+        self.pause_button.setToolTip(CLUSTER_PAUSE_TIP if cluster else PAUSE_TIP)
         self.pause_button.setText("Pause")
         self.stop_button.setEnabled(running)
         for row in self.axes:
@@ -637,8 +707,6 @@ class TunePanel(QtWidgets.QWidget):
             return
         self.table = table
         self.map.begin(table.grid.shape)
-        if table.notes:
-            self.status_label.setText(table.path + "; " + "; ".join(table.notes))
 
     def _on_worker_progress(self, progress: Progress) -> None:
         if not self._current_sender() or self.table is None:
@@ -690,6 +758,7 @@ class TunePanel(QtWidgets.QWidget):
 
     def _on_runner_joined(self) -> None:
         self._paused = False
+        self._on_cluster = False
         self._set_running(False)
         self.sigFinished.emit()
 

@@ -23,6 +23,7 @@ from ..engines import get_engine
 from ..errors import ConfigError
 from ..params import make_params, specs
 from .execute import BatchedPlan, Clock, OneByOnePlan, Progress
+from .remote import tune_job
 from .setup import DEFAULT_TOLERANCE, TuneSetup, load_setup, save_setup, setting_config, tune_arguments
 from .spec import MAX_GROUPS, Axis, Grid, build_grid, tunable
 from .table import Cell, CellStats, TuneRow, TuneTable, cell_stats, reduce_cells, run_arrays
@@ -30,7 +31,7 @@ from .table import Cell, CellStats, TuneRow, TuneTable, cell_stats, reduce_cells
 __all__ = ["tune", "prepare", "Tuning", "TuneTable", "TuneRow", "Cell", "Grid", "Axis", "Progress",
            "build_grid", "tunable", "reduce_cells", "cell_stats", "run_arrays", "CellStats", "MAX_GROUPS",
            "DEFAULT_TOLERANCE", "TuneSetup", "load_setup", "save_setup", "setting_config",
-           "tune_arguments"]
+           "tune_arguments", "tune_job"]
 
 FULL_CHECK_SETTINGS = 4096  # larger grids check the cross-field rules at the corners only
 
