@@ -20,6 +20,7 @@ from solvers.study import load_study, read_rows
 from solvers.study.table import ResultTable
 
 distributed = pytest.importorskip("distributed")
+dask = pytest.importorskip("dask")
 ROOT = Path(__file__).resolve().parents[1]
 
 SMALL = {"algorithms": ["pattern_search", "particle_swarm"], "functions": ["sphere", "rastrigin"],
@@ -142,11 +143,12 @@ def test_gpu_machine_cluster_pins_one_worker_per_gpu(tmp_path, monkeypatch):
 
     monkeypatch.setattr(cluster_module, "gpu_count", lambda: 2)
     monkeypatch.setitem(sys.modules, "dask_cuda", None)  # the fallback path, even where it is installed
-    # on a machine with one real GPU, the pretended second one does not exist, and a worker's NVML
-    # monitor (distributed's, where pynvml is installed) fails to start on it: leave it off
-    monkeypatch.setenv("DASK_DISTRIBUTED__DIAGNOSTICS__NVML", "False")
     out = tmp_path / "pinned.csv"
-    solvers.study(SMALL, out)
+    # on a machine with one real GPU, the pretended second one does not exist, and a worker's NVML
+    # monitor (distributed's, where pynvml is installed) fails to start on it: leave it off (in this
+    # process's config: a nanny hands its config to the worker it starts)
+    with dask.config.set({"distributed.diagnostics.nvml": False}):
+        solvers.study(SMALL, out)
     assert {r["worker"] for r in read_rows(out)} == {"gpu0 (GPU 0)", "gpu1 (GPU 1)"}
 
 

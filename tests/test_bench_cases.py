@@ -1,0 +1,20 @@
+"""The benchmark suites' cases (solvers/bench.py): how many iterations each engine is timed over."""
+from __future__ import annotations
+
+import pytest
+
+from solvers.bench import SUITES
+from solvers.engines import get_engine, list_engines
+
+CPU_ENGINES = [e for e in list_engines() if not get_engine(e).is_gpu]
+
+
+@pytest.mark.parametrize("suite", sorted(SUITES))
+def test_cpu_engines_are_timed_over_numpys_iterations(suite):
+    """A compiled CPU engine measures a rate over numpy's few iterations, not the GPU's many (the
+    single-threaded numba1 row once took 126 s of the H100 suite's time on one case)."""
+    for case in SUITES[suite]():
+        for engine in CPU_ENGINES:
+            assert case.iterations_for(engine) == case.iterations_for("numpy"), (suite, case, engine)
+        if case.numpy_iterations is not None:
+            assert case.iterations_for("numpy") == case.numpy_iterations
