@@ -87,3 +87,20 @@ def fake_engines(monkeypatch):
         return registry._ENGINES
 
     return install
+
+
+@pytest.fixture(scope="module")
+def dask_cluster():
+    """A one-worker local Dask cluster (worker in its own process), shared by a test module."""
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True,
+                                  dashboard_address=":0", silence_logs=40) as cluster:
+        yield cluster
+
+
+@pytest.fixture(scope="module")
+def dask_client(dask_cluster):
+    """A Client of ``dask_cluster``."""
+    distributed = pytest.importorskip("distributed")
+    with distributed.Client(dask_cluster) as client:
+        yield client

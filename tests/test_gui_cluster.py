@@ -30,13 +30,6 @@ PSO = RunConfig.build("particle_swarm", "rastrigin", 2, params={"variant": "clas
 PSO_AXES = ("omega=0.3:0.9:2", "phi_g=1.0:2.0:2")
 
 
-@pytest.fixture(scope="module")
-def cluster():
-    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True,
-                                  dashboard_address=":0", silence_logs=40) as c:
-        yield c
-
-
 def refuse(scheduler, **_kw):
     """open_client of a scheduler that cannot be reached."""
     raise ConfigError(f"cannot reach the Dask scheduler at {scheduler}: refused")
@@ -77,9 +70,9 @@ def test_window_keeps_the_scheduler_and_gives_it_to_the_sweep(qtbot, tmp_path):
     assert settings.value("cluster/scheduler") == ""
 
 
-def test_sweep_runs_on_the_cluster_and_streams_its_records(qtbot, cluster):
+def test_sweep_runs_on_the_cluster_and_streams_its_records(qtbot, dask_cluster):
     panel = make_panel(qtbot, lo=4, hi=5)
-    panel.set_scheduler(cluster.scheduler_address)
+    panel.set_scheduler(dask_cluster.scheduler_address)
     with qtbot.waitSignal(panel.sigFinished, timeout=60000):
         assert panel.start()
     records = panel.records
@@ -109,11 +102,11 @@ def _without_time(status: str) -> str:
     return re.sub(r" in [0-9.e+-]+ s ", " in ... s ", status)
 
 
-def test_a_grid_runs_on_the_cluster_as_it_runs_here(qtbot, cluster):
+def test_a_grid_runs_on_the_cluster_as_it_runs_here(qtbot, dask_cluster):
     here = make_tune_panel(qtbot, axes=PSO_AXES, seeds=2, evals=200_000, config=PSO)
     run_to_end(qtbot, here, timeout=30000)
     panel = make_tune_panel(qtbot, axes=PSO_AXES, seeds=2, evals=200_000, config=PSO)
-    panel.set_scheduler(cluster.scheduler_address)
+    panel.set_scheduler(dask_cluster.scheduler_address)
     assert panel.cluster_label.isVisibleTo(panel) and panel.pause_button.toolTip() == gui_tune.PAUSE_TIP
     live, progress, statuses = [], [], []
     panel.sigRedrawn.connect(lambda: live.append(panel.table.complete if panel.table else None))
@@ -138,24 +131,24 @@ def test_a_grid_runs_on_the_cluster_as_it_runs_here(qtbot, cluster):
     assert panel.pause_button.toolTip() == gui_tune.PAUSE_TIP  # idle again: a local run may pause
 
 
-def test_a_grid_refused_on_the_worker_says_why_as_here(qtbot, cluster):
+def test_a_grid_refused_on_the_worker_says_why_as_here(qtbot, dask_cluster):
     sa = RunConfig.build("simulated_annealing", "rastrigin", 2, seed=0)
     refused = {}
-    for where in (None, cluster.scheduler_address):
+    for where in (None, dask_cluster.scheduler_address):
         panel = make_tune_panel(qtbot, axes=("t_min=1:5000:2",), seeds=1, evals=1000, config=sa)
         panel.set_scheduler(where)
         run_to_end(qtbot, panel, timeout=60000)
         refused[where] = panel.status_label.text()
         assert panel.table is None and panel.progress.format() == "refused"
     assert refused[None] == "grid refused: grid setting t_min=5000: parameter 't_min' must be smaller than 't0'"
-    assert refused[cluster.scheduler_address] == refused[None]
+    assert refused[dask_cluster.scheduler_address] == refused[None]
 
 
-def test_a_grid_of_single_runs_on_the_cluster_says_its_path_and_notes(qtbot, cluster):
+def test_a_grid_of_single_runs_on_the_cluster_says_its_path_and_notes(qtbot, dask_cluster):
     # annealing runs one run per (setting, seed); its fitted schedule is switched for the grid
     sa = RunConfig.build("simulated_annealing", "rastrigin", 2, seed=0)
     panel = make_tune_panel(qtbot, axes=("alpha=0.8:0.95:2",), seeds=2, evals=2000, config=sa)
-    panel.set_scheduler(cluster.scheduler_address)
+    panel.set_scheduler(dask_cluster.scheduler_address)
     statuses = []
     with qtbot.waitSignal(panel.sigFinished, timeout=60000):
         assert panel.start()
@@ -195,13 +188,13 @@ def test_on_a_cluster_every_engine_may_be_chosen_for_a_grid(qtbot, fake_engines)
     assert combo.model().item(cuda).toolTip().startswith("unavailable")
 
 
-def test_a_cluster_engine_on_a_worker_without_it_is_one_line(qtbot, cluster):
+def test_a_cluster_engine_on_a_worker_without_it_is_one_line(qtbot, dask_cluster):
     from solvers.engines import get_engine
 
     if get_engine("cuda").status()[0]:
         pytest.skip("this machine's worker has the cuda engine")
     panel = make_tune_panel(qtbot, axes=PSO_AXES, seeds=2, evals=1000, config=PSO)
-    panel.set_scheduler(cluster.scheduler_address)
+    panel.set_scheduler(dask_cluster.scheduler_address)
     panel.engine_combo.setCurrentText("cuda")
     run_to_end(qtbot, panel, timeout=60000)
     text = panel.status_label.text()

@@ -19,14 +19,6 @@ PSO = dict(algorithm="particle_swarm", problem="rastrigin", grid=["omega=0.3:0.9
            seeds=2, dim=2, engine="numpy", max_evals=2000, params={"variant": "classic"})
 
 
-@pytest.fixture(scope="module")
-def client():
-    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True,
-                                  dashboard_address=":0", silence_logs=40) as cluster:
-        with distributed.Client(cluster) as c:
-            yield c
-
-
 def _rows(table: TuneTable) -> list[tuple]:
     """The rows without their times (which differ between any two runs)."""
     return [(r.setting, r.params, r.seed, r.best_f, r.evals, r.reached_at) for r in table.rows]
@@ -54,8 +46,8 @@ def test_what_the_job_sends_pickles():
     assert items[-1][1].complete and items[-1][1].stop_reason == "finished"
 
 
-def test_the_job_on_a_cluster_gives_the_rows_of_a_local_run(client):
-    items = list(stream(client, tune_job, PSO, cancel=threading.Event()))
+def test_the_job_on_a_cluster_gives_the_rows_of_a_local_run(dask_client):
+    items = list(stream(dask_client, tune_job, PSO, cancel=threading.Event()))
     kinds = [kind for kind, _ in items]
     assert kinds[0] == "prepared" and kinds[-1] == "finished" and set(kinds[1:-1]) == {"progress"}
     last = items[-2][1]
@@ -67,23 +59,23 @@ def test_the_job_on_a_cluster_gives_the_rows_of_a_local_run(client):
     np.testing.assert_array_equal(last.best, [r.best_f for r in local.rows])
 
 
-def test_a_config_error_on_the_worker_is_raised_here_as_itself(client):
+def test_a_config_error_on_the_worker_is_raised_here_as_itself(dask_client):
     refused = dict(PSO, algorithm="simulated_annealing", grid=["t_min=1:5000:2"], params={})
     with pytest.raises(ConfigError) as local:
         prepare(**refused)
     with pytest.raises(ConfigError) as remote:
-        list(stream(client, tune_job, refused, cancel=threading.Event()))
+        list(stream(dask_client, tune_job, refused, cancel=threading.Event()))
     assert type(remote.value) is ConfigError and str(remote.value) == str(local.value)
     assert "t_min" in str(remote.value)
 
 
-def test_stop_reaches_the_job_and_keeps_the_rows_so_far(client):
+def test_stop_reaches_the_job_and_keeps_the_rows_so_far(dask_client):
     # one run per (setting, seed): 64 runs of annealing, stopped once the first progress arrives
     arguments = dict(algorithm="simulated_annealing", problem="rastrigin", grid=["alpha=0.8:0.99:32"],
                      seeds=2, dim=2, engine="numpy", max_evals=50_000)
     cancel = threading.Event()
     items = []
-    for item in stream(client, tune_job, arguments, cancel=cancel):
+    for item in stream(dask_client, tune_job, arguments, cancel=cancel):
         items.append(item)
         if item[0] == "progress":
             cancel.set()
