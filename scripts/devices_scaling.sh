@@ -4,8 +4,10 @@
 # the same benchmark run (main.py bench --devices all); the ratio lines say whether 2 GPUs reach
 # >= 1.9x the rate of one. A 2-shard run on GPU 0 alone (--devices 0,0) is measured too: it shows
 # the cost of the split itself (threads, merging) without a second device.
-# Files go to $OUT (or /tmp): devices-env.txt, devices-bench.json/.md, devices-bench-0-0.json/.md.
-# Usage: scripts/devices_scaling.sh [WALKERS]   (PSO/DE cannot be split yet: see docs/multi-gpu.md)
+# Differential evolution, split by whole populations, is measured with 2 x 64 populations.
+# Files go to $OUT (or /tmp): devices-env.txt, devices-bench.json/.md, devices-bench-de.json/.md,
+# devices-bench-0-0.json/.md.
+# Usage: scripts/devices_scaling.sh [WALKERS]   (PSO cannot be split yet: see docs/multi-gpu.md)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
@@ -21,6 +23,10 @@ if [[ "$gpus" -lt 2 ]]; then
 else
   "$PY" main.py "${common[@]}" -a pattern_search,simulated_annealing --variant async --devices all \
     --json "$DEST/devices-bench.json" --md "$DEST/devices-bench.md"
+  # DE split by whole populations: 2 x 64 populations of DE_WALKERS individuals each
+  "$PY" main.py bench -f rastrigin -d 30 -n "${DE_WALKERS:-1024}" -i 20 --precision float32 --engines cuda \
+    --repeats 5 -a differential_evolution -p populations=128 --devices all \
+    --json "$DEST/devices-bench-de.json" --md "$DEST/devices-bench-de.md"
 fi
 "$PY" main.py "${common[@]}" -a pattern_search,simulated_annealing --variant async --devices 0,0 \
   --json "$DEST/devices-bench-0-0.json" --md "$DEST/devices-bench-0-0.md"

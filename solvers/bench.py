@@ -583,6 +583,8 @@ def cases_from_args(args) -> list[Case]:
                                    ("iterations", args.iterations), ("bounds", args.bounds))
                  if v is not None}
     cases = [replace(c, **overrides) for c in cases]
+    if getattr(args, "param", None):  # checked with the rest by _validate (make_params)
+        cases = [replace(c, params={**c.params, **dict(args.param)}) for c in cases]
     if args.numpy_iterations is not None:
         cases = [replace(c, numpy_iterations=args.numpy_iterations) for c in cases]
     if args.cupy_iterations is not None:
@@ -674,7 +676,7 @@ def _json_default(value):
 
 def register_cli(subparsers) -> None:
     """Add the 'bench' command to main.py's subcommands."""
-    from .cli import _parse_bounds  # noqa: PLC0415 - cli loads this module; one bounds syntax
+    from .cli import _parse_bounds, _parse_param  # noqa: PLC0415 - cli loads this module; one syntax
     from .study.cluster import add_scheduler_option  # noqa: PLC0415
 
     p = subparsers.add_parser("bench", help="time the engines on the same work (evaluations per second)")
@@ -689,6 +691,8 @@ def register_cli(subparsers) -> None:
                    help="search box, same in every coordinate (default: the function's; [-5, 5] for 'expr: ...')")
     p.add_argument("--dim", "-d", type=int, default=None, help="dimension (default 30)")
     p.add_argument("--walkers", "-n", type=int, default=None, help="walkers (default 131072)")
+    p.add_argument("--param", "-p", action="append", default=[], type=_parse_param, metavar="NAME=VALUE",
+                   help="an algorithm parameter for every case (repeatable), e.g. -p populations=128")
     p.add_argument("--iterations", "-i", type=int, default=None, help="iterations timed on the GPU engines")
     p.add_argument("--numpy-iterations", type=int, default=None,
                    help="fewer iterations for the numpy engine (rates compare per evaluation)")

@@ -1,6 +1,8 @@
 """The benchmark suites' cases (solvers/bench.py): how many iterations each engine is timed over."""
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from solvers.bench import SUITES
@@ -18,3 +20,17 @@ def test_cpu_engines_are_timed_over_numpys_iterations(suite):
             assert case.iterations_for(engine) == case.iterations_for("numpy"), (suite, case, engine)
         if case.numpy_iterations is not None:
             assert case.iterations_for("numpy") == case.numpy_iterations
+
+
+def test_bench_takes_algorithm_parameters(tmp_path, capsys):
+    """-p NAME=VALUE sets a parameter of every case (e.g. DE's populations for a split over GPUs)."""
+    from solvers.cli import main
+
+    out = tmp_path / "b.json"
+    assert main(["bench", "-a", "differential_evolution", "-n", "16", "-p", "populations=3", "-i", "1",
+                 "--numpy-iterations", "1", "--engines", "numpy", "--json", str(out)]) == 0
+    (record,) = json.loads(out.read_text())["records"]
+    assert record["params"]["populations"] == "3" and record["evaluations"] == 16 * 3
+    assert main(["bench", "-a", "differential_evolution", "-p", "populations=zero", "--engines", "numpy"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "populations" in err[0] and "integer" in err[0]
