@@ -4,7 +4,8 @@
 # the same benchmark run (main.py bench --devices all); the ratio lines say whether 2 GPUs reach
 # >= 1.9x the rate of one. A 2-shard run on GPU 0 alone (--devices 0,0) is measured too: it shows
 # the cost of the split itself (threads, merging) without a second device.
-# Differential evolution, split by whole populations, is measured with 2 x 64 populations.
+# Differential evolution, split by whole populations, is measured with 2 x 64 populations of 4,096
+# (of 1,024 at 20 iterations a timed step lasts 0.8 ms and the split ran slower: 0.64x).
 # Files go to $OUT (or /tmp): devices-env.txt, devices-bench.json/.md, devices-bench-de.json/.md,
 # devices-bench-0-0.json/.md.
 # Usage: scripts/devices_scaling.sh [WALKERS]   (PSO cannot be split yet: see docs/multi-gpu.md)
@@ -16,7 +17,9 @@ WALKERS=${1:-4194304}
 export CUPY_CACHE_DIR="${CUPY_CACHE_DIR:-/tmp/multiwalk-cupy-cache}"
 { date -u; nvidia-smi -L 2>&1; nvidia-smi topo -m 2>&1 || true; } > "$DEST/devices-env.txt"
 cat "$DEST/devices-env.txt"
-common=(bench -f rastrigin -d 30 -n "$WALKERS" -i 20 --precision float32 --engines cuda --repeats 5)
+# 200 iterations: a timed step of SA async at 2^22 chains and 20 iterations lasts 7 ms, too short for
+# the split's per-chunk cost (1.57x at 20 iterations, 1.88x at 200 on 2 x H200)
+common=(bench -f rastrigin -d 30 -n "$WALKERS" -i "${ITERATIONS:-200}" --precision float32 --engines cuda --repeats 5)
 gpus=$("$PY" -c "from solvers.engines import get_engine; print(get_engine('cuda').device_count())")
 if [[ "$gpus" -lt 2 ]]; then
   echo "devices_scaling: $gpus GPU(s) here; the 2-GPU ratio needs a machine with two (only the 0,0 split runs)"
@@ -24,7 +27,7 @@ else
   "$PY" main.py "${common[@]}" -a pattern_search,simulated_annealing --variant async --devices all \
     --json "$DEST/devices-bench.json" --md "$DEST/devices-bench.md"
   # DE split by whole populations: 2 x 64 populations of DE_WALKERS individuals each
-  "$PY" main.py bench -f rastrigin -d 30 -n "${DE_WALKERS:-1024}" -i 20 --precision float32 --engines cuda \
+  "$PY" main.py bench -f rastrigin -d 30 -n "${DE_WALKERS:-4096}" -i "${ITERATIONS:-200}" --precision float32 --engines cuda \
     --repeats 5 -a differential_evolution -p populations=128 --devices all \
     --json "$DEST/devices-bench-de.json" --md "$DEST/devices-bench-de.md"
 fi

@@ -442,7 +442,8 @@ def _group_rate_target(r: dict) -> list[str]:
         return []
     want = rates.get(str(r["walkers"]))
     rate = r.get("evals_per_second")
-    if want is None or rate is None:
+    groups = (r.get("params") or {}).get("swarms" if r["algorithm"] == "particle_swarm" else "populations")
+    if want is None or rate is None or str(groups) != "1":  # the target is of ONE group's rate
         return []
     return [f"{_verdict(rate >= want)}: {_name(r)} at {r['walkers']:,} in one "
             f"{'swarm' if r['algorithm'] == 'particle_swarm' else 'population'}: {_si(rate)}/s "

@@ -34,3 +34,15 @@ def test_bench_takes_algorithm_parameters(tmp_path, capsys):
     assert main(["bench", "-a", "differential_evolution", "-p", "populations=zero", "--engines", "numpy"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "populations" in err[0] and "integer" in err[0]
+
+
+def test_a_one_group_target_is_decided_by_one_group_only():
+    """Issue 4's one-swarm/one-population rates are not claimed for a run of many groups."""
+    from solvers.bench import targets
+
+    record = {"algorithm": "differential_evolution", "variant": "", "problem": "rastrigin", "dim": 30,
+              "walkers": 1024, "engine": "cuda", "mode": "rate", "dtype": "float32", "fast_math": False,
+              "evals_per_second": 3.3e9, "params": {"populations": "128"}, "label": "", "devices": None}
+    assert not [t for t in targets([record]) if "one population" in t]
+    record["params"] = {"populations": 1}
+    assert [t for t in targets([record]) if "one population" in t]
