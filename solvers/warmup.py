@@ -1,5 +1,6 @@
 """``python main.py warmup [--all]``: compile the kernels of the engines that compile (the cuda and
-numba engines) ahead of a lesson; on numba also the kernels every typed expression shares.
+numba engines, and CuPy's element-wise kernels of the cupy engine, which compile when a run first
+iterates) ahead of a lesson; on numba also the kernels every typed expression shares.
 
 CuPy keeps compiled kernels in its disk cache (CUPY_CACHE_DIR, default ~/.cupy/kernel_cache), so
 a run that would otherwise spend its first seconds compiling starts at once. Without ``--all``:
@@ -31,7 +32,8 @@ def compiling_engines() -> list:
     """The registered engines whose first use compiles code (a disk cache keeps it)."""
     from .engines import get_engine, list_engines  # noqa: PLC0415
 
-    return [get_engine(e) for e in list_engines() if get_engine(e).compiles]
+    return [get_engine(e) for e in list_engines()
+            if get_engine(e).compiles or get_engine(e).compiles_when_run]
 
 
 def warm_targets(all_functions: bool, engine=None) -> list[tuple[str, str]]:
@@ -78,9 +80,13 @@ def cmd_warmup(args) -> int:
 
 
 def _compile(engine: str, pairs) -> int:
-    """Build every pair in every dtype on `engine`; the number that failed."""
+    """Build every pair in every dtype on `engine` (and run an iteration where only running
+    compiles); the number that failed."""
     from .config import RunConfig  # noqa: PLC0415
+    from .engines import get_engine  # noqa: PLC0415
     from .runner import Runner  # noqa: PLC0415
+
+    by_running = get_engine(engine).compiles_when_run
 
     failed = 0
     for algorithm, function in pairs:
@@ -90,7 +96,8 @@ def _compile(engine: str, pairs) -> int:
                 # building the solver compiles (or loads from the disk cache) its kernels
                 config = RunConfig.build(algorithm, function, None, params={"walkers": 64},
                                          engine=engine, dtype=dtype, max_iters=1, sample_size=1)
-                Runner(config).prepare()
+                runner = Runner(config)
+                runner.run() if by_running else runner.prepare()
             except (ConfigError, EngineUnavailable) as exc:
                 failed += 1
                 print(f"  {algorithm} x {function} ({dtype}): not compiled: {exc}", flush=True)
@@ -100,8 +107,8 @@ def _compile(engine: str, pairs) -> int:
 
 
 def register_cli(sub) -> None:
-    warm = sub.add_parser("warmup", help="compile the cuda engine's kernels ahead of a lesson "
-                                         "(cached on disk by CuPy)")
+    warm = sub.add_parser("warmup", help="compile the cuda, cupy and numba engines' kernels ahead of "
+                                         "a lesson (cached on disk)")
     warm.add_argument("--all", action="store_true",
                       help="every function with a CUDA functor, not only the classroom ones")
     warm.set_defaults(func=cmd_warmup)

@@ -142,3 +142,19 @@ def test_a_broken_command_module_fails_loudly(monkeypatch):
     monkeypatch.setitem(sys.modules, "solvers.warmup", None)  # import of it raises ImportError
     with pytest.raises(ImportError):
         cli_module.build_parser()
+
+
+def test_warmup_runs_an_iteration_where_only_running_compiles(fake_engines, monkeypatch):
+    """CuPy compiles its element-wise kernels at their first call: the cupy engine is warmed by a
+    one-iteration run, the cuda engine by building the run (its kernels compile then)."""
+    from solvers import warmup
+    from solvers.runner import Runner
+
+    fake_engines(cupy={"compiles_when_run": True}, cuda={"compiles": True})
+    ran, built = [], []
+    monkeypatch.setattr(Runner, "run", lambda self: ran.append(self.config.engine))
+    monkeypatch.setattr(Runner, "prepare", lambda self: built.append(self.config.engine))
+    assert {e.name for e in warmup.compiling_engines()} >= {"cupy", "cuda"}
+    assert warmup._compile("cupy", [("pattern_search", "sphere")]) == 0
+    assert warmup._compile("cuda", [("pattern_search", "sphere")]) == 0
+    assert ran == ["cupy", "cupy"] and built == ["cuda", "cuda"]  # float64 and float32 each

@@ -68,6 +68,10 @@ class Engine:
     honours_fast_math: bool = False
     compiles: bool = False
     compile_message: str = "compiling kernels"
+    # its first RUN of an algorithm x function x dtype compiles code lazily (CuPy builds each
+    # element-wise kernel at its first call, not when the run is built): `main.py warmup` runs one
+    # iteration on it instead of only building the run
+    compiles_when_run: bool = False
     honours_threads: bool = False  # a CPU thread count (RunConfig.threads) changes how it runs
     # one compiled form of each kernel serves every typed expression (numba: the expression is a
     # function argument), so warming one expression warms them all; False: each compiles its own
