@@ -72,7 +72,7 @@ def test_budget_below_the_walkers_counts_only_the_allowed_ones(algorithm, params
 
 
 def test_hybrid_polish_stops_at_the_budget():
-    # a budget that ends inside the Nelder-Mead phase (15% share): the polish is cut, not overrun
+    # a budget that ends inside the Nelder-Mead phase (the default share): the polish is cut, not overrun
     params = {"variant": "hybrid", "walkers": 64, "polish_points": 64, "polish_tol": 1e-15}
     for max_evals in (20_011, 50_000):
         result = solvers.run("simulated_annealing", "rosenbrock", engine="cuda", dim=10, seed=1,
