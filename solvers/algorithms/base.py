@@ -215,6 +215,17 @@ class Algorithm(abc.ABC):
         left = int(self.max_evals) * max(1, self.groups) - int(state.evals)
         return iterations_before_budget(left, iterations, most_per_iteration)
 
+    def budget_chunks(self, state: State, iterations: int, most_per_iteration: float):
+        """Launch sizes for `iterations` fused iterations, each launch sized by budget_iterations:
+        the caller runs each (updating state.evals) before the next is computed; none once spent."""
+        remaining = int(iterations)
+        while remaining > 0:
+            todo = self.budget_iterations(state, remaining, most_per_iteration)
+            if todo == 0:
+                return
+            yield todo
+            remaining -= todo
+
     def evals_per_iteration(self) -> float:
         """Expected evaluations per iteration, for budgeting chunks (upper estimate is fine)."""
         return float(self.total_walkers())

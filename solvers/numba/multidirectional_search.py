@@ -219,16 +219,13 @@ class MultidirectionalSearchNumba(NumbaAlgorithm, MultidirectionalSearch):
         return state
 
     def step(self, state: MultidirectionalSearchNumbaState, iterations: int) -> None:
-        remaining = int(iterations)
         # a start's iteration makes at most 2 d evaluations (reflection, then expansion or
         # contraction): fused launches that never start an iteration past max_evals
         most = 2 * self.problem.dim * int(state.simplices.shape[0])
-        while remaining > 0 and not state.done:
-            todo = self.budget_iterations(state, remaining, most)
-            if todo == 0:
+        for todo in self.budget_chunks(state, iterations, most):
+            if state.done:
                 return
             self._iterations(state, todo)
-            remaining -= todo
 
     def _iterations(self, state: MultidirectionalSearchNumbaState, iterations: int) -> None:
         p, T = self.params, self.dtype.type
