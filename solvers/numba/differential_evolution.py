@@ -4,9 +4,14 @@ cores).
 Same Params, mutation, bounce-back, binomial crossover and generational greedy selection as
 solvers/algorithms/differential_evolution.py, and the random numbers of the cuda kernel: stream STEP,
 per generation t and individual (1 + ceil(d / P)) Philox blocks (block 0: r1, r2, r3, j_rand; then
-the crossover uniforms, P per block), bounce-back uniforms in their own stream. Populations are
-independent, so ``prange`` runs over populations and each runs a whole chunk of generations
-(double-buffered through the trial array) with no barrier.
+the crossover uniforms, P per block), bounce-back uniforms in their own stream.
+
+Two paths, bit-identical (the same per-individual helpers and Philox draws), chosen by
+``NumbaAlgorithm.runs_wide``. Many populations (at least as many as threads, or too little work
+per thread): populations are independent, ``prange`` runs over populations and each runs a whole
+chunk of generations (double-buffered through the trial array) with no barrier
+(``de_generations``). Fewer populations than threads: a launch runs one generation, every trial
+in parallel, then every selection in parallel (``de_generation_wide``).
 """
 from __future__ import annotations
 
@@ -19,7 +24,7 @@ from numba import njit, prange
 from ..algorithms.differential_evolution import (DifferentialEvolution, DifferentialEvolutionParams,
                                                   DifferentialEvolutionState)
 from . import functions, philox
-from .base import PJIT, NumbaAlgorithm, draw_uniform_points
+from .base import PJIT, WIDE_PJIT, NumbaAlgorithm, draw_uniform_points
 
 STREAM_BOUNCE = 16  # DE_STREAM_BOUNCE
 
@@ -46,54 +51,82 @@ def distinct(w0, w1, w2, m, me):
     return r1, r2, r3
 
 
-@njit(**PJIT)
-def de_generations(X, f, trials, f_trials, accepted, lower, upper, fid, m, seed, walker0, first_gen,
-                   generations, Fw, Cr, single, bad):
-    n, d = X.shape
+@njit(nogil=True, cache=True)
+def de_trial(X, trials, f_trials, i, base, key, lower, upper, fid, m, seed, t, Fw, Cr, single, bad, x):
+    """Trial of individual i (row base + il of its population, `key` its global index: Philox's
+    walker) at generation t: mutation from three others of its population, bounce-back, binomial
+    crossover; evaluated into f_trials[i] (x: float64 scratch of d)."""
+    d = X.shape[1]
     T = X.dtype.type
     per = 4 if single else 2
     cross_blocks = (d + per - 1) // per
     per_gen = 1 + cross_blocks
+    w0, w1, w2, w3 = philox.words(seed, key, philox.STREAM_STEP, t * np.uint64(per_gen))
+    r1, r2, r3 = distinct(w0, w1, w2, m, i - base)
+    jr = philox.below(w3, d)
+    a1, a2, a3 = base + r1, base + r2, base + r3
+    first = t * np.uint64(per_gen) + np.uint64(1)
+    for j0 in range(0, d, per):  # one Philox block per P genes' crossover uniforms
+        c0, c1, c2, c3 = philox.words(seed, key, philox.STREAM_STEP, first + np.uint64(j0 // per))
+        for q in range(min(per, d - j0)):
+            j = j0 + q
+            if T(philox.uniform_k(c0, c1, c2, c3, q, single)) <= Cr or j == jr:
+                a = X[a1, j]
+                v = a + Fw * (X[a2, j] - X[a3, j])
+                lo = lower[j]
+                hi = upper[j]
+                if v < lo or v > hi:
+                    bound = lo if v < lo else hi
+                    ub = philox.uniform_at(seed, key, STREAM_BOUNCE, t * np.uint64(cross_blocks), j,
+                                           single)
+                    v = bound + T(ub) * (a - bound)
+                trials[i, j] = v
+            else:
+                trials[i, j] = X[i, j]
+            x[j] = trials[i, j]
+    f_trials[i] = T(functions.counted(fid, x, bad, i))
+
+
+@njit(nogil=True, cache=True)
+def de_select(X, f, trials, f_trials, accepted, i):
+    """Greedy selection of individual i, ties to the trial."""
+    take = f_trials[i] <= f[i]
+    accepted[i] = take
+    if take:
+        f[i] = f_trials[i]
+        for j in range(X.shape[1]):
+            X[i, j] = trials[i, j]
+
+
+@njit(**PJIT)
+def de_generations(X, f, trials, f_trials, accepted, lower, upper, fid, m, seed, walker0, first_gen,
+                   generations, Fw, Cr, single, bad):
+    """Many populations: ``prange`` over populations, each running `generations` generations."""
+    n, d = X.shape
     for g in prange(n // m):
         base = g * m
         x = np.empty(d, dtype=np.float64)
         for gen in range(generations):
             t = np.uint64(first_gen + gen)
-            for il in range(m):  # every trial from the same population
-                i = base + il
-                key = walker0 + i  # the individual's global index (a shard of a split run)
-                w0, w1, w2, w3 = philox.words(seed, key, philox.STREAM_STEP, t * np.uint64(per_gen))
-                r1, r2, r3 = distinct(w0, w1, w2, m, il)
-                jr = philox.below(w3, d)
-                a1, a2, a3 = base + r1, base + r2, base + r3
-                first = t * np.uint64(per_gen) + np.uint64(1)
-                for j0 in range(0, d, per):  # one Philox block per P genes' crossover uniforms
-                    c0, c1, c2, c3 = philox.words(seed, key, philox.STREAM_STEP, first + np.uint64(j0 // per))
-                    for q in range(min(per, d - j0)):
-                        j = j0 + q
-                        if T(philox.uniform_k(c0, c1, c2, c3, q, single)) <= Cr or j == jr:
-                            a = X[a1, j]
-                            v = a + Fw * (X[a2, j] - X[a3, j])
-                            lo = lower[j]
-                            hi = upper[j]
-                            if v < lo or v > hi:
-                                bound = lo if v < lo else hi
-                                ub = philox.uniform_at(seed, key, STREAM_BOUNCE,
-                                                       t * np.uint64(cross_blocks), j, single)
-                                v = bound + T(ub) * (a - bound)
-                            trials[i, j] = v
-                        else:
-                            trials[i, j] = X[i, j]
-                        x[j] = trials[i, j]
-                f_trials[i] = T(functions.counted(fid, x, bad, i))
-            for il in range(m):  # greedy selection, ties to the trial
-                i = base + il
-                take = f_trials[i] <= f[i]
-                accepted[i] = take
-                if take:
-                    f[i] = f_trials[i]
-                    for j in range(d):
-                        X[i, j] = trials[i, j]
+            for i in range(base, base + m):  # every trial from the same population
+                de_trial(X, trials, f_trials, i, base, walker0 + i, lower, upper, fid, m, seed, t, Fw,
+                         Cr, single, bad, x)
+            for i in range(base, base + m):
+                de_select(X, f, trials, f_trials, accepted, i)
+
+
+@njit(**WIDE_PJIT)
+def de_generation_wide(X, f, trials, f_trials, accepted, lower, upper, fid, m, seed, walker0, t, Fw,
+                       Cr, single, bad):
+    """Few populations: one generation t, every trial in parallel (from the same X), then every
+    selection in parallel."""
+    n, d = X.shape
+    for i in prange(n):
+        x = np.empty(d, dtype=np.float64)
+        de_trial(X, trials, f_trials, i, (i // m) * m, walker0 + i, lower, upper, fid, m, seed,
+                 np.uint64(t), Fw, Cr, single, bad, x)
+    for i in prange(n):
+        de_select(X, f, trials, f_trials, accepted, i)
 
 
 class DifferentialEvolutionNumba(NumbaAlgorithm, DifferentialEvolution):
@@ -132,10 +165,14 @@ class DifferentialEvolutionNumba(NumbaAlgorithm, DifferentialEvolution):
         p, T = self.params, self.dtype.type
         self.use_threads()
         bad = self.nonfinite_counter(self.total_walkers())
-        de_generations(state.X, state.f, state.trials, state.f_trials, state.accepted, self.lower,
-                       self.upper, self.fid, int(p.walkers), np.uint64(self._seed),
-                       np.int64(self.walker0),
-                       np.int64(state.iteration), int(iterations), T(p.F), T(p.Cr), self.single, bad)
+        arrays = (state.X, state.f, state.trials, state.f_trials, state.accepted, self.lower, self.upper,
+                  self.fid, int(p.walkers), np.uint64(self._seed), np.int64(self.walker0))
+        first, F, Cr = int(state.iteration), T(p.F), T(p.Cr)
+        if self.runs_wide(p.populations):
+            for t in range(first, first + int(iterations)):
+                de_generation_wide(*arrays, np.int64(t), F, Cr, self.single, bad)
+        else:
+            de_generations(*arrays, np.int64(first), int(iterations), F, Cr, self.single, bad)
         state.evals += self.total_walkers() * int(iterations)
         self.tally_nonfinite(state, bad)
         state.iteration += int(iterations)

@@ -6,8 +6,15 @@ and the random numbers of the cuda kernel (Philox, draw index from the global it
 INIT draws the point (blocks 0..B-1) and the velocity (B..2B-1); STEP draws the classic r_p, r_g
 (P/2 coordinates per block) or SPSO's normals (Box-Muller, P per block) and the radius uniform
 (one more block); the K link targets of a particle are drawn from stream PSO_LINKS keyed by the
-iteration after which its swarm last redrew them (``epochs``), so links are never stored. Swarms are
-independent: ``prange`` runs over swarms and each runs a whole chunk of iterations.
+iteration after which its swarm last redrew them (``epochs``), so links are never stored.
+
+Two paths, bit-identical (the same per-particle helpers, Philox draws and tie rules), chosen by
+``NumbaAlgorithm.runs_wide``. Many swarms (at least as many as threads, or too little work per
+thread): swarms are independent, ``prange`` runs over swarms and a launch runs a whole chunk of
+iterations (``pso_classic``, ``pso_spso``). Fewer swarms than threads (one swarm of 131,072
+particles would use one core): a launch runs one iteration with ``prange`` over every particle,
+then the per-swarm reductions: the classic swarm's best, SPSO's pending personal bests, the
+swarm's best and the links' redraw (``pso_classic_wide``, ``pso_spso_wide``).
 """
 from __future__ import annotations
 
@@ -21,7 +28,7 @@ from numba import njit, prange
 from ..algorithms.particle_swarm import (SPSO_C, SPSO_W, ParticleSwarm, ParticleSwarmParams,
                                           ParticleSwarmState)
 from . import functions, philox
-from .base import PJIT, NumbaAlgorithm
+from .base import PJIT, WIDE_PJIT, NumbaAlgorithm
 
 STREAM_LINKS = 16  # PSO_STREAM_LINKS
 
@@ -79,54 +86,162 @@ def swarm_argmin(Pf, base, m):
     return k
 
 
-@njit(**PJIT)
-def pso_classic(X, V, P, f, Pf, swarm_f, lower, upper, fid, m, seed, first_iter, iterations,
-                omega, phi_p, phi_g, lr, single, bad):
-    n, d = X.shape
+@njit(nogil=True, cache=True)
+def classic_move(X, V, P, f, Pf, g, i, lower, upper, fid, seed, t, omega, phi_p, phi_g, lr, single,
+                 bad, x):
+    """Particle i's classic move at iteration t (r_p, r_g from Philox) toward its personal best and
+    `g`, a copy of its swarm's best taken before the iteration; confined, evaluated (x: float64
+    scratch of d), and its personal best updated at once (only the particle itself reads its P)."""
+    d = X.shape[1]
     T = X.dtype.type
     C = 2 if single else 1  # coordinates per Philox block (r_p and r_g each)
     per_iter = np.uint64((d + C - 1) // C)
+    for j in range(d):
+        w0, w1, w2, w3 = philox.words(seed, i, philox.STREAM_STEP, t * per_iter + np.uint64(j // C))
+        q = j % C
+        rp = T(philox.uniform_k(w0, w1, w2, w3, 2 * q, single))
+        rg = T(philox.uniform_k(w0, w1, w2, w3, 2 * q + 1, single))
+        xj = X[i, j]
+        v = omega * V[i, j] + phi_p * rp * (P[i, j] - xj) + phi_g * rg * (g[j] - xj)
+        xj = xj + lr * v
+        xj, v = confine(xj, v, lower[j], upper[j])
+        X[i, j] = xj
+        V[i, j] = v
+        x[j] = xj
+    fx = T(functions.counted(fid, x, bad, i))
+    f[i] = fx
+    if fx < Pf[i]:
+        Pf[i] = fx
+        for j in range(d):
+            P[i, j] = X[i, j]
+
+
+@njit(nogil=True, cache=True)
+def copy_row(dst, k, src, i):
+    """dst[k] = src[i] (a swarm's best point before an iteration; a pending personal best)."""
+    for j in range(src.shape[1]):
+        dst[k, j] = src[i, j]
+
+
+@njit(**PJIT)
+def pso_classic(X, V, P, f, Pf, swarm_f, lower, upper, fid, m, seed, first_iter, iterations,
+                omega, phi_p, phi_g, lr, single, bad):
+    """Many swarms: ``prange`` over swarms, each running `iterations` iterations."""
+    n, d = X.shape
     for s in prange(n // m):
         base = s * m
         x = np.empty(d, dtype=np.float64)
-        g = np.empty(d, dtype=X.dtype)
+        g = np.empty((1, d), dtype=X.dtype)
         gi = swarm_argmin(Pf, base, m)
         for it in range(iterations):
             t = np.uint64(first_iter + it)
-            for j in range(d):
-                g[j] = P[gi, j]
+            copy_row(g, 0, P, gi)
             for i in range(base, base + m):
-                for j in range(d):
-                    w0, w1, w2, w3 = philox.words(seed, i, philox.STREAM_STEP, t * per_iter + np.uint64(j // C))
-                    q = j % C
-                    rp = T(philox.uniform_k(w0, w1, w2, w3, 2 * q, single))
-                    rg = T(philox.uniform_k(w0, w1, w2, w3, 2 * q + 1, single))
-                    xj = X[i, j]
-                    v = omega * V[i, j] + phi_p * rp * (P[i, j] - xj) + phi_g * rg * (g[j] - xj)
-                    xj = xj + lr * v
-                    xj, v = confine(xj, v, lower[j], upper[j])
-                    X[i, j] = xj
-                    V[i, j] = v
-                    x[j] = xj
-                fx = T(functions.counted(fid, x, bad, i))
-                f[i] = fx
-                if fx < Pf[i]:  # only the particle itself reads its P: update at once
-                    Pf[i] = fx
-                    for j in range(d):
-                        P[i, j] = X[i, j]
+                classic_move(X, V, P, f, Pf, g[0], i, lower, upper, fid, seed, t, omega, phi_p, phi_g,
+                             lr, single, bad, x)
             gi = swarm_argmin(Pf, base, m)
         swarm_f[s] = Pf[gi]
 
 
-@njit(**PJIT)
-def pso_spso(X, V, P, f, Pf, swarm_f, epochs, redrawn, lower, upper, fid, m, K, seed, first_iter,
-             iterations, w, c, single, bad):
+@njit(**WIDE_PJIT)
+def pso_classic_wide(X, V, P, f, Pf, swarm_f, lower, upper, fid, m, seed, t, omega, phi_p, phi_g,
+                     lr, single, bad):
+    """Few swarms: one iteration t, ``prange`` over every particle (the many-swarm kernel's order
+    of arithmetic per particle, so the same run)."""
     n, d = X.shape
+    swarms = n // m
+    G = np.empty((swarms, d), dtype=X.dtype)
+    for s in prange(swarms):
+        copy_row(G, s, P, swarm_argmin(Pf, s * m, m))
+    for i in prange(n):
+        x = np.empty(d, dtype=np.float64)
+        classic_move(X, V, P, f, Pf, G[i // m], i, lower, upper, fid, seed, np.uint64(t), omega, phi_p,
+                     phi_g, lr, single, bad, x)
+    for s in prange(swarms):
+        swarm_f[s] = Pf[swarm_argmin(Pf, s * m, m)]
+
+
+@njit(nogil=True, cache=True)
+def informants(Pf, best, seed, epoch, K, base, m):
+    """best[p] = the best informant of particle base + p: each particle informs itself and its K
+    targets; the smallest personal best wins, ties to the smaller index (the reference's
+    informant_best)."""
+    for p in range(m):
+        best[p] = base + p
+    for p in range(m):
+        src = base + p
+        for k in range(K):
+            tgt = link(seed, src, epoch, k, K, base, m) - base
+            b = best[tgt]
+            if Pf[src] < Pf[b] or (Pf[src] == Pf[b] and src < b):
+                best[tgt] = src
+
+
+@njit(nogil=True, cache=True)
+def spso_move(X, V, P, f, Pf, i, l, lower, upper, fid, seed, t, w, c, single, bad, z, x):
+    """Particle i's SPSO-2011 move at iteration t around its personal best and that of its best
+    informant l (normals and radius from Philox), confined and evaluated (z: scratch of d in X's
+    dtype, x: float64). Updates Pf[i] and says whether it improved: the caller copies the P row
+    after every particle of the swarm moved (other particles read it)."""
+    d = X.shape[1]
     T = X.dtype.type
     NP = 4 if single else 2  # normals per Philox block
     normal_blocks = np.uint64((d + NP - 1) // NP)
     per_iter = normal_blocks + np.uint64(1)
     tiny = np.finfo(X.dtype).tiny
+    coef = T(c) * (T(0.25) if l == i else T(1.0 / 3.0))
+    for j0 in range(0, d, NP):
+        w0, w1, w2, w3 = philox.words(seed, i, philox.STREAM_STEP,
+                                      np.uint64(t) * per_iter + np.uint64(j0 // NP))
+        for h in range(NP // 2):  # Box-Muller on pairs (mw_normal2)
+            u1 = T(philox.uniform_k(w0, w1, w2, w3, 2 * h, single))
+            u2 = T(philox.uniform_k(w0, w1, w2, w3, 2 * h + 1, single))
+            r = np.sqrt(T(-2) * np.log(T(1) - u1))
+            a = T(2 * math.pi) * u2
+            if j0 + 2 * h < d:
+                z[j0 + 2 * h] = r * np.cos(a)
+            if j0 + 2 * h + 1 < d:
+                z[j0 + 2 * h + 1] = r * np.sin(a)
+    tc2 = T(0)
+    dir2 = T(0)
+    for j in range(d):
+        tc = coef * (P[i, j] + P[l, j] - T(2) * X[i, j])
+        tc2 += tc * tc
+        dir2 += z[j] * z[j]
+    w0, w1, w2, w3 = philox.words(seed, i, philox.STREAM_STEP, np.uint64(t) * per_iter + normal_blocks)
+    ru = T(philox.uniform_k(w0, w1, w2, w3, 0, single))
+    scale = np.sqrt(tc2) * ru / max(np.sqrt(dir2), tiny)
+    for j in range(d):
+        xj = X[i, j]
+        tc = coef * (P[i, j] + P[l, j] - T(2) * xj)
+        v = T(w) * V[i, j] + tc + scale * z[j]
+        xj = xj + v
+        xj, v = confine(xj, v, lower[j], upper[j])
+        X[i, j] = xj
+        V[i, j] = v
+        x[j] = xj
+    fx = T(functions.counted(fid, x, bad, i))
+    f[i] = fx
+    if fx < Pf[i]:
+        Pf[i] = fx
+        return True
+    return False
+
+
+@njit(nogil=True, cache=True)
+def settle(Pf, base, m, previous, epoch, t):
+    """A swarm's end of iteration t: (its best personal best, the links' epoch, whether they are
+    redrawn). SPSO redraws the links after an iteration that did not improve the swarm's best."""
+    g = Pf[swarm_argmin(Pf, base, m)]
+    redraw = not g < previous
+    return g, (t if redraw else epoch), redraw
+
+
+@njit(**PJIT)
+def pso_spso(X, V, P, f, Pf, swarm_f, epochs, redrawn, lower, upper, fid, m, K, seed, first_iter,
+             iterations, w, c, single, bad):
+    """Many swarms: ``prange`` over swarms, each running `iterations` iterations."""
+    n, d = X.shape
     for s in prange(n // m):
         base = s * m
         z = np.empty(d, dtype=X.dtype)
@@ -137,70 +252,43 @@ def pso_spso(X, V, P, f, Pf, swarm_f, epochs, redrawn, lower, upper, fid, m, K, 
         epoch = epochs[s]
         for it in range(iterations):
             t = first_iter + it
-            # informants: each particle informs itself and its K targets; the smallest personal
-            # best wins, ties to the smaller index (the reference's informant_best)
+            informants(Pf, best, seed, epoch, K, base, m)
             for p in range(m):
-                best[p] = base + p
-            for p in range(m):
-                src = base + p
-                for k in range(K):
-                    tgt = link(seed, src, epoch, k, K, base, m) - base
-                    b = best[tgt]
-                    if Pf[src] < Pf[b] or (Pf[src] == Pf[b] and src < b):
-                        best[tgt] = src
-            for p in range(m):
-                i = base + p
-                l = best[p]
-                coef = T(c) * (T(0.25) if l == i else T(1.0 / 3.0))
-                for j0 in range(0, d, NP):
-                    w0, w1, w2, w3 = philox.words(seed, i, philox.STREAM_STEP,
-                                                  np.uint64(t) * per_iter + np.uint64(j0 // NP))
-                    for h in range(NP // 2):  # Box-Muller on pairs (mw_normal2)
-                        u1 = T(philox.uniform_k(w0, w1, w2, w3, 2 * h, single))
-                        u2 = T(philox.uniform_k(w0, w1, w2, w3, 2 * h + 1, single))
-                        r = np.sqrt(T(-2) * np.log(T(1) - u1))
-                        a = T(2 * math.pi) * u2
-                        if j0 + 2 * h < d:
-                            z[j0 + 2 * h] = r * np.cos(a)
-                        if j0 + 2 * h + 1 < d:
-                            z[j0 + 2 * h + 1] = r * np.sin(a)
-                tc2 = T(0)
-                dir2 = T(0)
-                for j in range(d):
-                    tc = coef * (P[i, j] + P[l, j] - T(2) * X[i, j])
-                    tc2 += tc * tc
-                    dir2 += z[j] * z[j]
-                w0, w1, w2, w3 = philox.words(seed, i, philox.STREAM_STEP,
-                                              np.uint64(t) * per_iter + normal_blocks)
-                ru = T(philox.uniform_k(w0, w1, w2, w3, 0, single))
-                scale = np.sqrt(tc2) * ru / max(np.sqrt(dir2), tiny)
-                for j in range(d):
-                    xj = X[i, j]
-                    tc = coef * (P[i, j] + P[l, j] - T(2) * xj)
-                    v = T(w) * V[i, j] + tc + scale * z[j]
-                    xj = xj + v
-                    xj, v = confine(xj, v, lower[j], upper[j])
-                    X[i, j] = xj
-                    V[i, j] = v
-                    x[j] = xj
-                fx = T(functions.counted(fid, x, bad, i))
-                f[i] = fx
-                if fx < Pf[i]:  # P is read by other particles: written after all have moved
-                    Pf[i] = fx
-                    pending[p] = True
-            for p in range(m):
+                pending[p] = spso_move(X, V, P, f, Pf, base + p, best[p], lower, upper, fid, seed, t,
+                                       w, c, single, bad, z, x)
+            for p in range(m):  # P is read by other particles: written after all have moved
                 if pending[p]:
-                    pending[p] = False
-                    for j in range(d):
-                        P[base + p, j] = X[base + p, j]
-            g = Pf[swarm_argmin(Pf, base, m)]
-            redraw = not g < previous
-            if redraw:
-                epoch = t
-            redrawn[s] = redraw
-            previous = g
+                    copy_row(P, base + p, X, base + p)
+            previous, epoch, redrawn[s] = settle(Pf, base, m, previous, epoch, t)
         epochs[s] = epoch
         swarm_f[s] = previous
+
+
+@njit(**WIDE_PJIT)
+def pso_spso_wide(X, V, P, f, Pf, swarm_f, epochs, redrawn, lower, upper, fid, m, K, seed, t, w, c,
+                  single, bad):
+    """Few swarms: one iteration t, ``prange`` over every particle for the move and the P copy.
+    The informants are drawn serially within a swarm (O(m K) Philox draws, cheap next to the
+    moves and evaluations), the swarms in parallel."""
+    n, d = X.shape
+    swarms = n // m
+    best = np.empty(n, dtype=np.int64)
+    pending = np.empty(n, dtype=np.bool_)
+    previous = np.empty(swarms, dtype=X.dtype)
+    for s in prange(swarms):
+        base = s * m
+        previous[s] = Pf[swarm_argmin(Pf, base, m)]
+        informants(Pf, best[base:base + m], seed, epochs[s], K, base, m)
+    for i in prange(n):
+        z = np.empty(d, dtype=X.dtype)
+        x = np.empty(d, dtype=np.float64)
+        pending[i] = spso_move(X, V, P, f, Pf, i, best[i], lower, upper, fid, seed, t, w, c, single,
+                               bad, z, x)
+    for i in prange(n):
+        if pending[i]:
+            copy_row(P, i, X, i)
+    for s in prange(swarms):
+        swarm_f[s], epochs[s], redrawn[s] = settle(Pf, s * m, m, previous[s], epochs[s], t)
 
 
 @njit(**PJIT)
@@ -272,14 +360,25 @@ class ParticleSwarmNumba(NumbaAlgorithm, ParticleSwarm):
         self.use_threads()
         common = (state.X, state.V, state.P, state.f, state.Pf, state.swarm_best_f)
         bad = self.nonfinite_counter(self.total_walkers())
+        seed, first = np.uint64(self._seed), int(state.iteration)
         if p.variant == "classic":
-            pso_classic(*common, self.lower, self.upper, self.fid, int(p.walkers), np.uint64(self._seed),
-                        np.int64(state.iteration), int(iterations), T(p.omega), T(p.phi_p),
-                        T(p.phi_g), T(p.lr), self.single, bad)
+            coefficients = (T(p.omega), T(p.phi_p), T(p.phi_g), T(p.lr), self.single, bad)
+            if self.runs_wide(p.swarms):
+                for t in range(first, first + int(iterations)):
+                    pso_classic_wide(*common, self.lower, self.upper, self.fid, int(p.walkers), seed,
+                                     np.int64(t), *coefficients)
+            else:
+                pso_classic(*common, self.lower, self.upper, self.fid, int(p.walkers), seed,
+                            np.int64(first), int(iterations), *coefficients)
         else:
-            pso_spso(*common, state.epochs, state.redrawn, self.lower, self.upper, self.fid,
-                     int(p.walkers), int(p.informants), np.uint64(self._seed), np.int64(state.iteration),
-                     int(iterations), SPSO_W, SPSO_C, self.single, bad)
+            links = (state.epochs, state.redrawn, self.lower, self.upper, self.fid, int(p.walkers),
+                     int(p.informants), seed)
+            if self.runs_wide(p.swarms):
+                for t in range(first, first + int(iterations)):
+                    pso_spso_wide(*common, *links, np.int64(t), SPSO_W, SPSO_C, self.single, bad)
+            else:
+                pso_spso(*common, *links, np.int64(first), int(iterations), SPSO_W, SPSO_C, self.single,
+                         bad)
         state.evals += self.total_walkers() * int(iterations)
         self.tally_nonfinite(state, bad)
         state.iteration += int(iterations)
