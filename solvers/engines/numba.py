@@ -11,6 +11,8 @@ class NumbaEngine(Engine):
     title = "Numba, compiled, every CPU core"
     compiles = True
     compile_message = "compiling the numba engine (once)"
+    # building compiles (or loads) the init kernels only; the step kernels at the first iteration
+    compiles_when_run = True
     honours_threads = True
     shares_expression_kernels = True
 

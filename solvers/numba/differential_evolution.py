@@ -153,13 +153,9 @@ class DifferentialEvolutionNumba(NumbaAlgorithm, DifferentialEvolution):
         return state
 
     def step(self, state: DifferentialEvolutionState, iterations: int) -> None:
-        remaining = int(iterations)
-        while remaining > 0:  # fused launches that never start a generation past max_evals
-            todo = self.budget_iterations(state, remaining, self.total_walkers())
-            if todo == 0:
-                return
+        # fused launches that never start a generation past max_evals
+        for todo in self.budget_chunks(state, iterations, self.total_walkers()):
             self._generations(state, todo)
-            remaining -= todo
 
     def _generations(self, state: DifferentialEvolutionState, iterations: int) -> None:
         p, T = self.params, self.dtype.type

@@ -79,6 +79,26 @@ def confine(x, v, lo, hi):
 
 
 @njit(nogil=True, cache=True)
+def place(X, V, x, i, j, xj, v, lo, hi):
+    """Coordinate j of particle i after its move: confined, stored in X and V and the row x."""
+    xj, v = confine(xj, v, lo, hi)
+    X[i, j] = xj
+    V[i, j] = v
+    x[j] = xj
+
+
+@njit(nogil=True, cache=True)
+def evaluated(fid, x, bad, i, f, Pf):
+    """f[i] = f(x) (non-finite counted); True, with Pf[i] updated, where it improves the particle's best."""
+    fx = f.dtype.type(functions.counted(fid, x, bad, i))
+    f[i] = fx
+    if fx < Pf[i]:
+        Pf[i] = fx
+        return True
+    return False
+
+
+@njit(nogil=True, cache=True)
 def swarm_argmin(Pf, base, m):
     k = base
     for i in range(base + 1, base + m):
@@ -104,15 +124,8 @@ def classic_move(X, V, P, f, Pf, g, i, lower, upper, fid, seed, t, omega, phi_p,
         rg = T(philox.uniform_k(w0, w1, w2, w3, 2 * q + 1, single))
         xj = X[i, j]
         v = omega * V[i, j] + phi_p * rp * (P[i, j] - xj) + phi_g * rg * (g[j] - xj)
-        xj = xj + lr * v
-        xj, v = confine(xj, v, lower[j], upper[j])
-        X[i, j] = xj
-        V[i, j] = v
-        x[j] = xj
-    fx = T(functions.counted(fid, x, bad, i))
-    f[i] = fx
-    if fx < Pf[i]:
-        Pf[i] = fx
+        place(X, V, x, i, j, xj + lr * v, v, lower[j], upper[j])
+    if evaluated(fid, x, bad, i, f, Pf):  # only the particle itself reads its P: update at once
         for j in range(d):
             P[i, j] = X[i, j]
 
@@ -239,17 +252,8 @@ def spso_move(X, V, P, f, Pf, i, l, lower, upper, fid, seed, t, w, c, single, ba
         xj = X[i, j]
         tc = coef * (P[i, j] + P[l, j] - T(2) * xj)
         v = T(w) * V[i, j] + tc + scale * z[j]
-        xj = xj + v
-        xj, v = confine(xj, v, lower[j], upper[j])
-        X[i, j] = xj
-        V[i, j] = v
-        x[j] = xj
-    fx = T(functions.counted(fid, x, bad, i))
-    f[i] = fx
-    if fx < Pf[i]:
-        Pf[i] = fx
-        return True
-    return False
+        place(X, V, x, i, j, xj + v, v, lower[j], upper[j])
+    return evaluated(fid, x, bad, i, f, Pf)
 
 
 @njit(nogil=True, cache=True)
@@ -378,13 +382,9 @@ class ParticleSwarmNumba(NumbaAlgorithm, ParticleSwarm):
         return state
 
     def step(self, state: ParticleSwarmNumbaState, iterations: int) -> None:
-        remaining = int(iterations)
-        while remaining > 0:  # fused launches that never start an iteration past max_evals
-            todo = self.budget_iterations(state, remaining, self.total_walkers())
-            if todo == 0:
-                return
+        # fused launches that never start an iteration past max_evals
+        for todo in self.budget_chunks(state, iterations, self.total_walkers()):
             self._iterations(state, todo)
-            remaining -= todo
 
     def _iterations(self, state: ParticleSwarmNumbaState, iterations: int) -> None:
         p, T = self.params, self.dtype.type
