@@ -58,7 +58,7 @@ def test_targets_are_the_data_files(monkeypatch):
             "mode": "end_to_end", "fast_math": False, "engine": "cuda", "seconds": 0.9e-3,
             "speedup_vs_numpy": 3000}
     pso = dict(base, algorithm="particle_swarm", problem="rastrigin", dim=30, walkers=16384,
-               mode="rate", evals_per_second=5e9)
+               mode="rate", evals_per_second=5e9, params={"swarms": 1})  # one swarm, as the suite's
     split = dict(pso, algorithm="pattern_search", devices="0,1", speedup_vs_one_device=1.85)
     records = [dict(base, algorithm="pattern_search"), pso]
     assert [line.split(":")[0] for line in targets(records)] == ["MET", "MET", "MET"]
