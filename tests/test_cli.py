@@ -104,8 +104,9 @@ def test_warmup_without_a_gpu_is_one_clear_line(fake_engines, capsys):
     from solvers import cli as cli_module
 
     missing = {"status": (False, "Numba is not installed"), "compiles": True}
-    fake_engines(cuda={"status": (False, "no CUDA device found"), "compiles": True}, numba=missing,
-                 numba1=missing)
+    no_gpu = {"status": (False, "no CUDA device found")}
+    fake_engines(cuda=dict(no_gpu, compiles=True), cupy=dict(no_gpu, compiles_when_run=True),
+                 numba=missing, numba1=missing)
     assert cli_module.main(["warmup"]) == 2
     err = capsys.readouterr().err
     assert len(err.strip().splitlines()) == 1
