@@ -140,12 +140,17 @@ sys.path.insert(0, ".")
 from solvers.bench import add_ratios, expression_targets, table, targets
 out = sys.argv[1]
 main = json.load(open(os.path.join(out, "bench.json")))
-for extra in ("/tmp/bench-fast1.json", "/tmp/bench-fast2.json", "/tmp/bench-fast3.json",
-              "/tmp/bench-expr.json"):
+# ratios within the suite and its fast-math rows (cuda only), and within the expressions suite: that
+# one measures built-in rows of the same cases again, and pooled with the suite a cuda row was paired
+# with the other command's numpy row
+for extra in ("/tmp/bench-fast1.json", "/tmp/bench-fast2.json", "/tmp/bench-fast3.json"):
     if os.path.exists(extra):
         main["records"] += json.load(open(extra))["records"]
-ok = [r for r in main["records"] if "error" not in r]
-add_ratios(ok)
+add_ratios([r for r in main["records"] if "error" not in r])
+if os.path.exists("/tmp/bench-expr.json"):
+    records = json.load(open("/tmp/bench-expr.json"))["records"]
+    add_ratios([r for r in records if "error" not in r])
+    main["records"] += records
 main["targets"] = targets(main["records"]) + expression_targets(main["records"])
 json.dump(main, open(os.path.join(out, "bench.json"), "w"), indent=1, default=str)
 text = table(main["records"]) + "\n\n" + "\n".join(f"- {t}" for t in main["targets"]) + "\n"

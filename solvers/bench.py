@@ -169,11 +169,14 @@ def _expression_suite() -> list[Case]:
 def expression_targets(records: list[dict]) -> list[str]:
     """Each expression row's rate as a fraction of its built-in twin's, measured in the same run."""
     lines = []
-    for r in records:
+    for index, r in enumerate(records):
         label = r.get("label") or ""
         if r.get("error") or not label.startswith(EXPRESSION_LABEL):
             continue
-        twin = next((b for b in records if not b.get("error") and b["problem"] == label[len(EXPRESSION_LABEL):]
+        # the twin measured last before it: its own suite's (records pooled from several commands
+        # may hold the same built-in case twice)
+        twin = next((b for b in reversed(records[:index]) if not b.get("error")
+                     and b["problem"] == label[len(EXPRESSION_LABEL):]
                      and all(b[k] == r[k] for k in ("algorithm", "variant", "dim", "walkers", "engine",
                                                     "dtype", "fast_math", "mode"))), None)
         if twin is None or not twin.get("evals_per_second") or not r.get("evals_per_second"):

@@ -46,3 +46,17 @@ def test_a_one_group_target_is_decided_by_one_group_only():
     assert not [t for t in targets([record]) if "one population" in t]
     record["params"] = {"populations": 1}
     assert [t for t in targets([record]) if "one population" in t]
+
+
+def test_an_expression_row_is_compared_with_its_own_suites_twin():
+    """Records pooled from two commands hold the built-in case twice: the expression row's ratio is
+    against the twin its suite measured just before it, not the first one found."""
+    from solvers.bench import EXPRESSION_LABEL, expression_targets
+
+    base = {"algorithm": "evaluation_only", "variant": "", "dim": 30, "walkers": 131072, "engine": "cuda",
+            "dtype": "float32", "fast_math": False, "mode": "rate", "problem": "rastrigin", "label": ""}
+    records = [dict(base, evals_per_second=1e9),  # another command's measurement of the built-in
+               dict(base, evals_per_second=2e9),  # the expressions suite's own twin
+               dict(base, problem="expr: ...", label=EXPRESSION_LABEL + "rastrigin", evals_per_second=1.9e9)]
+    (line,) = expression_targets(records)
+    assert "95% of the built-in's rate" in line and line.startswith("MET")
