@@ -396,7 +396,7 @@ class ComparePanel(QtWidgets.QWidget):
     def _on_controller_status(self, engine: str, text: str) -> None:
         row = self._rows[engine]
         row.status.setText(text)
-        row.busy.setVisible(text in ("starting", "compiling kernels", "initialising walkers"))
+        row.busy.setVisible(text in ("starting", "compiling kernels", "initialising walkers", "first iteration"))
 
     def _on_controller_snapshot(self, engine: str, snap) -> None:
         series = self._series.setdefault(engine, _Series())

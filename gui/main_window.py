@@ -638,6 +638,9 @@ class MainWindow(QtWidgets.QMainWindow):
                                        f" x {_problem_title(config.problem)} (first use; cached on "
                                        "disk; not counted in the timings)…"),
                  "initialising walkers": "placing the walkers…",
+                 "first iteration": (f"first iteration on the {config.engine} engine: it compiles its "
+                                     "kernels on first use (cached on disk; 'python main.py warmup' "
+                                     "before a lesson)…"),
                  "warming up": "warming up the GPU (not counted in the timings)…",
                  "running": f"running {self._run_words(config)}"}.get(text, text)
         busy = text != "running"

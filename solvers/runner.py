@@ -103,6 +103,7 @@ class Runner:
         self.seconds = 0.0
         self.history: list[tuple[int, float, float]] = []
         self._slices = None  # the unfinished iteration's slice generator, if one is under way
+        self._first_chunk_compiles = False  # "first iteration" shown until the first chunk ends
         self._last_snapshot: Snapshot | None = None
 
     # --- control, from any thread --------------------------------------------------------------
@@ -175,7 +176,10 @@ class Runner:
         self._sample = sample_indices(self.algorithm.total_walkers(), cfg.sample_size)
         self.history = [(self.state.evals, self.seconds, self._best_f())]
         self._warn_if_slow()
-        self._status("running")
+        # an engine that compiles at its first iterations (CuPy's element-wise kernels, numba's step
+        # kernels) may spend seconds there on a fresh machine: say so until the first chunk is done
+        self._first_chunk_compiles = engine.compiles_when_run
+        self._status("first iteration" if self._first_chunk_compiles else "running")
 
     def run(self) -> RunResult:
         """Run until the budget is spent or stop() is called; returns the result."""
@@ -205,6 +209,9 @@ class Runner:
             engine.synchronize()
             dt = time.perf_counter() - t0
             self.seconds += dt
+            if self._first_chunk_compiles:
+                self._first_chunk_compiles = False
+                self._status("running")
             self.history.append((self.state.evals, self.seconds, self._best_f()))
             if not single and delay == 0:
                 # grow or shrink chunks so one lasts about one display frame

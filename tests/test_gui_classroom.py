@@ -396,3 +396,16 @@ def test_gpu_tabs_say_in_plain_words_why_the_gpu_engines_are_unavailable(qtbot, 
     other = getattr(module, cls_name)()
     qtbot.addWidget(other)
     assert not other.gpu_note.isVisibleTo(other)
+
+
+def test_first_iteration_status_on_an_engine_that_compiles_when_run(qtbot, make_window):
+    """numba and cupy compile at their first iterations: the window says so, with the busy bar,
+    until the runner reports the first chunk done ("running")."""
+    window = make_window()
+    configure(window, "pattern_search", problem="rastrigin")
+    window._run_config = window.form.build_config()
+    window._on_controller_status("first iteration")
+    text = window.statusBar().currentMessage()
+    assert text.startswith("first iteration on the") and "warmup" in text and window.busy.isVisibleTo(window)
+    window._on_controller_status("running")
+    assert window.busy.isHidden()

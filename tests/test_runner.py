@@ -181,3 +181,19 @@ def test_a_clean_run_counts_no_nonfinite_values():
 
     r = solvers.run("particle_swarm", "rastrigin", dim=3, max_iters=3, params={"walkers": 16, "swarms": 2})
     assert r.nonfinite_evals == 0 and r.points_per_iteration == 32
+
+
+def test_an_engine_that_compiles_when_run_says_first_iteration_until_its_first_chunk(fake_engines):
+    """The status goes initialising -> first iteration -> running on such an engine (numba, cupy),
+    straight to running elsewhere."""
+    from solvers.config import RunConfig
+    from solvers.runner import Runner
+
+    fake_engines(cupy={"compiles_when_run": True})
+    for engine, expected in (("cupy", ["initialising walkers", "first iteration", "running"]),
+                             ("numpy", ["initialising walkers", "running"])):
+        seen = []
+        cfg = RunConfig.build("pattern_search", "sphere", 2, params={"walkers": 16}, engine=engine,
+                              max_iters=3)
+        Runner(cfg, on_status=seen.append).run()
+        assert [s for s in seen if not s.startswith("warning")] == expected, engine
