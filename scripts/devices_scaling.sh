@@ -6,9 +6,12 @@
 # the cost of the split itself (threads, merging) without a second device.
 # Differential evolution, split by whole populations, is measured with 2 x 64 populations of 4,096
 # (of 1,024 at 20 iterations a timed step lasts 0.8 ms and the split ran slower: 0.64x).
-# Files go to $OUT (or /tmp): devices-env.txt, devices-bench.json/.md, devices-bench-de.json/.md,
+# Files go to $OUT (or /tmp): devices-env.txt, devices-bench.json/.md, devices-bench-{sa,de,pso}.json/.md,
 # devices-bench-0-0.json/.md.
-# Usage: scripts/devices_scaling.sh [WALKERS]   (PSO cannot be split yet: see docs/multi-gpu.md)
+# Particle swarm, split by whole swarms, likewise with 2 x 64 swarms of 4,096 (classic and SPSO-2011).
+# SA async is timed over SA_ITERATIONS (default 1,000) iterations: at 200 a timed step of 2^22 chains
+# lasts ~70 ms and the split reached 1.88x on 2 x H200 (1.57x at 20).
+# Usage: scripts/devices_scaling.sh [WALKERS]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
@@ -24,8 +27,15 @@ gpus=$("$PY" -c "from solvers.engines import get_engine; print(get_engine('cuda'
 if [[ "$gpus" -lt 2 ]]; then
   echo "devices_scaling: $gpus GPU(s) here; the 2-GPU ratio needs a machine with two (only the 0,0 split runs)"
 else
-  "$PY" main.py "${common[@]}" -a pattern_search,simulated_annealing --variant async --devices all \
+  "$PY" main.py "${common[@]}" -a pattern_search --devices all \
     --json "$DEST/devices-bench.json" --md "$DEST/devices-bench.md"
+  "$PY" main.py bench -f rastrigin -d 30 -n "$WALKERS" -i "${SA_ITERATIONS:-1000}" --precision float32 --engines cuda \
+    --repeats 5 -a simulated_annealing --variant async --devices all \
+    --json "$DEST/devices-bench-sa.json" --md "$DEST/devices-bench-sa.md"
+  # PSO split by whole swarms: 2 x 64 swarms of PSO_WALKERS particles, both variants
+  "$PY" main.py bench -f rastrigin -d 30 -n "${PSO_WALKERS:-4096}" -i "${ITERATIONS:-200}" --precision float32 --engines cuda \
+    --repeats 5 -a particle_swarm --variant classic,spso2011 -p swarms=128 --devices all \
+    --json "$DEST/devices-bench-pso.json" --md "$DEST/devices-bench-pso.md"
   # DE split by whole populations: 2 x 64 populations of DE_WALKERS individuals each
   "$PY" main.py bench -f rastrigin -d 30 -n "${DE_WALKERS:-4096}" -i "${ITERATIONS:-200}" --precision float32 --engines cuda \
     --repeats 5 -a differential_evolution -p populations=128 --devices all \

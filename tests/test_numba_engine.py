@@ -289,3 +289,23 @@ def test_runner_reports_nonfinite_evaluations_on_numba():
         assert np.isfinite(result.best_f)
         counts[engine] = result.nonfinite_evals / result.evals
     assert counts["numba"] == pytest.approx(counts["numpy"], abs=0.25)  # other draws, same box
+
+
+def test_cospi_is_accurate_and_exact_where_cos_pi_is():
+    """The vectorisable cos(pi a) of the rastrigin/ackley twins: within 2 ulp of cos(pi a) where pi a
+    is exactly representable enough (|a| <= 1/4: libm's argument error is below 0.5 ulp there), and
+    exact at the integers and half-integers, over the range the built-in boxes reach."""
+    from numba import njit
+
+    vec = njit(lambda a: np.array([functions.cospi(v) for v in a]))
+    small = np.random.default_rng(5).uniform(-0.25, 0.25, 20000)
+    ref = np.cos(np.pi * small)
+    assert np.max(np.abs(vec(small) - ref) / np.spacing(ref)) <= 2
+    k = np.arange(-2000, 2001, dtype=np.float64)
+    assert np.array_equal(vec(k), np.where(k % 2 == 0, 1.0, -1.0))
+    assert np.all(vec(k + 0.5) == 0.0)
+    # periodic with the exact reduction: a and a + 64 (both exact) give the same value
+    a = np.random.default_rng(6).uniform(-1, 1, 2000) + 64.0 - 64.0
+    assert np.array_equal(vec(a + 64.0), vec(a))
+    wide = np.random.default_rng(7).uniform(-600, 600, 20000)
+    assert np.max(np.abs(vec(wide) - np.cos(np.pi * wide))) < 1e-12

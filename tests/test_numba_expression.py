@@ -139,7 +139,7 @@ def test_source_holds_only_generated_names():
     allowed = {"def", "mw_expr", "p", "d", "x", "carray", "for", "j", "in", "range", "return",
                "float", "if", "else", "math", "np", "abs", "inf", "nan", "pi", "e",
                "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh", "exp",
-               "log", "log10", "sqrt", "hypot", "floor", "ceil", "sign", "minimum", "maximum"}
+               "log", "log10", "sqrt", "hypot", "floor", "ceil", "sign", "minimum", "maximum", "cospi"}
     for _, text in list(BUILTIN_EXPRESSIONS.values()) + [(3, t) for t in EDGE_EXPRESSIONS + EXTRA_EXPRESSIONS]:
         source = numba_source(get_problem(f"expr: {text}", 6).definition.expression.tree)
         names = {t.string for t in tokenize.generate_tokens(io.StringIO(source).readline)

@@ -10,7 +10,11 @@ with compiled evaluations) remains for an algorithm registered without one.
 from __future__ import annotations
 
 import functools
+import hashlib
 import importlib
+import os
+import sys
+from pathlib import Path
 
 from ..errors import EngineUnavailable
 
@@ -24,6 +28,34 @@ _NUMBA_CLASSES: dict[str, tuple[str, str] | None] = {
 }
 
 COMPILING_MESSAGE = "compiling the numba engine (once)"
+
+
+def use_versioned_cache() -> str | None:
+    """Keep Numba's on-disk cache in a folder named by a hash of this package's sources.
+
+    Numba keys a cached function by its own file's modification time only: a kernel in
+    pattern_search.py kept its old machine code after functions.py changed the objective it calls
+    (seen here: a stale pattern-search kernel ran the old cosine at half the speed). A folder per
+    version of the sources (~/.cache/multiwalk/numba/<hash>, or under $XDG_CACHE_HOME) cannot go
+    stale. A NUMBA_CACHE_DIR set by the user is left alone. Returns the folder in use (None: the
+    user's); set before numba compiles anything (numba reads it when a function is decorated)."""
+    if os.environ.get("NUMBA_CACHE_DIR") and not os.environ.get("MULTIWALK_NUMBA_CACHE"):
+        return None
+    digest = hashlib.sha1()
+    for path in sorted(Path(__file__).parent.glob("*.py")):
+        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    folder = os.path.join(base, "multiwalk", "numba", digest.hexdigest()[:16])
+    # the marker tells a child process (Dask workers, subprocesses) that the folder is ours: its
+    # own sources may differ (another checkout), so it recomputes rather than inherits
+    os.environ["NUMBA_CACHE_DIR"] = os.environ["MULTIWALK_NUMBA_CACHE"] = folder
+    config = sys.modules.get("numba.core.config")
+    if config is not None:  # numba already imported: it read the variable then
+        config.CACHE_DIR = folder
+    return folder
+
+
+use_versioned_cache()
 
 
 @functools.lru_cache(maxsize=None)

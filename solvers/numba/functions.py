@@ -128,6 +128,56 @@ def _sum_squares(x):
     return s
 
 
+# Rastrigin and Ackley, the benchmark's hot functions, as loops LLVM vectorises: cos(2 pi v) is
+# cospi(2 v) (as in kernels/problems.cuh: 2 v is exact) by a polynomial instead of libm's scalar
+# cos, and their sums may be reassociated into vector lanes. On one core, 30-D, this took the
+# evaluation from 27 M to 256 M terms per second (numpy's array code: 19 M; one loaded 2-core
+# machine, /tmp prototype). Sums then differ from the sequential order by rounding only (the
+# lane count, 4 or 8, follows the CPU), and cospi is more accurate than cos(2 pi v), whose
+# argument is rounded: results agree with numpy to ~1e-15 relative.
+VECTOR = dict(nogil=True, cache=True, fastmath={"reassoc", "contract"})
+
+
+@njit(inline="always", fastmath={"contract"})
+def cospi(a):
+    """cos(pi a) for float64 a: a = r + q/2 with |r| <= 1/4 (exact), then Taylor polynomials of
+    cos and sin of pi r to degree 18/17 (truncation below 1e-19), picked by q mod 4; no branch, so
+    a loop over coordinates vectorises. Error about 1 ulp, as CUDA's cospi."""
+    q = np.rint(a + a)
+    t = PI * (a - 0.5 * q)
+    t2 = t * t
+    c = 1.0 + t2 * (-1.0 / 2 + t2 * (1.0 / 24 + t2 * (-1.0 / 720 + t2 * (1.0 / 40320 + t2 * (
+        -1.0 / 3628800 + t2 * (1.0 / 479001600 + t2 * (-1.0 / 87178291200 + t2 * (
+            1.0 / 20922789888000 + t2 * (-1.0 / 6402373705728000)))))))))
+    s = t * (1.0 + t2 * (-1.0 / 6 + t2 * (1.0 / 120 + t2 * (-1.0 / 5040 + t2 * (1.0 / 362880 + t2 * (
+        -1.0 / 39916800 + t2 * (1.0 / 6227020800 + t2 * (-1.0 / 1307674368000 + t2 * (
+            1.0 / 355687428096000)))))))))
+    k = np.int64(q) & 3  # cos(pi (r + k/2)): k = 0: c, 1: -s, 2: -c, 3: s
+    v = c if (k & 1) == 0 else s
+    return -v if (k == 1 or k == 2) else v
+
+
+@njit(**VECTOR)
+def _rastrigin(x):
+    s = 0.0
+    for j in range(x.shape[0]):
+        v = x[j]
+        s += v * v - 10.0 * cospi(2.0 * v) + 10.0
+    return s
+
+
+@njit(**VECTOR)
+def _ackley(x):
+    d = x.shape[0]
+    s1 = 0.0
+    s2 = 0.0
+    for j in range(d):
+        v = x[j]
+        s1 += v * v
+        s2 += cospi(2.0 * v)
+    return -20.0 * math.exp(-0.2 * math.sqrt(s1 / d)) - math.exp(s2 / d) + 20.0 + E
+
+
 @njit(**JIT)
 def evaluate(fid, x):
     """f(x) of function `fid` at the float64 point x (1-D, contiguous)."""
@@ -188,19 +238,9 @@ def evaluate(fid, x):
             return 418.9829 * d - s
         return -(s / d)
     if fid == 9:  # Rastrigin
-        s = 0.0
-        for j in range(d):
-            v = x[j]
-            s += v * v - 10.0 * math.cos(2.0 * PI * v) + 10.0
-        return s
+        return _rastrigin(x)
     if fid == 10:  # Ackley
-        s1 = 0.0
-        s2 = 0.0
-        for j in range(d):
-            v = x[j]
-            s1 += v * v
-            s2 += math.cos(2.0 * PI * v)
-        return -20.0 * math.exp(-0.2 * math.sqrt(s1 / d)) - math.exp(s2 / d) + 20.0 + E
+        return _ackley(x)
     if fid == 11:  # Griewank
         s = 0.0
         p = 1.0

@@ -18,7 +18,7 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
-from .emit_loops import LoopEmitter
+from .emit_loops import LoopEmitter, pi_multiple
 from .nodes import Binary, Call, Node, Num
 
 _HELPERS = Path(__file__).resolve().parents[3] / "kernels" / "expression.cuh"
@@ -106,21 +106,12 @@ class _Functor(LoopEmitter):
         return a if power == 1 else f"mwx_pow{power}<T>({a})"  # products, as NumPy's square
 
     def special_call(self, node: Call) -> str | None:
-        if node.func == "cos" and _pi_multiple(node.args[0]) is not None:
+        if node.func == "cos" and pi_multiple(node.args[0]) is not None:
             # cos(k pi v) as cospi(k v), as the built-in functors write Rastrigin and Ackley: exact
             # argument reduction, and the fast path of the precise math
-            k, operand = _pi_multiple(node.args[0])
+            k, operand = pi_multiple(node.args[0])
             return f"mw_cospi({_literal(k)} * {self.expr(operand)})"
         if node.func == "sign":
             return f"mwx_sign<T>({self.expr(node.args[0])})"
         return None
 
-
-def _pi_multiple(node: Node):
-    """(k, v) when node is c * v with c a folded k * pi (k with at most 6 decimals), else None."""
-    if not (isinstance(node, Binary) and node.op == "*" and isinstance(node.left, Num)):
-        return None
-    k = round(node.left.value / math.pi, 6)
-    if k == 0 or node.left.value != k * math.pi:
-        return None
-    return k, node.right

@@ -7,6 +7,8 @@ then the return. A subclass supplies the syntax: the hooks below and its tables 
 """
 from __future__ import annotations
 
+import math
+
 from .nodes import Binary, Call, Compare, Coord, Dim, Index, Node, Num, Reduce, Term, Unary, Where, walk
 
 
@@ -153,3 +155,14 @@ class LoopEmitter:
     def special_call(self, node: Call) -> str | None:
         """A call written another way (CUDA's cospi), or None for ``name(args)``."""
         return None
+
+
+def pi_multiple(node: Node):
+    """cos(k pi v) is written cospi(k v) by the compiled emitters (as the built-ins write Rastrigin and
+    Ackley): (k, v) when node is c * v with c a folded k * pi (k with at most 6 decimals), else None."""
+    if not (isinstance(node, Binary) and node.op == "*" and isinstance(node.left, Num)):
+        return None
+    k = round(node.left.value / math.pi, 6)
+    if k == 0 or node.left.value != k * math.pi:
+        return None
+    return k, node.right

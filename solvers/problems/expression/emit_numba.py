@@ -9,6 +9,9 @@
             r0 += ...           # one loop per reduction range, as the CUDA functor
         return ...
 
+``cos(k pi v)`` is written ``cospi(k v)`` (the numba built-ins' vectorising cosine of Rastrigin and
+Ackley, given to the namespace by solvers/numba/expression.py).
+
 The text is written from the validated tree only: node types map to fixed templates, numbers are
 ``repr`` of a Python float, indices are Python ints, function names come from a fixed table; the
 user's text never reaches the source. solvers/numba/expression.py compiles it (``cfunc``, numpy
@@ -22,8 +25,8 @@ from __future__ import annotations
 
 import math
 
-from .emit_loops import LoopEmitter
-from .nodes import Node
+from .emit_loops import LoopEmitter, pi_multiple
+from .nodes import Call, Node
 
 FUNCTION_NAME = "mw_expr"
 _FUNCS = {
@@ -91,3 +94,11 @@ class _Function(LoopEmitter):
     def constant_power(self, a: str, exponent: float) -> str | None:
         # a constant integer power: a product, as NumPy's square (and the built-ins' v * v)
         return f"({a} ** 2)" if exponent == 2.0 else None
+
+    def special_call(self, node: Call) -> str | None:
+        if node.func == "cos" and pi_multiple(node.args[0]) is not None:
+            # cos(k pi v) as cospi(k v), as the numba built-ins (and CUDA) write Rastrigin and
+            # Ackley: a polynomial that vectorises (solvers/numba/functions.py), exact reduction
+            k, operand = pi_multiple(node.args[0])
+            return f"cospi({_literal(k)} * {self.expr(operand)})"
+        return None
