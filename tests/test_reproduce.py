@@ -55,9 +55,27 @@ def paper_and_ours_filled(text: str, paper_lost: bool) -> bool:
     return False
 
 
+def numba_columns_filled(text: str) -> bool:
+    """Every table with a numpy CPU time column also has numba and numba1 time columns, and each of
+    their cells holds a time or n/a with its reason under the table."""
+    found = False
+    for header, rows in markdown_tables(text):
+        if not any(h.startswith("CPU ms") or h.startswith("CPU s") for h in header):
+            continue
+        cols = [k for k, h in enumerate(header) if h.startswith(("numba ", "numba1 "))]
+        names = {header[k].split()[0] for k in cols}
+        assert names == {"numba", "numba1"}, header
+        for row in rows:
+            for k in cols:
+                cell = row[k]
+                assert is_value(cell) or cell == "not run" or re.match(r"n/a \[\d+\]( / n/a \[\d+\])?$", cell), row
+        found = True
+    return found
+
+
 @pytest.mark.parametrize("pid, name, module, aliases", PAPERS, ids=[p[1] for p in PAPERS])
 def test_quick_report_has_paper_numbers_beside_ours_and_plots(tmp_path, capsys, pid, name, module, aliases):
-    code = cli_main(["reproduce", pid, "--quick", "--engine", "numpy", "--out", str(tmp_path)])
+    code = cli_main(["reproduce", pid, "--quick", "--engine", "numpy,numba,numba1", "--out", str(tmp_path)])
     out = capsys.readouterr()
     assert code == 0, out.err
     report = tmp_path / f"{name}.md"
@@ -67,6 +85,10 @@ def test_quick_report_has_paper_numbers_beside_ours_and_plots(tmp_path, capsys, 
     for fact in ("GPU", "CPU", "NumPy", "Precision", "Seed"):
         assert f"| {fact}" in text or fact in text
     assert paper_and_ours_filled(text, paper_lost=(pid == "002")), text
+    # the compiled CPU baselines: their columns in every speedup table, and their CPU in the header
+    assert numba_columns_filled(text), text
+    cpu_row = next(line for line in text.splitlines() if line.startswith("| CPU |"))
+    assert "numba engine:" in cpu_row and "numba1 engine:" in cpu_row
     images = re.findall(r"!\[[^\]]*\]\(([^)]+\.png)\)", text)
     assert images, "the report shows no plot"
     for image in images:

@@ -107,7 +107,7 @@ def register_cli(subparsers) -> None:
     parser.add_argument("paper", help="000..004, a name (pattern_search, multidirectional_search, "
                                       "simulated_annealing, particle_swarm, differential_evolution) or all")
     parser.add_argument("--engine", "-e", action="append", default=None, metavar="ENGINE",
-                        help="engines to use (numpy, cupy, cuda; repeat or comma-separate); "
+                        help="engines to use (numpy, cupy, cuda, numba, numba1; repeat or comma-separate); "
                              "default: every available one")
     parser.add_argument("--quick", action="store_true",
                         help="reduced sizes that finish in seconds on the CPU (what the tests run)")

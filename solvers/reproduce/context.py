@@ -2,16 +2,19 @@
 
 "CPU" is the reference engine (numpy); "GPU" is the first GPU engine that can run an algorithm:
 the compiling one (cuda) first, else the array code on the GPU (cupy), and the report says why.
+The compiled CPU baselines (``numba`` on every core, ``numba1`` on one core, the papers' sequential
+baseline) are measured beside the numpy one, by the same rule, wherever a table gives a speedup.
 Every measurement goes through the public run loop (``RunConfig`` and ``Runner``), so its time is
 the runner's compute time: the initial evaluation and every iteration, after a device synchronise,
 without kernel compilation. Runs are timed by solvers/measure.py's rule (``time_runs``): a short
-run of the same configuration warms up first (once per configuration), and short runs are
-repeated and the median kept.
+run of the same configuration warms up first, untimed (once per configuration, on every engine,
+numpy included; it compiles the cuda and numba kernels), and short GPU runs are repeated and the
+median kept (a CPU run, already long, is timed once).
 
 CPU baselines are capped by time: a capped run stops at the first iteration boundary past the cap
 and is compared with the GPU by evaluations per second (marked in the report). A paper has a time
-allowance; once it is spent, the remaining measurements are skipped and the report says so, so that
-``reproduce all`` keeps to its time on any machine.
+allowance; once it is spent, the remaining measurements are skipped and the report lists them, so
+that ``reproduce all`` keeps to its time on any machine.
 """
 from __future__ import annotations
 
@@ -106,14 +109,17 @@ class Context:
         self.cpu = cpu if self.status.get(cpu, (False, ""))[0] else None
         self.gpu_candidates = [e for e in gpu_engines_by_preference()
                                if self.status.get(e, (False, ""))[0]]
+        # the compiled CPU baselines requested (numba, numba1), available or not: an unavailable
+        # one keeps its columns, which then say why
+        self.baselines = [e for e in requested if not get_engine(e).is_gpu and e != cpu]
         self.quick = quick
         self.seed = int(seed)
         self.dtype_override = dtype
         self.command = command
         self.log = log or (lambda text: None)
         self.deadline = math.inf
-        self.skipped = 0
-        self.warm_seconds = 0.0  # spent compiling and warming up GPU configurations
+        self.skips: list[str] = []  # what was skipped once the allowance was spent, one line each
+        self.warm_seconds = 0.0  # spent compiling and warming up configurations (GPU and numba)
         # (algorithm, problem) -> why the preferred GPU engine could not run it (the next one did)
         self.fallbacks: dict[tuple[str, str], str] = {}
         self._fell_back_from: dict[tuple[str, str], str] = {}  # the engine that could not
@@ -129,6 +135,16 @@ class Context:
     @property
     def has_gpu(self) -> bool:
         return bool(self.gpu_candidates)
+
+    @property
+    def skipped(self) -> int:
+        """Measurements skipped because the allowance was spent."""
+        return len(self.skips)
+
+    def baseline_status(self, engine: str) -> str:
+        """One line for the header: the CPU and thread count of a compiled baseline, or why not."""
+        ok, why = self.status[engine]
+        return why if ok else f"unavailable ({why})"
 
     def compiled_gpu(self) -> str | None:
         """The available GPU engine with compiled kernels (cuda), or None."""
@@ -152,7 +168,7 @@ class Context:
     # --- time allowance -------------------------------------------------------------------------
     def start_allowance(self, seconds: float) -> None:
         self.deadline = time.monotonic() + seconds
-        self.skipped = 0
+        self.skips = []
 
     def remaining(self) -> float:
         return self.deadline - time.monotonic()
@@ -165,17 +181,19 @@ class Context:
                 dtype: str, max_iters: int | None = None, max_evals: int | None = None,
                 max_seconds: float | None = None, cap_s: float | None = None, seed: int | None = None,
                 fast_math: bool = False, history_hz: float | None = None,
-                repeat_short: bool = True, only: str | None = None) -> Measurement:
-        """Run once on the CPU ("cpu") or GPU ("gpu") side; never raises for a run that fails.
+                repeat_short: bool = True, only: str | None = None, fresh: bool = False) -> Measurement:
+        """Run once on the CPU ("cpu": numpy), the GPU ("gpu") or a compiled CPU baseline (a name in
+        ``baselines``: "numba", "numba1"); never raises for a run that fails.
 
         `cap_s` caps the run's time (CPU baselines); `max_seconds` is the experiment's own time
         limit (time-limited runs), which does not mark the run as capped. `only` restricts the
-        side to one engine (no fallback).
+        side to one engine (no fallback). An identical measurement made before is reused unless
+        `fresh` (a table that promises a second measurement).
         """
         seed = self.seed if seed is None else seed
         key = (side, only, algorithm, problem, dim, tuple(sorted(params.items())), dtype, max_iters,
                max_evals, max_seconds, cap_s, seed, fast_math, history_hz)
-        if key in self._done:
+        if key in self._done and not fresh:
             return self._done[key]
         result = self._measure(side, algorithm, problem, dim, params, dtype=dtype, max_iters=max_iters,
                                max_evals=max_evals, max_seconds=max_seconds, cap_s=cap_s, seed=seed,
@@ -191,15 +209,19 @@ class Context:
             engines = [self.cpu] if self.cpu else []
         elif side == "gpu":
             engines = list(self.gpu_candidates)
+        elif side in self.baselines:
+            if side in self.unavailable:
+                return Measurement(engine=side, reason=f"{side} unavailable: {self.unavailable[side]}")
+            engines = [side]
         else:
-            raise ValueError(f"side must be 'cpu' or 'gpu', got {side!r}")
+            raise ValueError(f"side must be 'cpu', 'gpu' or one of {self.baselines}, got {side!r}")
         if only is not None:
             engines = [e for e in engines if e == only]
         if not engines:
             return Measurement(engine=side, reason=f"no {side.upper()} engine selected or available")
         if self.remaining() <= 0:
-            self.skipped += 1
-            return Measurement(engine=engines[0], reason="skipped: this paper's time allowance was spent")
+            self.skips.append(skip_line(side, algorithm, problem, dim, params, dtype, fast_math))
+            return Measurement(engine=engines[0], reason=SKIPPED)
         limit = max_seconds
         if cap_s is not None:
             cap_s = max(0.05, min(cap_s, self.remaining()))
@@ -278,6 +300,23 @@ class Context:
         self._warm.add(key)
 
 
+SKIPPED = "skipped: this paper's time allowance was spent"
+
+
+def skip_line(side, algorithm, problem, dim, params, dtype, fast_math) -> str:
+    """What a skipped measurement would have been, in the words of the report's tables."""
+    where = {"cpu": "CPU (numpy)", "gpu": "GPU"}.get(side, side)
+    parts = [f"`{problem}`", f"n = {dim}"]
+    if "walkers" in params:
+        parts.append(f"{int(params['walkers']):,} walkers")
+    parts += [f"{k} {v}" for k, v in sorted(params.items()) if isinstance(v, str)]
+    parts += [k for k, v in sorted(params.items()) if v is True]
+    parts.append(dtype)
+    if fast_math:
+        parts.append("fast math")
+    return f"{algorithm} on {where}: " + ", ".join(parts)
+
+
 def _first_line(exc: BaseException) -> str:
     lines = str(exc).strip().splitlines()
     return lines[0] if lines else type(exc).__name__
@@ -288,19 +327,40 @@ def output_dir(path: str | Path) -> Path:
     return check_writable_folder(path)
 
 
+@dataclass
+class Compared:
+    """One configuration on the numpy CPU engine, the GPU and the compiled CPU baselines.
+
+    Unpacks as ``cpu, gpu``; ``base`` maps each baseline engine (numba, numba1) to its run.
+    """
+
+    cpu: Measurement
+    gpu: Measurement
+    base: dict[str, Measurement] = field(default_factory=dict)
+
+    def __iter__(self):
+        return iter((self.cpu, self.gpu))
+
+
 def compare(ctx: Context, algorithm: str, problem: str, dim: int, params: Mapping, *, dtype: str,
             max_iters: int | None = None, max_evals: int | None = None, cpu_cap_s: float | None = None,
             gpu_cap_s: float | None = None, seed: int | None = None, fast_math: bool = False,
-            label: str = "") -> tuple[Measurement, Measurement]:
-    """The same run on the CPU (capped by time) and on the GPU; either may be missing (ok False)."""
+            label: str = "", fresh: bool = False) -> Compared:
+    """The same run on the CPU (capped by time), on the GPU and on each compiled CPU baseline
+    (numba, numba1: capped like the CPU, the same rule); any may be missing (ok False). The
+    baselines run last, so that an allowance running out takes them before the paper's columns."""
     cpu = ctx.measure("cpu", algorithm, problem, dim, params, dtype=dtype, max_iters=max_iters,
-                      max_evals=max_evals, cap_s=cpu_cap_s, seed=seed) if ctx.has_cpu else \
+                      max_evals=max_evals, cap_s=cpu_cap_s, seed=seed, fresh=fresh) if ctx.has_cpu else \
         Measurement(engine=reference_engine().name, reason="CPU engine not selected")
     gpu = ctx.measure("gpu", algorithm, problem, dim, params, dtype=dtype, max_iters=max_iters,
-                      max_evals=max_evals, cap_s=gpu_cap_s, seed=seed, fast_math=fast_math) \
+                      max_evals=max_evals, cap_s=gpu_cap_s, seed=seed, fast_math=fast_math, fresh=fresh) \
         if ctx.has_gpu else Measurement(engine="gpu", reason="no GPU engine")
-    ctx.log(f"    {label or problem}: " + describe(cpu) + ("; " + describe(gpu) if ctx.has_gpu else ""))
-    return cpu, gpu
+    base = {e: ctx.measure(e, algorithm, problem, dim, params, dtype=dtype, max_iters=max_iters,
+                           max_evals=max_evals, cap_s=cpu_cap_s, seed=seed, fresh=fresh)
+            for e in ctx.baselines}
+    ctx.log(f"    {label or problem}: " + "; ".join(
+        describe(m) for m in (cpu, *([gpu] if ctx.has_gpu else []), *base.values())))
+    return Compared(cpu, gpu, base)
 
 
 def describe(m: Measurement) -> str:

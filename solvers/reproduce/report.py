@@ -70,6 +70,12 @@ def times(ratio, marked: bool = False) -> str:
 
 
 # --- the machine ---------------------------------------------------------------------------------
+def baseline_text(ctx) -> str:
+    from .baselines import header_text  # noqa: PLC0415 - baselines imports this module
+
+    return header_text(ctx)
+
+
 def cpu_model() -> str:
     """The CPU's model name from /proc/cpuinfo (platform.processor() elsewhere)."""
     try:
@@ -209,7 +215,8 @@ class Report:
         return self.out_dir / f"{self.paper.name}_{suffix}.png"
 
     def difference(self, text: str) -> None:
-        self.differences.append(text.strip())
+        if text.strip():  # a note that does not apply to this run is empty
+            self.differences.append(text.strip())
 
     # --- output ---------------------------------------------------------------------------------
     def header(self, elapsed: float) -> str:
@@ -229,15 +236,19 @@ class Report:
                 if ctx.quick else "full")
         t = Table(["", "Paper", "This run"])
         t.add("GPU", p.paper_gpu, gpu_desc)
-        t.add("CPU", p.paper_cpu, f"{cpu_model()}, {os.cpu_count()} logical cores; numpy engine "
-                                  "(array code vectorised over walkers, essentially one core)")
+        cpu_text = (f"{cpu_model()}, {os.cpu_count()} logical cores; numpy engine (array code "
+                    "vectorised over walkers, essentially one core)")
+        for engine in ctx.baselines:
+            cpu_text += f"; {engine} engine: {ctx.baseline_status(engine)}"
+        t.add("CPU", p.paper_cpu, cpu_text)
         t.add("Software", p.paper_software, library_versions())
         t.add("Precision", p.paper_precision, self.dtype)
         t.add("Seed", "not given", str(ctx.seed))
         t.add("Engines used", "", engines_text)
         t.add("Mode", "", mode)
         t.add("Code", "", f"Multiwalk git {git_revision()}")
-        warm = (f", {ctx.warm_seconds:.0f} s of it compiling and warming up GPU code"
+        warm = (f", {ctx.warm_seconds:.0f} s of it warm-up runs (which compile the GPU and numba "
+                "kernels)"
                 if ctx.warm_seconds >= 1 else "")
         t.add("Date", "", f"{self.started:%Y-%m-%d %H:%M} UTC; the measurements took {elapsed:.0f} s{warm}")
         lines = [f"# Reproduction: {p.title}",
@@ -257,12 +268,19 @@ class Report:
                   "the ratio of the times when both did the same evaluations; † marks a ratio of rates "
                   "where the CPU run was capped by time (or the counts differ), and CPU times marked ≈ "
                   "are extrapolated from that rate.", "",
+                  baseline_text(ctx), "",
                   t.markdown(), ""]
         if not gpu_ok:
             lines += ["**No GPU engine was available or selected, so the tables show CPU columns only.**", ""]
         if ctx.skipped:
             lines += [f"**{ctx.skipped} measurement(s) were skipped because this paper's time allowance "
-                      "was spent; they show as n/a.**", ""]
+                      "was spent.** Each shows as n/a, or, in a table that averages runs, as fewer runs "
+                      "(the cell says how many). They were:", ""]
+            counts: dict[str, int] = {}
+            for skip in ctx.skips:
+                counts[skip] = counts.get(skip, 0) + 1
+            lines += [f"- {skip}" + (f" ({k} runs)" if k > 1 else "") for skip, k in counts.items()]
+            lines.append("")
         return "\n".join(lines)
 
     def render(self, elapsed: float) -> str:
