@@ -34,6 +34,26 @@ def test_cupy_batched_grid_equals_runs_one_at_a_time(name, axes, fixed):
         assert (row.best_f, row.evals) == (alone.best_f, alone.evals)
 
 
+# annealing: every group of chains its own alpha and chain length (and schedule); short schedules
+# (T0 50 -> T_min 0.5) that reheat within the budget
+SA_FIXED = {"walkers": 16, "t0": 50.0, "t_min": 0.5}
+
+
+@pytest.mark.parametrize("variant, dtype", [("sync", "float32"), ("sync", "float64"), ("async", "float32")])
+def test_cupy_annealing_grid_equals_runs_one_at_a_time(variant, dtype):
+    axes = ["alpha=0.5:0.95:2", "chain_length=3:17:2"]
+    fixed = {"variant": variant, **SA_FIXED}
+    table = tune("simulated_annealing", "rastrigin", axes, dim=3, seeds=2, max_evals=2013,
+                 engine="cupy", dtype=dtype, params=fixed)
+    assert table.batched
+    for row in table.rows:
+        alone = solvers.run("simulated_annealing", "rastrigin", "cupy", dim=3, seed=row.seed,
+                            max_evals=2013, dtype=dtype,
+                            params={"schedule": "fixed", **fixed, **row.params})
+        assert (row.best_f, row.evals) == (alone.best_f, alone.evals), row
+    assert len({row.best_f for row in table.rows}) > 1
+
+
 # max_evals not a multiple of a run's evaluations per iteration: the cut iteration is per group
 @pytest.mark.parametrize("dtype, budget", [("float32", {"max_evals": 3001}),
                                            ("float64", {"max_evals": 2017}),

@@ -126,8 +126,9 @@ def test_stop_cuts_a_batched_grid_short_and_says_so(qtbot):
 
 
 def test_stop_pause_and_shutdown_mid_run(qtbot):
-    # simulated annealing runs one run per (setting, seed): 32 runs of ~20 ms each
-    sa = RunConfig.build("simulated_annealing", "sphere", 2, params={"schedule": "fixed"}, seed=0)
+    # the annealing hybrid's grids run one run per (setting, seed): 32 runs of ~20 ms each
+    sa = RunConfig.build("simulated_annealing", "sphere", 2, params={"schedule": "fixed", "variant": "hybrid"},
+                         seed=0)
     panel = make_panel(qtbot, axes=("alpha=0.8:0.99:4", "chain_length=5:50:4"), seeds=4, evals=40_000,
                        config=sa)
     progress = []

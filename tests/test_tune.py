@@ -141,13 +141,77 @@ def test_batched_grid_equals_runs_one_at_a_time(name, axes, dtype, budget):
     assert len({row.best_f for row in table.rows}) > 1
 
 
-def test_algorithm_without_group_params_runs_one_at_a_time():
-    table = tune("simulated_annealing", "himmelblau", ["alpha=0.5:0.95:2"], seeds=2, max_evals=1200)
+def test_settings_that_cannot_run_as_groups_run_one_at_a_time():
+    # the annealing hybrid polishes the whole run's best chains: its grids run one by one, saying why
+    table = tune("simulated_annealing", "himmelblau", ["alpha=0.5:0.95:2"], seeds=2, max_evals=1200,
+                 params={"variant": "hybrid"})
     assert not table.batched and "one run per (setting, seed)" in table.path
+    assert "hybrid polishes" in table.path
     for row in table.rows:
         alone = solvers.run("simulated_annealing", "himmelblau", seed=row.seed, max_evals=1200,
-                            params={"schedule": "fixed", **row.params})
+                            params={"schedule": "fixed", "variant": "hybrid", **row.params})
         assert (row.best_f, row.evals) == (alone.best_f, alone.evals)
+    # an algorithm with no per-group parameters at all
+    table = tune("multidirectional_search", "himmelblau", ["edge=0.05:0.2:2"], seeds=2, max_evals=600)
+    assert not table.batched and "takes one parameter set per run" in table.path
+    for row in table.rows:
+        alone = solvers.run("multidirectional_search", "himmelblau", seed=row.seed, max_evals=600,
+                            params=row.params)
+        assert (row.best_f, row.evals) == (alone.best_f, alone.evals)
+
+
+# Annealing grids: every group of chains its own alpha, chain length, T0, T_min and schedule; short
+# schedules (T0 50 -> T_min 0.5) so that the runs reheat, and budgets that cut an iteration.
+SA_FIXED = {"walkers": 16, "t0": 50.0, "t_min": 0.5}
+
+
+@pytest.mark.parametrize("variant, axes, dtype, budget", [
+    ("sync", ["alpha=0.5:0.95:3", "chain_length=3:17:2"], "float64", {"max_evals": 2013}),
+    ("sync", ["alpha=0.5:0.95:2", "chain_length=3:17:2"], "float32", {"max_evals": 1601}),
+    ("async", ["alpha=0.5:0.95:2", "chain_length=2:9:2"], "float32", {"max_evals": 2013}),
+    ("sync", ["t0=20:80:2", "t_min=0.1:5:2:log"], "float64", {"max_iters": 90}),
+])
+def test_annealing_grid_runs_batched_and_equals_runs_one_at_a_time(variant, axes, dtype, budget):
+    fixed = {k: v for k, v in SA_FIXED.items() if not any(a.startswith(k + "=") for a in axes)}
+    table = tune("simulated_annealing", "rastrigin", axes, dim=3, seeds=2, first_seed=5, dtype=dtype,
+                 params={"variant": variant, **fixed}, **budget)
+    assert table.batched and table.path.startswith("batched") and table.complete
+    assert table.base_params["schedule"] == "fixed"  # a grid over the schedule runs it as given
+    for row in table.rows:
+        alone = solvers.run("simulated_annealing", "rastrigin", dim=3, seed=row.seed, dtype=dtype,
+                            params={"variant": variant, "schedule": "fixed", **fixed, **row.params},
+                            **budget)
+        assert (row.best_f, row.evals) == (alone.best_f, alone.evals)
+    assert len({row.best_f for row in table.rows}) > 1
+
+
+def test_annealing_groups_keep_their_own_schedule_and_broadcast_within_the_group():
+    from solvers.algorithms.simulated_annealing import SimulatedAnnealing
+
+    problem = get_problem("rastrigin", 3)
+    params = make_params(SimulatedAnnealing.Params, {"schedule": "fixed", "variant": "sync", "walkers": 24,
+                                                    "t0": 10.0, "t_min": 1.0})
+    algo = SimulatedAnnealing(problem, params)
+    algo.set_groups(3, {"alpha": (0.5, 0.9, 0.5), "chain_length": (3, 4, 3)})
+    state = algo.init(GroupedRNG(np, [11, 12, 11]))
+    algo.step(state, 12)
+    sched = state.schedule
+    assert list(sched.level) == [4, 3, 4] and list(sched.level_iteration) == [0, 0, 0]
+    # T 10 -> 5 -> 2.5 -> 1.25 -> 0.625 <= T_min: reheated; 10 * 0.9^3 > T_min
+    assert sched.temperature[0] == 10.0 and sched.temperature[1] == pytest.approx(7.29)
+    assert list(sched.rounds) == [1, 0, 1] and state.temperature == 10.0  # scalars: group 0
+    X = state.X.reshape(3, 8, 3)
+    assert np.array_equal(X[0], X[2])  # the same seed and values: the same run
+    for g in range(3):  # a level just ended everywhere: each group sits at its own best point
+        assert np.all(X[g] == sched.best_x[g]) and sched.best_f[g] == state.group_best_f[g]
+    assert not np.array_equal(sched.best_x[0], sched.best_x[1])
+    hybrid = SimulatedAnnealing(problem, make_params(SimulatedAnnealing.Params,
+                                                     {"schedule": "fixed", "variant": "hybrid", "walkers": 8}))
+    with pytest.raises(ConfigError, match="hybrid polishes"):
+        hybrid.set_groups(2, {"alpha": (0.5, 0.9)})
+    auto = SimulatedAnnealing(problem, make_params(SimulatedAnnealing.Params, {"walkers": 8}))
+    with pytest.raises(ConfigError, match="schedule fixed"):
+        auto.set_groups(2, {"alpha": (0.5, 0.9)})
 
 
 def test_cells_stop_and_progress():

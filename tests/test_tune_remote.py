@@ -70,9 +70,10 @@ def test_a_config_error_on_the_worker_is_raised_here_as_itself(dask_client):
 
 
 def test_stop_reaches_the_job_and_keeps_the_rows_so_far(dask_client):
-    # one run per (setting, seed): 64 runs of annealing, stopped once the first progress arrives
+    # one run per (setting, seed) (the annealing hybrid's grids): 64 runs, stopped once the first
+    # progress arrives
     arguments = dict(algorithm="simulated_annealing", problem="rastrigin", grid=["alpha=0.8:0.99:32"],
-                     seeds=2, dim=2, engine="numpy", max_evals=50_000)
+                     seeds=2, dim=2, engine="numpy", max_evals=50_000, params={"variant": "hybrid"})
     cancel = threading.Event()
     items = []
     for item in stream(dask_client, tune_job, arguments, cancel=cancel):
@@ -86,9 +87,10 @@ def test_stop_reaches_the_job_and_keeps_the_rows_so_far(dask_client):
 
 
 def test_progress_is_thinned_but_the_last_is_sent():
-    # 64 short runs one after another: one progress per run locally, a few from the job
+    # 64 short runs one after another (the annealing hybrid's grids): one progress per run locally,
+    # a few from the job
     arguments = dict(algorithm="simulated_annealing", problem="rastrigin", grid=["alpha=0.8:0.99:32"],
-                     seeds=2, dim=2, engine="numpy", max_evals=200)
+                     seeds=2, dim=2, engine="numpy", max_evals=200, params={"variant": "hybrid"})
     every: list[Progress] = []
     prepare(**arguments).run(on_progress=every.append)
     sent = [value for kind, value in _local(arguments) if kind == "progress"]

@@ -315,6 +315,12 @@ class Algorithm(abc.ABC):
         """`params` (one run's effective values) for `groups` such runs side by side."""
         raise NotImplementedError(f"{self.name} cannot run independent groups in one batch")
 
+    def group_refusal(self) -> str | None:
+        """Why a grid with these (effective) parameters cannot run as groups, although the varied
+        parameters are in group_params (the tuner then runs one run per setting and seed, saying
+        this); None where it can."""
+        return None
+
     def set_groups(self, groups: int, values: dict, target: float | None = None) -> None:
         """Treat the walkers as `groups` independent runs, call before ``init``: each group of
         rows has its own evaluation budget (max_evals), its own best (state.group_best_f) and its

@@ -44,6 +44,18 @@ schedule reheats. The fitted values are the effective parameters a run reports.
 
 Start points are uniform in the box (CUSIMANN uses a regular grid, which degenerates in high
 dimension).
+
+Tuning grids (solvers/tune, ``set_groups``): the chains split into equal groups, group g being the
+run of (setting, seed) g, each with its own alpha, chain length, T0 and T_min (``group_params``)
+and its own schedule (temperature, level, position in the level, rounds, acceptance counts: a
+``GroupSchedule``), its own random stream (GroupedRNG) and its own best point, which sync
+broadcasts to that group's chains only. The schedule does not depend on the values, so it is kept
+on the host as (groups,) arrays; the chains' arrays are updated for every group at once (one
+(groups, chains) view, no loop over groups). A group computes exactly the numbers of its run alone.
+Grids run the fixed schedule: "auto" fits alpha, the chain length, T0 and T_min to each run's
+budget and initial values, so a grid over any of them switches to ``schedule fixed`` (or is refused
+where the user asked for auto: ``fitted_params``). The hybrid polishes the best chains of the whole
+run with Nelder-Mead: its grids run one run per (setting, seed) (``group_refusal``).
 """
 from __future__ import annotations
 
@@ -127,6 +139,44 @@ class SimulatedAnnealingState(State):
     polish: Any = None  # nelder_mead.NelderMeadBatch while polishing
     polish_rows: Any = None  # chains whose rows show the polished points
     done: bool = False
+    # a tuning grid only (set_groups): each group's own schedule; the scalar fields above then
+    # mirror group 0's (the snapshot shows the first run)
+    schedule: Any = None
+
+
+@dataclass
+class GroupSchedule:
+    """Each group's schedule in a tuning grid: host arrays (groups,) (the schedule does not depend
+    on the values) and the device arrays the chains' update reads or that count acceptances."""
+
+    t0: np.ndarray  # float64, as a run's params hold them
+    t_min: np.ndarray
+    alpha: np.ndarray
+    chain_length: np.ndarray  # int64
+    temperature: np.ndarray  # float64, as a run's state.temperature
+    level: np.ndarray  # int64, levels completed
+    level_iteration: np.ndarray  # int64, proposals per chain at the current level
+    rounds: np.ndarray  # int64, completed schedules
+    column: Any = None  # (groups, 1) device: the temperatures in the run's dtype
+    level_accepts: Any = None  # (groups,) device: accepted proposals at the current level
+    last_level_acceptance: Any = None  # (groups,) device float64: the last completed level's rate
+    best_x: Any = None  # (groups, d) device: each group's best point (sync broadcasts it)
+    best_f: Any = None  # (groups,) device
+
+
+def group_schedule(values: dict, params, groups: int) -> GroupSchedule:
+    """The schedules of `groups` runs at their start: per-group values where given, else the run's."""
+    def column(name, dtype):
+        v = values.get(name)
+        if v is None:
+            return np.full(groups, getattr(params, name), dtype=dtype)
+        return np.asarray(v, dtype=np.float64).astype(dtype)
+
+    t0 = column("t0", np.float64)
+    return GroupSchedule(t0=t0, t_min=column("t_min", np.float64), alpha=column("alpha", np.float64),
+                         chain_length=column("chain_length", np.int64), temperature=t0.copy(),
+                         level=np.zeros(groups, np.int64), level_iteration=np.zeros(groups, np.int64),
+                         rounds=np.zeros(groups, np.int64))
 
 
 @register_algorithm
@@ -140,6 +190,30 @@ class SimulatedAnnealing(Algorithm):
 
     # the auto schedule replaces these (fit_schedule): a grid over them runs the fixed schedule
     fitted_params = {name: ("schedule", "auto", "fixed") for name in ("t0", "t_min", "alpha", "chain_length")}
+    # a tuning grid's groups of chains each have their own schedule (GroupSchedule)
+    group_params = ("alpha", "chain_length", "t0", "t_min")
+    _group_values: dict | None = None  # set_groups: name -> per-group values (host); None: not a grid
+
+    def params_for_groups(self, params, groups: int):
+        return dataclasses.replace(params, walkers=params.walkers * groups)
+
+    def group_refusal(self) -> str | None:
+        """Why these parameters' grids cannot run as groups (the tuner then runs them one by one)."""
+        p = self.params
+        if p.variant == "hybrid":
+            return ("the hybrid polishes the best chains of the whole run with Nelder-Mead; "
+                    "grids of variant async or sync run as groups")
+        if p.schedule == "auto":
+            return ("the auto schedule fits alpha, the chain length, T0 and T_min to each run's "
+                    "budget and initial values; grids run as groups under schedule fixed")
+        return None
+
+    def set_groups(self, groups: int, values: dict, target: float | None = None) -> None:
+        why = self.group_refusal()
+        if why is not None:
+            raise ConfigError(f"simulated annealing cannot run a grid as groups: {why}")
+        self.accept_groups(groups, values, target)  # no (n, 1) columns: a GroupSchedule instead
+        self._group_values = {name: np.asarray(v, dtype=np.float64) for name, v in values.items()}
 
     def memory_words_per_walker(self) -> float:
         # X, the proposal, the best-of-chain copy and a temporary: measured 4 d + 11
@@ -245,7 +319,66 @@ class SimulatedAnnealing(Algorithm):
         self.update_best(state, X, state.f)
         self.fit_schedule(to_numpy(state.f))
         state.temperature = float(self.params.t0)
+        if self._group_values is not None:
+            self._start_groups(state)
         return state
+
+    # --- a tuning grid: every group its own schedule ---------------------------------------------
+    def _start_groups(self, state: SimulatedAnnealingState) -> None:
+        xp, groups = self.xp, self.groups
+        sched = group_schedule(self._group_values, self.params, groups)
+        sched.column = xp.asarray(sched.temperature[:, None], dtype=self.dtype)
+        sched.level_accepts = xp.zeros(groups, dtype=xp.int64)
+        m = state.X.shape[0] // groups
+        sched.best_x = state.X.reshape(groups, m, -1)[:, 0].copy()  # as a run's X[0] (all +inf)
+        sched.best_f = xp.full(groups, np.inf, dtype=self.dtype)
+        state.schedule = sched
+        self._update_group_points(state)
+        self._mirror_group0(state)
+
+    def _update_group_points(self, state: SimulatedAnnealingState) -> None:
+        """Each group's best point, as update_best keeps a run's: the first of equal minima, taken
+        when strictly better."""
+        from .groups import group_argmin  # noqa: PLC0415
+
+        xp, sched, groups = self.xp, state.schedule, self.groups
+        local, candidate = group_argmin(state.f, groups)
+        m = state.X.shape[0] // groups
+        better = candidate < sched.best_f
+        sched.best_f = xp.where(better, candidate, sched.best_f)
+        sched.best_x = xp.where(better[:, None], state.X[xp.arange(groups) * m + local], sched.best_x)
+
+    def _mirror_group0(self, state: SimulatedAnnealingState) -> None:
+        """The scalar schedule fields show group 0 (the snapshot's first run)."""
+        sched = state.schedule
+        state.temperature = float(sched.temperature[0])
+        state.level, state.rounds = int(sched.level[0]), int(sched.rounds[0])
+        state.level_iteration = int(sched.level_iteration[0])
+        state.level_accepts = sched.level_accepts[0]
+        if sched.last_level_acceptance is not None:
+            state.last_level_acceptance = sched.last_level_acceptance[0]
+
+    def _end_group_levels(self, state: SimulatedAnnealingState, ends: np.ndarray) -> None:
+        """close_level for the groups `ends` (host bool mask), each with its own numbers, in the
+        same order of operations (so the same double arithmetic) as a run alone."""
+        xp, sched, groups = self.xp, state.schedule, self.groups
+        m = state.X.shape[0] // groups
+        on = xp.asarray(ends)
+        rate = sched.level_accepts / xp.asarray((m * sched.level_iteration).astype(np.float64))
+        previous = sched.last_level_acceptance
+        sched.last_level_acceptance = rate if previous is None else xp.where(on, rate, previous)
+        sched.level_accepts = xp.where(on, 0, sched.level_accepts)
+        sched.level_iteration[ends] = 0
+        sched.level[ends] += 1
+        sched.temperature[ends] *= sched.alpha[ends]
+        finished = ends & (sched.temperature <= sched.t_min)
+        if self.synchronous:  # each ending group's chains restart from that group's best point
+            X3 = state.X.reshape(groups, m, -1)
+            X3[...] = xp.where(on[:, None, None], sched.best_x[:, None, :], X3)
+            state.f = xp.where(on[:, None], sched.best_f[:, None], state.f.reshape(groups, m)).reshape(-1)
+        sched.temperature[finished] = sched.t0[finished]
+        sched.rounds[finished] += 1
+        sched.column = xp.asarray(sched.temperature[:, None], dtype=self.dtype)
 
     def step(self, state: SimulatedAnnealingState, iterations: int) -> None:
         for _ in range(iterations):
@@ -272,14 +405,28 @@ class SimulatedAnnealing(Algorithm):
         proposal = xp.clip(xp.where(u < 0.5, towards_lower, towards_upper), lo, hi)
         X[rows, j] = proposal  # evaluate in place, undo the rejected moves below
         f_new = self.evaluate(state, X)
+        sched = state.schedule
         with np.errstate(invalid="ignore", over="ignore"):
             # inf - inf is NaN, and u < NaN is False: a NaN point never replaces another
-            accept = a < xp.exp(xp.minimum(-(f_new - state.f) / state.temperature, 0.0))
+            if sched is None:
+                exponent = -(f_new - state.f) / state.temperature
+            else:  # a grid: each group's temperature, as its run alone divides by its own
+                exponent = (-(f_new - state.f).reshape(self.groups, -1) / sched.column).reshape(-1)
+            accept = a < xp.exp(xp.minimum(exponent, 0.0))
         X[rows, j] = xp.where(accept, proposal, x)
         state.f = xp.where(accept, f_new, state.f)
         state.accepted = accept
         # an improvement on the chain's point is always accepted, so the best is among the chains
         self.update_best(state, X, state.f)
+        if sched is not None:
+            self._update_group_points(state)
+            sched.level_accepts = sched.level_accepts + accept.reshape(self.groups, -1).sum(axis=1)
+            sched.level_iteration += 1
+            ends = sched.level_iteration >= sched.chain_length
+            if ends.any():
+                self._end_group_levels(state, ends)
+            self._mirror_group0(state)
+            return
         state.level_accepts = state.level_accepts + accept.sum()
         state.level_iteration += 1
         if state.level_iteration >= p.chain_length:

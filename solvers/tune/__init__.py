@@ -5,13 +5,15 @@ dim=10, max_evals=2e5)`` returns a TuneTable (rows: parameters, seed, final best
 seconds; ``cells()``: median, quartiles, best, worst, success rate, evaluations to the tolerance).
 
 Where the engine's class of the algorithm takes per-group values of every varied parameter (the
-numpy and cupy array code of PSO classic, DE and pattern search; the cuda engine's fused kernels of
-the same three, which read each group's values and Philox key from device arrays once per thread),
+numpy and cupy array code of PSO classic, DE, pattern search and simulated annealing async/sync
+under the fixed schedule, each group of chains with its own schedule; the cuda engine's fused
+kernels of PSO classic, DE and pattern search, which read each group's values and Philox key from
+device arrays once per thread),
 the whole grid is ONE batched run: group g of the walkers is (setting, seed) g, with its own
 parameter values, its own random stream seeded as a run of its own, and its own evaluation budget,
 so each group gives exactly the result of that setting and seed run alone. Elsewhere (the numba
-kernels, simulated annealing, multi-directional search, SPSO-2011) the grid runs one run per
-(setting, seed), and the table says so.
+kernels, the cuda engine's simulated annealing, the annealing hybrid, multi-directional search,
+SPSO-2011) the grid runs one run per (setting, seed), and the table says why.
 """
 from __future__ import annotations
 
@@ -135,14 +137,16 @@ def prepare(algorithm: str, problem: str, grid: Sequence[str] | str, *, seeds: i
     target = None if problem_obj.f_min is None else problem_obj.f_min + tolerance
     pairs = checked.pairs()
     names = {a.name for a in checked.axes}
-    if names <= set(probe.group_params):
+    refusal = probe.group_refusal() if names <= set(probe.group_params) else None
+    if names <= set(probe.group_params) and refusal is None:
         plan = BatchedPlan(eng, config, probe, pairs, target)
         code = "fused kernels, per-group values as device arrays" if eng.compiles else "array code"
         path = (f"batched: all {len(pairs):,} runs as independent groups of one run of the "
                 f"{eng.name} {code} (per-group {', '.join(sorted(names))})")
     else:
         plan = OneByOnePlan(config, cls, base, pairs, target)
-        why = (f"the {eng.name} engine's {algorithm} takes one parameter set per run"
+        why = (refusal if refusal is not None else
+               f"the {eng.name} engine's {algorithm} takes one parameter set per run"
                if not probe.group_params else
                f"{', '.join(sorted(names - set(probe.group_params)))} cannot differ between groups")
         path = f"one run per (setting, seed), {len(pairs):,} runs one after another: {why}"
