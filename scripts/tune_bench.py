@@ -2,7 +2,9 @@
 """The tuning targets of issue 12, measured in one process (run on the GPU machine).
 
 For each algorithm, the grid (16 x 16 settings x 8 seeds = 2,048 runs by default, rastrigin 30-D,
-float32, 2,000 iterations per run), all in the same process:
+float32, 2,000 iterations per run; PSO classic, DE and pattern search with 40 walkers per run,
+simulated annealing sync with 40 chains per run, alpha x chain length, fixed schedule), all in the
+same process:
 
 * ``one launch``: the whole grid as ONE batch of the engine's fused kernels, init and then all the
   iterations in a single step call (cuda: per-group values and Philox keys as device arrays);
@@ -42,10 +44,13 @@ GRIDS = {
     "particle_swarm": (["omega=0.2:1.0:{n}", "phi_g=0.5:2.5:{n}"], {"variant": "classic", "walkers": 40}),
     "differential_evolution": (["F=0.2:1.0:{n}", "Cr=0.1:1.0:{n}"], {"walkers": 40}),
     "pattern_search": (["delta0=0.01:0.3:{n}:log", "tol_halvings=4:24:{n}"], {"walkers": 40}),
+    # sync annealing under the fixed schedule (a grid over alpha and the chain length runs it; the
+    # runs one after another are given it too), 40 chains per run: each run's levels end at its own
+    # iterations, so the batch's launches end at every level end of any run
     "simulated_annealing": (["alpha=0.8:0.99:{n}", "chain_length=10:200:{n}"],
-                            {"variant": "sync", "walkers": 40}),
+                            {"variant": "sync", "schedule": "fixed", "walkers": 40}),
 }
-DEFAULT = "particle_swarm,differential_evolution,pattern_search"
+DEFAULT = "particle_swarm,differential_evolution,pattern_search,simulated_annealing"
 
 
 def synchronize(engine) -> None:
