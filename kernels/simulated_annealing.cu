@@ -19,15 +19,24 @@
 // batched reference (solvers/algorithms/nelder_mead.py); vertices stay in place and a per-simplex
 // index array keeps them sorted best-first (stable), evaluations counted in a device counter.
 //
-// MW_KERNELS: sa_init<F,T> sa_anneal<F,T> nm_start<F,T> nm_iterate<F,T>
+// Tuning grids (random.cuh's MwGroupKey; solvers/cuda/simulated_annealing.py): with gsize > 0 the
+// chains form independent runs of gsize chains, each with its own Philox key and its chains keyed
+// 0..gsize-1 (sa_init, sa_anneal_groups). The host keeps each run's schedule and ends every
+// sa_anneal_groups launch at the first level end of any run, so within a launch every run has one
+// temperature (gtemp, read once per thread) and one level; accepted proposals are counted per run.
+// The best of each run is reduced on the host side from each chain's best of the launch
+// (chain_best) and its point (at_best ? X : B), then broadcast within the run (sync).
+//
+// MW_KERNELS: sa_init<F,T> sa_anneal<F,T> sa_anneal_groups<F,T> nm_start<F,T> nm_iterate<F,T>
 
 template <typename F, typename T>
 __global__ void sa_init(T* X, T* f, unsigned char* accepted, const T* __restrict__ lower,
                         const T* __restrict__ upper, long long n, int d, unsigned long long seed,
-                        long long walker0) {
+                        long long walker0, const unsigned long long* gseeds, long long gsize) {
     const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
     if (i >= n) return;
-    const MwRng rng(seed, (unsigned long long)(walker0 + i), MW_STREAM_INIT);
+    const MwGroupKey k = mw_group_key(seed, gseeds, gsize, i);  // outside a grid: seed, first 0
+    const MwRng rng(k.seed, (unsigned long long)(walker0 + i - k.first), MW_STREAM_INIT);
     mw_fill_uniform(rng, 0ull, lower, upper, X + i, n, d);
     const StridedPoint<T> x = {X + i, n};
     f[i] = mw_sanitize(F::template eval<T>(x, d));
@@ -52,6 +61,21 @@ __device__ __forceinline__ SaDraw<double> sa_draw(const MwWords& r, int d, doubl
     s.u = mw_u01d(r.y, r.z);
     s.a = (double)r.w * (1.0 / 4294967296.0);  // 32 bits resolve an acceptance probability amply
     return s;
+}
+
+// The neighbour of coordinate value x: towards lo (u < 1/2) or hi, at most the fraction w of the way,
+// clipped to [lo, hi]. Shared by every annealing kernel, so that they round alike.
+template <typename T> __device__ __forceinline__ T sa_neighbour(T x, T lo, T hi, T w, T u) {
+    const T towards_lower = x - w * (T(1) - T(2) * u) * (x - lo);
+    const T towards_upper = x + w * (T(2) * u - T(1)) * (hi - x);
+    return mw_fmin(mw_fmax(u < T(0.5) ? towards_lower : towards_upper, lo), hi);
+}
+
+// Metropolis at temperature temp (double, as the host keeps it): accept iff a < exp(min(-(fn - fi) / T, 0));
+// a NaN difference (inf - inf) makes both tests false: rejected.
+template <typename T> __device__ __forceinline__ bool sa_accept(T fn, T fi, double temp, T a) {
+    const T e = -(fn - fi) / (T)temp;
+    return (e >= T(0)) || (a < mw_exp(e));
 }
 
 // Sum of a per-thread count over the warp, added once per warp to *out (all lanes must call).
@@ -92,13 +116,10 @@ __global__ void sa_anneal(T* X, T* f, unsigned char* accepted, T* B, unsigned ch
             const SaDraw<T> s = sa_draw(rng((unsigned long long)(first_iter + it)), d, T(0));
             const T lo = lower[s.j], hi = upper[s.j];
             const T x = xi[(long long)s.j * n];
-            const T towards_lower = x - w * (T(1) - T(2) * s.u) * (x - lo);
-            const T towards_upper = x + w * (T(2) * s.u - T(1)) * (hi - x);
-            const T proposal = mw_fmin(mw_fmax(s.u < T(0.5) ? towards_lower : towards_upper, lo), hi);
+            const T proposal = sa_neighbour(x, lo, hi, w, s.u);
             const PatchedPoint<T> xp = {xi, n, s.j, proposal};
             const T fn = mw_sanitize(F::template eval<T>(xp, d));
-            const T e = -(fn - fi) / (T)temp;
-            acc = (e >= T(0)) || (s.a < mw_exp(e));  // NaN e: both false, rejected
+            acc = sa_accept(fn, fi, temp, s.a);
             if (acc) {
                 if (fn < chain_best) {
                     chain_best = fn;
@@ -145,6 +166,61 @@ __global__ void sa_anneal(T* X, T* f, unsigned char* accepted, T* B, unsigned ch
             }
         }
     }
+}
+
+// A tuning grid's launch: `iterations` proposals per chain from global iteration `first_iter`, none
+// crossing a level end of any run (the host ends the launch there), so each run's temperature
+// gtemp[run] holds throughout (the fixed schedule: the width is `width`). The same move, rule and
+// per-chain best bookkeeping as sa_anneal; run r's chain c is thread r * gsize + c. max_evals: only
+// each run's first last_chains chains make the last proposal. group_counts[run] += accepted
+// proposals; chain_best[i]: chain i's best value of the launch (its point: at_best[i] ? X : B).
+template <typename F, typename T>
+__global__ void sa_anneal_groups(T* X, T* f, unsigned char* accepted, T* B, unsigned char* at_best,
+                                 T* chain_best_out, const T* __restrict__ lower,
+                                 const T* __restrict__ upper, long long n, int d,
+                                 const unsigned long long* gseeds, long long gsize,
+                                 const double* __restrict__ gtemp, long long first_iter, int iterations,
+                                 T width, long long last_chains, unsigned long long* group_counts) {
+    const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    const MwGroupKey k = mw_group_key(0ull, gseeds, gsize, i);
+    const long long c = i - k.first;  // the chain's index within its run
+    const double temp = gtemp[k.index];
+    T* xi = X + i;
+    T fi = f[i];
+    T chain_best = fi;
+    bool at_chain_best = true;
+    bool acc = false;
+    unsigned int count = 0;
+    const MwRng rng(k.seed, (unsigned long long)c, MW_STREAM_STEP);
+    for (int it = 0; it < iterations; ++it) {
+        if (it + 1 < iterations || c < last_chains) {
+            const SaDraw<T> s = sa_draw(rng((unsigned long long)(first_iter + it)), d, T(0));
+            const T lo = lower[s.j], hi = upper[s.j];
+            const T x = xi[(long long)s.j * n];
+            const T proposal = sa_neighbour(x, lo, hi, width, s.u);
+            const PatchedPoint<T> xp = {xi, n, s.j, proposal};
+            const T fn = mw_sanitize(F::template eval<T>(xp, d));
+            acc = sa_accept(fn, fi, temp, s.a);
+            if (acc) {
+                if (fn < chain_best) {
+                    chain_best = fn;
+                    at_chain_best = true;
+                } else if (at_chain_best) {  // leaving the chain's best point: keep a copy
+                    for (int j = 0; j < d; ++j) B[(long long)j * n + i] = xi[(long long)j * n];
+                    at_chain_best = false;
+                }
+                xi[(long long)s.j * n] = proposal;
+                fi = fn;
+                ++count;
+            }
+        }
+    }
+    f[i] = fi;
+    accepted[i] = acc ? 1 : 0;
+    at_best[i] = at_chain_best ? 1 : 0;
+    chain_best_out[i] = chain_best;
+    if (count) atomicAdd(group_counts + k.index, (unsigned long long)count);
 }
 
 // ---- Nelder-Mead polishing ---------------------------------------------------------------------

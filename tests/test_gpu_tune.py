@@ -1,8 +1,8 @@
 """GPU: tuning grids. The cupy engine runs a grid as one batched run of its array code, the cuda
 engine as one batched run of its fused kernels (PSO classic, DE, pattern search: per-group values
-and Philox keys as device arrays); either way each group equals the same setting and seed run one
-at a time on that engine. Simulated annealing (no per-group parameters in its reference class)
-runs one run per (setting, seed) on cuda, equal to solvers.run."""
+and Philox keys as device arrays; simulated annealing async/sync: each run's schedule on the host,
+its temperature per launch); either way each group equals the same setting and seed run one
+at a time on that engine. The annealing hybrid runs one run per (setting, seed), equal to solvers.run."""
 from __future__ import annotations
 
 import numpy as np
@@ -112,11 +112,48 @@ def test_cuda_groups_with_different_params_differ_and_equal_ones_agree(name, par
     assert state.evals % 3 == 0
 
 
-def test_cuda_grid_without_per_group_kernels_runs_one_run_per_setting_and_seed():
+@pytest.mark.parametrize("variant, dtype, budget", [("sync", "float32", {"max_evals": 2013}),
+                                                    ("sync", "float64", {"max_iters": 90}),
+                                                    ("async", "float32", {"max_evals": 1601})])
+def test_cuda_annealing_grid_runs_batched_and_equals_runs_one_at_a_time(variant, dtype, budget):
+    # every run its own alpha, chain length (so level ends at different iterations) and schedule
+    axes = ["alpha=0.5:0.95:2", "chain_length=3:17:2"]
+    fixed = {"variant": variant, **SA_FIXED}
+    table = tune("simulated_annealing", "rastrigin", axes, dim=5, seeds=2, first_seed=3, engine="cuda",
+                 dtype=dtype, params=fixed, **budget)
+    assert table.batched and "fused kernels" in table.path, table.path
+    for row in table.rows:
+        alone = solvers.run("simulated_annealing", "rastrigin", "cuda", dim=5, seed=row.seed, dtype=dtype,
+                            params={"schedule": "fixed", **fixed, **row.params}, **budget)
+        assert (row.best_f, row.evals) == (alone.best_f, alone.evals), row
+    assert len({row.best_f for row in table.rows}) > 1
+
+
+def test_cuda_annealing_groups_keep_their_own_schedule():
+    engine = get_engine("cuda")
+    cls = engine.algorithm_class("simulated_annealing")
+    one = make_params(cls.Params, {"schedule": "fixed", "variant": "sync", "walkers": 24, "t0": 10.0,
+                                   "t_min": 1.0})
+    algo = engine.build("simulated_annealing", get_problem("rastrigin", 4), one, "float32")
+    algo.set_groups(3, {"alpha": (0.5, 0.9, 0.5), "chain_length": (3, 4, 3)})
+    state = algo.init(GroupedRNG(engine.xp, [11, 12, 11]))
+    algo.step(state, 12)
+    sched = state.schedule
+    assert list(sched.level) == [4, 3, 4] and list(sched.rounds) == [1, 0, 1]
+    X = engine.xp.asnumpy(state.X).reshape(3, -1, 4)
+    best_x = engine.xp.asnumpy(sched.best_x).T
+    assert np.array_equal(X[0], X[2])
+    for g in range(3):  # a level just ended in every run: its chains sit at its own best point
+        assert np.all(X[g] == best_x[g])
+    assert state.evals == 24 * 13
+
+
+def test_cuda_annealing_hybrid_grid_runs_one_run_per_setting_and_seed():
     table = tune("simulated_annealing", "rastrigin", ["alpha=0.5:0.9:2"], dim=3, seeds=2,
-                 max_evals=4000, engine="cuda")
+                 max_evals=4000, engine="cuda", params={"variant": "hybrid"})
     assert not table.batched and "one run per (setting, seed)" in table.path
+    assert "hybrid polishes" in table.path
     for row in table.rows:
         alone = solvers.run("simulated_annealing", "rastrigin", "cuda", dim=3, seed=row.seed,
-                            max_evals=4000, params={"schedule": "fixed", **row.params})
+                            max_evals=4000, params={"schedule": "fixed", "variant": "hybrid", **row.params})
         assert (row.best_f, row.evals) == (alone.best_f, alone.evals)

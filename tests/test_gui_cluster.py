@@ -145,8 +145,8 @@ def test_a_grid_refused_on_the_worker_says_why_as_here(qtbot, dask_cluster):
 
 
 def test_a_grid_of_single_runs_on_the_cluster_says_its_path_and_notes(qtbot, dask_cluster):
-    # annealing runs one run per (setting, seed); its fitted schedule is switched for the grid
-    sa = RunConfig.build("simulated_annealing", "rastrigin", 2, seed=0)
+    # the annealing hybrid runs one run per (setting, seed); its fitted schedule is switched for the grid
+    sa = RunConfig.build("simulated_annealing", "rastrigin", 2, seed=0, params={"variant": "hybrid"})
     panel = make_tune_panel(qtbot, axes=("alpha=0.8:0.95:2",), seeds=2, evals=2000, config=sa)
     panel.set_scheduler(dask_cluster.scheduler_address)
     statuses = []

@@ -160,7 +160,7 @@ class GroupSchedule:
     column: Any = None  # (groups, 1) device: the temperatures in the run's dtype
     level_accepts: Any = None  # (groups,) device: accepted proposals at the current level
     last_level_acceptance: Any = None  # (groups,) device float64: the last completed level's rate
-    best_x: Any = None  # (groups, d) device: each group's best point (sync broadcasts it)
+    best_x: Any = None  # (groups, d) device (cuda: (d, groups)): each group's best point (sync broadcasts it)
     best_f: Any = None  # (groups,) device
 
 
@@ -358,11 +358,20 @@ class SimulatedAnnealing(Algorithm):
         if sched.last_level_acceptance is not None:
             state.last_level_acceptance = sched.last_level_acceptance[0]
 
+    def broadcast_groups(self, state: SimulatedAnnealingState, on) -> None:
+        """Sync in a grid: the chains of the groups `on` (device bool (groups,)) restart from their
+        group's best point."""
+        xp, sched, groups = self.xp, state.schedule, self.groups
+        m = state.X.shape[0] // groups
+        X3 = state.X.reshape(groups, m, -1)  # a view: state.X is C-contiguous
+        X3[...] = xp.where(on[:, None, None], sched.best_x[:, None, :], X3)
+        state.f = xp.where(on[:, None], sched.best_f[:, None], state.f.reshape(groups, m)).reshape(-1)
+
     def _end_group_levels(self, state: SimulatedAnnealingState, ends: np.ndarray) -> None:
         """close_level for the groups `ends` (host bool mask), each with its own numbers, in the
         same order of operations (so the same double arithmetic) as a run alone."""
-        xp, sched, groups = self.xp, state.schedule, self.groups
-        m = state.X.shape[0] // groups
+        xp, sched = self.xp, state.schedule
+        m = state.X.shape[0] // self.groups
         on = xp.asarray(ends)
         rate = sched.level_accepts / xp.asarray((m * sched.level_iteration).astype(np.float64))
         previous = sched.last_level_acceptance
@@ -373,9 +382,7 @@ class SimulatedAnnealing(Algorithm):
         sched.temperature[ends] *= sched.alpha[ends]
         finished = ends & (sched.temperature <= sched.t_min)
         if self.synchronous:  # each ending group's chains restart from that group's best point
-            X3 = state.X.reshape(groups, m, -1)
-            X3[...] = xp.where(on[:, None, None], sched.best_x[:, None, :], X3)
-            state.f = xp.where(on[:, None], sched.best_f[:, None], state.f.reshape(groups, m)).reshape(-1)
+            self.broadcast_groups(state, on)
         sched.temperature[finished] = sched.t0[finished]
         sched.rounds[finished] += 1
         sched.column = xp.asarray(sched.temperature[:, None], dtype=self.dtype)

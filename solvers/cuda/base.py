@@ -58,9 +58,10 @@ class CudaAlgorithm(Algorithm):
     # (solvers/shards.py), whose kernels key their random streams by the global walker index
     walker0: int = 0
     keyed_by_walker: ClassVar[bool] = True
-    # Kernels that take a tuning grid's per-group values (PSO classic, DE, pattern search) declare the
-    # reference's group_params again (CudaAlgorithm comes first in their bases); the others take one
-    # parameter set per run and the tuner falls back to one run per (setting, seed).
+    # Kernels that take a tuning grid's per-group values (PSO classic, DE, pattern search,
+    # annealing) declare the reference's group_params again (CudaAlgorithm comes first in their
+    # bases); the others take one parameter set per run and the tuner falls back to one run per
+    # (setting, seed).
     group_params: ClassVar[tuple[str, ...]] = ()
     # The kernel's column order of the per-group parameter table (gvals): Params fields, or names
     # that group_column() computes from them (pattern search's tol).

@@ -13,6 +13,17 @@ and the host mirrors it (same double arithmetic) for the snapshot's temperature.
 
 The hybrid's polishing runs one warp per simplex, a chunk of Nelder-Mead iterations per launch,
 counting evaluations in a device counter that the host reads once per chunk.
+
+Tuning grids (async and sync, fixed schedule; set_groups): the chains form runs of equal size,
+each keyed by its own Philox key (the key its seed gives a run alone) with its chains numbered
+from 0, each with its own schedule kept on the host by the reference's GroupSchedule. Every
+``sa_anneal_groups`` launch ends at the first level end of any run, so each run has one temperature
+per launch (a (groups,) double array read once per thread) and acceptances are counted per run;
+after each launch each run's best point is reduced from its chains' bests of the launch (cupy
+reductions over a (groups, chains) view, no loop over runs), and at a run's level end sync
+broadcasts it to that run's chains only. A run's numbers are those of the same run alone: the same
+draws (keyed by the global iteration), the same move and rule (shared device functions), and the
+same double arithmetic of the schedule, only the launches are cut more often.
 """
 from __future__ import annotations
 
@@ -22,7 +33,8 @@ from typing import Any
 import numpy as np
 
 from ..arrays import to_numpy
-from ..algorithms.simulated_annealing import WIDTH_POWER, SimulatedAnnealing, SimulatedAnnealingState
+from ..algorithms.simulated_annealing import (WIDTH_POWER, SimulatedAnnealing, SimulatedAnnealingState,
+                                              group_schedule)
 from .base import REDUCE_BLOCKS, CudaAlgorithm, CudaState, allocation_guard
 
 NO_CAP = 2**64 - 1  # the kernels' "no evaluation allowance" (~0ull)
@@ -35,6 +47,7 @@ class SimulatedAnnealingCudaState(CudaState, SimulatedAnnealingState):
 
     B: Any = None  # (d, n) each chain's best point of the current launch (kernel bookkeeping)
     at_best: Any = None  # (n,) uint8
+    chain_best: Any = None  # (n,) a grid's launch: each chain's best value of the launch
 
 
 @dataclass
@@ -52,10 +65,16 @@ class NelderMeadBuffers:
 
 class SimulatedAnnealingCuda(CudaAlgorithm, SimulatedAnnealing):
     kernel_file = "simulated_annealing.cu"
+    group_params = SimulatedAnnealing.group_params  # a tuning grid's runs in one launch
+    group_columns = ()  # no static table: each run's temperature is passed per launch
+
+    def set_groups(self, groups: int, values: dict, target: float | None = None) -> None:
+        SimulatedAnnealing.set_groups(self, groups, values, target)  # refuses the hybrid and auto
 
     def bytes_needed(self, n: int) -> int:
-        # X and B (d, n), f, accepted, at_best, reduction partials
-        return n * (2 * self.problem.dim * self.dtype.itemsize + self.dtype.itemsize + 2 + 16)
+        # X and B (d, n), f, accepted, at_best, reduction partials; a grid: each chain's best value
+        grid = self.dtype.itemsize if self._group_values is not None else 0
+        return n * (2 * self.problem.dim * self.dtype.itemsize + self.dtype.itemsize + 2 + 16 + grid)
 
     def init(self, rng) -> SimulatedAnnealingCudaState:
         xp, n, d, p = self.xp, int(self.params.walkers), self.problem.dim, self.params
@@ -63,27 +82,108 @@ class SimulatedAnnealingCuda(CudaAlgorithm, SimulatedAnnealing):
         with allocation_guard(xp):
             state = SimulatedAnnealingCudaState(
                 X=None, f=xp.empty(n, dtype=self.dtype), best_x=None, best_f=None,
-                XT=xp.empty((d, n), dtype=self.dtype), seed=self.seed_from(rng),
+                XT=xp.empty((d, n), dtype=self.dtype), seed=self.seed_key(rng),
                 temperature=float(p.t0), accepted=xp.zeros(n, dtype=np.uint8),
                 B=xp.empty((d, n), dtype=self.dtype), at_best=xp.ones(n, dtype=np.uint8))
+            self.bind_groups(rng)
             self.tracker = self.new_best(parts=max(REDUCE_BLOCKS, self.blocks(n)))
+            if self._group_values is not None:
+                state.chain_best = xp.empty(n, dtype=self.dtype)
         state.X = state.XT.T
         self.link_best(state, self.tracker)
         self.launch("sa_init", n, state.XT, state.f, state.accepted, self.lower, self.upper,
-                    np.int64(n), np.int32(d), np.uint64(state.seed), np.int64(self.walker0))
+                    np.int64(n), np.int32(d), np.uint64(state.seed), np.int64(self.walker0),
+                    *self.group_args(values=False))
         state.evals += self.cap_values(state, state.f)  # max_evals below the chains: +inf past it
         self.reduce_best(self.tracker, state.f, state.XT)
         self.fit_schedule(to_numpy(state.f))  # one copy at start: the auto schedule's spread of f
         state.temperature = float(self.params.t0)
+        if self._group_values is not None:
+            self._start_groups(state)
         return state
 
     def step(self, state: SimulatedAnnealingCudaState, iterations: int) -> None:
         remaining = int(iterations)
         while remaining > 0 and not state.done and self.evals_left(state) != 0:
-            if state.phase == "polish":
+            if state.schedule is not None:
+                remaining -= self._anneal_groups(state, remaining)
+            elif state.phase == "polish":
                 remaining -= self._polish(state, remaining)
             else:
                 remaining -= self._anneal(state, remaining)
+
+    # --- a tuning grid: every run its own schedule (the reference's GroupSchedule) -----------------
+    def _start_groups(self, state: SimulatedAnnealingCudaState) -> None:
+        xp, groups, d = self.xp, self.groups, self.problem.dim
+        if self.group_size == 0:
+            raise ValueError("a grid's runs need one random stream each (a GroupedRNG)")
+        sched = group_schedule(self._group_values, self.params, groups)
+        sched.level_accepts = xp.zeros(groups, dtype=np.int64)
+        sched.best_x = xp.zeros((d, groups), dtype=self.dtype)  # (d, groups), as the tracker's zeros
+        sched.best_f = xp.full(groups, np.inf, dtype=self.dtype)
+        state.schedule = sched
+        self._temperatures = xp.asarray(sched.temperature)
+        state.at_best.fill(1)
+        self._fold_group_points(state, state.f)
+        self._mirror_group0(state)
+
+    def _fold_group_points(self, state: SimulatedAnnealingCudaState, values) -> None:
+        """Each run's best from each chain's best `values` (n,) of the launch, at X where the chain
+        sits on it (at_best), else at B: the first of equal minima (the kernels' tie rule), taken
+        when strictly better (as mw_argmin_update keeps a run's best)."""
+        xp, sched, groups = self.xp, state.schedule, self.groups
+        m = int(values.shape[0]) // groups
+        local = xp.argmin(values.reshape(groups, m), axis=1)
+        rows = xp.arange(groups) * m + local
+        candidate = values[rows]
+        on_x = state.at_best[rows].astype(bool)
+        points = xp.where(on_x[None, :], state.XT[:, rows], state.B[:, rows])
+        better = candidate < sched.best_f
+        sched.best_f = xp.where(better, candidate, sched.best_f)
+        sched.best_x = xp.ascontiguousarray(xp.where(better[None, :], points, sched.best_x))
+        self.reduce_best(self.tracker, sched.best_f, sched.best_x)  # the best of all runs
+        self.fold_group_best(state, sched.best_f)
+
+    def broadcast_groups(self, state: SimulatedAnnealingCudaState, on) -> None:
+        xp, sched, groups, d = self.xp, state.schedule, self.groups, self.problem.dim
+        m = int(state.f.shape[0]) // groups
+        X3 = state.XT.reshape(d, groups, m)  # a view of the (d, n) array
+        X3[...] = xp.where(on[None, :, None], sched.best_x[:, :, None], X3)
+        f2 = state.f.reshape(groups, m)
+        f2[...] = xp.where(on[:, None], sched.best_f[:, None], f2)
+
+    def _anneal_groups(self, state: SimulatedAnnealingCudaState, budget: int) -> int:
+        """One launch of every run, up to the first level end of any run (or `budget`)."""
+        xp, sched, groups = self.xp, state.schedule, self.groups
+        n, d = int(self.params.walkers), self.problem.dim
+        m = n // groups
+        todo = min(int(budget), int((sched.chain_length - sched.level_iteration).min()))
+        todo, last_chains = self._capped_groups(state, todo, m)
+        counts = xp.zeros(groups, dtype=np.uint64)
+        self.launch("sa_anneal_groups", n, state.XT, state.f, state.accepted, state.B, state.at_best,
+                    state.chain_best, self.lower, self.upper, np.int64(n), np.int32(d),
+                    *self.group_args(values=False), self._temperatures, np.int64(state.iteration),
+                    np.int32(todo), self.scalar(self.params.width), np.int64(last_chains), counts)
+        state.evals += groups * (m * (todo - 1) + last_chains)
+        state.iteration += todo
+        sched.level_accepts = sched.level_accepts + counts.astype(np.int64)
+        sched.level_iteration += todo
+        self._fold_group_points(state, state.chain_best)
+        ends = sched.level_iteration >= sched.chain_length
+        if ends.any():
+            self._end_group_levels(state, ends)
+            self._temperatures = xp.asarray(sched.temperature)
+        self._mirror_group0(state)
+        return todo
+
+    def _capped_groups(self, state, todo: int, m: int) -> tuple[int, int]:
+        """_capped for each run of m chains (every run has made the same evaluations)."""
+        left = self.evals_left(state)
+        if left is None or left >= m * todo:
+            return todo, m
+        if left >= m:
+            return left // m, m
+        return 1, left
 
     # --- annealing -------------------------------------------------------------------------------
     def _anneal(self, state: SimulatedAnnealingCudaState, budget: int) -> int:

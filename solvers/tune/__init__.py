@@ -7,13 +7,12 @@ seconds; ``cells()``: median, quartiles, best, worst, success rate, evaluations 
 Where the engine's class of the algorithm takes per-group values of every varied parameter (the
 numpy and cupy array code of PSO classic, DE, pattern search and simulated annealing async/sync
 under the fixed schedule, each group of chains with its own schedule; the cuda engine's fused
-kernels of PSO classic, DE and pattern search, which read each group's values and Philox key from
-device arrays once per thread),
+kernels of the same four, which read each group's values (annealing: its temperature) and Philox
+key from device arrays once per thread),
 the whole grid is ONE batched run: group g of the walkers is (setting, seed) g, with its own
 parameter values, its own random stream seeded as a run of its own, and its own evaluation budget,
 so each group gives exactly the result of that setting and seed run alone. Elsewhere (the numba
-kernels, the cuda engine's simulated annealing, the annealing hybrid, multi-directional search,
-SPSO-2011) the grid runs one run per (setting, seed), and the table says why.
+kernels, the annealing hybrid, multi-directional search, SPSO-2011) the grid runs one run per (setting, seed), and the table says why.
 """
 from __future__ import annotations
 
