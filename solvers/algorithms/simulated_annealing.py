@@ -70,6 +70,7 @@ from ..errors import ConfigError
 from ..params import MAX_WALKERS, param
 from . import nelder_mead
 from .base import Algorithm, SnapshotData, State
+from .groups import group_argmin
 from .registry import register_algorithm
 
 VARIANTS = ("async", "sync", "hybrid")
@@ -339,8 +340,6 @@ class SimulatedAnnealing(Algorithm):
     def _update_group_points(self, state: SimulatedAnnealingState) -> None:
         """Each group's best point, as update_best keeps a run's: the first of equal minima, taken
         when strictly better."""
-        from .groups import group_argmin  # noqa: PLC0415
-
         xp, sched, groups = self.xp, state.schedule, self.groups
         local, candidate = group_argmin(state.f, groups)
         m = state.X.shape[0] // groups
