@@ -50,6 +50,12 @@
 // Links are never stored: particle i's K targets are Philox draws keyed by (i, the iteration at
 // which its swarm last redrew), regenerated wherever they are needed.
 //
+// Split runs (solvers/shards.py): a shard holds whole swarms and every stream is keyed by the
+// particle's global index walker0 + i (walker0 > 0 only in a shard), so it draws what its particles
+// draw unsplit. Every index the kernels store or compare (link targets, informants, bests) is the
+// shard's own: a link target is the swarm's first particle (own index) + a draw, the unsplit
+// run's target minus walker0.
+//
 // Random numbers (Philox, draw index from the global iteration t):
 //   MW_STREAM_INIT: initial point (draws 0..B-1, B = blocks per point) and velocity (B..2B-1);
 //   MW_STREAM_STEP: classic r_p, r_g (one Philox block per P/2 coordinates);
@@ -162,12 +168,12 @@ __device__ void pso_commit(MwBest<T> mine, const T* P, long long n, int d, T* pa
 template <typename F, typename T>
 __global__ void pso_init(T* X, T* V, T* P, T* f, T* Pf, const T* __restrict__ lower,
                          const T* __restrict__ upper, long long n, int d, unsigned long long seed,
-                         int classic, const unsigned long long* gseeds, long long gsize) {
+                         long long walker0, int classic, const unsigned long long* gseeds, long long gsize) {
     const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
     if (i >= n) return;
     const int K = MwPerBlock<T>::value;
     const MwGroupKey gk = mw_group_key(seed, gseeds, gsize, i);  // a grid's run: its own key
-    const MwRng rng(gk.seed, (unsigned long long)(i - gk.first), MW_STREAM_INIT);
+    const MwRng rng(gk.seed, (unsigned long long)(walker0 + i - gk.first), MW_STREAM_INIT);
     const unsigned long long per_point = mw_blocks_per_point(d, K);
     mw_fill_uniform(rng, 0ull, lower, upper, X + i, n, d);
     for (int j0 = 0; j0 < d; j0 += K) {
@@ -288,7 +294,7 @@ __device__ __forceinline__ T pso_remember(const PsoRows<T>& r, T* P, T* f, T* Pf
 template <typename F, typename T, bool GROUPED>
 __device__ __forceinline__ void pso_classic_run(T* X, T* V, T* P, T* f, T* Pf, T* swarm_f, long long* swarm_i, const T* __restrict__ lower,
             const T* __restrict__ upper, long long n, int m, int d, long long first_swarm, int bps,
-            unsigned long long seed, long long first_iter, int iterations, long long last_active,
+            unsigned long long seed, long long walker0, long long first_iter, int iterations, long long last_active,
             T omega, T phi_p, T phi_g,
             T lr, int flags, T* gpart_f, long long* gpart_i, T* gpart_x, unsigned long long* bars,
             T* part_f, long long* part_i, unsigned int* ticket, T* best_f, T* best_x, long long* best_i,
@@ -301,6 +307,11 @@ __device__ __forceinline__ void pso_classic_run(T* X, T* V, T* P, T* f, T* Pf, T
     // a grid's run (gsize particles, whole swarms): its key and its row (omega, phi_p, phi_g, lr)
     // of the parameter table, read once here; an ordinary launch keeps the scalar arguments
     const MwGroupKey gk = mw_group_key_if<GROUPED>(seed, gseeds, gsize, at.base);
+    // particle i's stream is keyed i + keyed (its global index walker0 + i in a split run, its
+    // index within its run in a grid) and it evaluates in a cut last iteration while i < active_end
+    // (last_active counts within the run): two live values instead of walker0, first, last_active
+    const long long keyed = walker0 - gk.first;
+    const long long active_end = gk.first + last_active;
     if (GROUPED) {
         omega = gvals[gk.index * 4 + 0];
         phi_p = gvals[gk.index * 4 + 1];
@@ -323,7 +334,7 @@ __device__ __forceinline__ void pso_classic_run(T* X, T* V, T* P, T* f, T* Pf, T
         mine = mw_no_best<T>();
         for (int p = at.lt; p < m; p += at.stride) {
             const long long i = at.base + p;
-            const MwRng rng(gk.seed, (unsigned long long)(i - gk.first), MW_STREAM_STEP);
+            const MwRng rng(gk.seed, (unsigned long long)(i + keyed), MW_STREAM_STEP);
             const PsoRows<T> r = pso_rows(X, V, P, n, i, xs, vs, ps, own_one);
 #pragma unroll 2
             for (int j0 = 0; j0 < d; j0 += C) {  // unrolled: two Philox chains in flight
@@ -345,7 +356,7 @@ __device__ __forceinline__ void pso_classic_run(T* X, T* V, T* P, T* f, T* Pf, T
                 }
             }
             const StridedPoint<T> xp = {r.x, r.xs};
-            const T fx = it + 1 < iterations || i - gk.first < last_active
+            const T fx = it + 1 < iterations || i < active_end
                              ? mw_sanitize(F::template eval<T>(xp, d)) : mw_inf<T>();
             const T pf = pso_remember(r, P, f, Pf, n, d, i, fx, own_one ? pf_own : Pf[i]);
             if (own_one) pf_own = pf;
@@ -371,13 +382,13 @@ __device__ __forceinline__ void pso_classic_run(T* X, T* V, T* P, T* f, T* Pf, T
 #define PSO_CLASSIC_PARAMS                                                                             \
     T *X, T *V, T *P, T *f, T *Pf, T *swarm_f, long long *swarm_i, const T *__restrict__ lower,         \
         const T *__restrict__ upper, long long n, int m, int d, long long first_swarm, int bps,        \
-        unsigned long long seed, long long first_iter, int iterations, long long last_active, T omega, \
-        T phi_p, T phi_g, T lr, int flags, T *gpart_f, long long *gpart_i, T *gpart_x,                 \
+        unsigned long long seed, long long walker0, long long first_iter, int iterations,              \
+        long long last_active, T omega, T phi_p, T phi_g, T lr, int flags, T *gpart_f, long long *gpart_i, T *gpart_x,                 \
         unsigned long long *bars, T *part_f, long long *part_i, unsigned int *ticket, T *best_f,       \
         T *best_x, long long *best_i, const unsigned long long *gseeds, const T *gvals, long long gsize
 #define PSO_CLASSIC_ARGS                                                                               \
-    X, V, P, f, Pf, swarm_f, swarm_i, lower, upper, n, m, d, first_swarm, bps, seed, first_iter,       \
-        iterations, last_active, omega, phi_p, phi_g, lr, flags, gpart_f, gpart_i, gpart_x, bars,      \
+    X, V, P, f, Pf, swarm_f, swarm_i, lower, upper, n, m, d, first_swarm, bps, seed, walker0,         \
+        first_iter, iterations, last_active, omega, phi_p, phi_g, lr, flags, gpart_f, gpart_i, gpart_x, bars,      \
         part_f, part_i, ticket, best_f, best_x, best_i, gseeds, gvals, gsize
 
 template <typename F, typename T>
@@ -427,8 +438,8 @@ struct PsoKeys {
 // round 1 (double only): the index, where i's value is its target's smallest.
 template <typename T>
 __device__ void pso_scatter(const PsoKeys& keys, long long i, T pf, int round, unsigned long long seed,
-                            long long epoch, int K, long long base, int m) {
-    const MwRng rng(seed, (unsigned long long)i, PSO_STREAM_LINKS);
+                            long long walker0, long long epoch, int K, long long base, int m) {
+    const MwRng rng(seed, (unsigned long long)(walker0 + i), PSO_STREAM_LINKS);
     const unsigned long long per_draw = (unsigned long long)((K + 3) / 4);
     unsigned long long key;
     if (sizeof(T) == 4) {
@@ -462,8 +473,8 @@ __global__ void __launch_bounds__(256, 4)
 pso_spso(T* X, T* V, T* P, T* f, T* Pf, T* swarm_f, long long* swarm_i, long long* epochs,
          unsigned char* redrawn, unsigned long long* gkeys, unsigned char* pending, const T* __restrict__ lower,
          const T* __restrict__ upper, long long n, int m, int d, long long first_swarm, int bps,
-         unsigned long long seed, long long first_iter, int iterations, long long last_active, int K,
-         int flags,
+         unsigned long long seed, long long walker0, long long first_iter, int iterations,
+         long long last_active, int K, int flags,
          int keys_shared, T* gpart_f, long long* gpart_i, T* gpart_x, unsigned long long* bars, T* part_f,
          long long* part_i, unsigned int* ticket, T* best_f, T* best_x, long long* best_i) {
     extern __shared__ __align__(16) unsigned char pso_smem[];
@@ -511,12 +522,12 @@ pso_spso(T* X, T* V, T* P, T* f, T* Pf, T* swarm_f, long long* swarm_i, long lon
         const unsigned long long t = (unsigned long long)(first_iter + it);
         // informants of this iteration: links and personal bests as the last iteration left them
         for (int p = at.lt; p < m; p += at.stride) {
-            pso_scatter(keys, at.base + p, own_one ? pf_own : Pf[at.base + p], 0, seed, epoch, K, at.base, m);
+            pso_scatter(keys, at.base + p, own_one ? pf_own : Pf[at.base + p], 0, seed, walker0, epoch, K, at.base, m);
         }
         mw_group_sync(sync);
         if (twice) {
             for (int p = at.lt; p < m; p += at.stride) {
-                pso_scatter(keys, at.base + p, own_one ? pf_own : Pf[at.base + p], 1, seed, epoch, K, at.base, m);
+                pso_scatter(keys, at.base + p, own_one ? pf_own : Pf[at.base + p], 1, seed, walker0, epoch, K, at.base, m);
             }
             mw_group_sync(sync);
         }
@@ -529,7 +540,7 @@ pso_spso(T* X, T* V, T* P, T* f, T* Pf, T* swarm_f, long long* swarm_i, long lon
             keys.k0[keys.at(i)] = ~0ull;
             if (twice) keys.k1[keys.at(i)] = ~0ull;
             const T coef = c * (l == i ? k_own : k_other);
-            const MwRng rng(seed, (unsigned long long)i, MW_STREAM_STEP);
+            const MwRng rng(seed, (unsigned long long)(walker0 + i), MW_STREAM_STEP);
             const PsoRows<T> r = pso_rows(X, V, P, n, i, xs, vs, ps, own_one);
             const T* li = P + l;  // the informant's best: written by any block, read through L2
             // pass 1: |G - x| and |direction|. The informant's coordinates of one Philox block are
@@ -621,15 +632,16 @@ pso_spso(T* X, T* V, T* P, T* f, T* Pf, T* swarm_f, long long* swarm_i, long lon
     pso_commit(leader ? g : mw_no_best<T>(), P, n, d, part_f, part_i, ticket, best_f, best_x, best_i);
 }
 
-// The current link targets of particles idx[0..k) (snapshots): out is (k, K) global indices.
+// The current link targets of particles idx[0..k) (snapshots): out is (k, K) indices, like idx
+// this launch's own (a shard's: its particle i is walker0 + i of the split run).
 template <typename T>
 __global__ void pso_links(const long long* idx, int k, int K, int m, unsigned long long seed,
-                          const long long* epochs, long long* out) {
+                          long long walker0, const long long* epochs, long long* out) {
     const int s = blockIdx.x * blockDim.x + threadIdx.x;
     if (s >= k) return;
     const long long i = idx[s];
     const long long swarm = i / m;
-    const MwRng rng(seed, (unsigned long long)i, PSO_STREAM_LINKS);
+    const MwRng rng(seed, (unsigned long long)(walker0 + i), PSO_STREAM_LINKS);
     const unsigned long long per_draw = (unsigned long long)((K + 3) / 4);
     const long long epoch = epochs[swarm];
     for (int q = 0; q < K; ++q) {

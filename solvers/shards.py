@@ -1,12 +1,12 @@
 """One run split into shards over devices (RunConfig ``devices``): every GPU of a host in one run.
 
-A run's independent units (pattern-search walkers, annealing chains) are cut into contiguous
-shards, one per entry of ``devices`` (a device may appear twice: two shards on one device). Each
-shard is the same algorithm on the same engine, built for its share of the units, run by its own
-host thread inside its device's context and CUDA stream. After every chunk the shards' results are
-merged into one state: the best point (the lowest value; on an exact tie, the lower shard), the
-evaluations summed, the iteration count, and a snapshot whose sample is the unsplit run's sample
-(every shard contributes the sampled walkers it holds).
+A run's independent units (pattern-search walkers, annealing chains, DE populations, PSO swarms)
+are cut into contiguous shards, one per entry of ``devices`` (a device may appear twice: two shards
+on one device). Each shard is the same algorithm on the same engine, built for its share of the
+units, run by its own host thread inside its device's context and CUDA stream. After every chunk
+the shards' results are merged into one state: the best point (the lowest value; on an exact tie,
+the lower shard), the evaluations summed, the iteration count, and a snapshot whose sample is the
+unsplit run's sample (every shard contributes the sampled walkers it holds).
 
 Same seed, same numbers whatever the split:
 - engines whose random streams are keyed by the walker (cuda, numba: Philox over (seed, walker,
@@ -20,14 +20,20 @@ Same seed, same numbers whatever the split:
 
 Couplings between walkers, per algorithm (declared on the reference class, ``split_field`` etc.):
 - pattern search: walkers independent; exact.
+- differential evolution and particle swarm (classic and SPSO-2011): populations and swarms are
+  independent; a shard holds whole ones (``split_unit_walkers``: a population's individuals, a
+  swarm's particles) and the cuda and numba kernels key every draw by the global index
+  ``walker0 + i``; exact. SPSO's link targets are the shard's own indices (its swarm's first
+  particle + a draw), so a shard's links are the unsplit run's shifted by walker0; the snapshot's
+  link overlay is drawn for the swarm the unsplit run picks from the whole sample
+  (``split_before_snapshot``), by the shard that holds it.
 - simulated annealing async: chains independent; the "auto" schedule is fitted once to the initial
   values of every chain of every shard (``split_after_init``); exact.
 - simulated annealing sync: every level ends with the best point of all chains broadcast to every
   chain; the shards meet there (a barrier), take the best of all shards through the host and
   broadcast it on their device (``exchange_best``); exact.
-- simulated annealing hybrid (Nelder-Mead polishing of the best chains of the whole run),
-  multi-directional search, particle swarm and differential evolution: refused with a message
-  (their kernels do not take ``walker0`` yet; see docs/multi-gpu.md).
+- simulated annealing hybrid (Nelder-Mead polishing of the best chains of the whole run) and
+  multi-directional search: refused with a message (see docs/multi-gpu.md).
 Exact ties between shards' best values may pick a different (equally good) point than the unsplit
 run, which keeps the first one found in time.
 """
@@ -146,7 +152,10 @@ class ShardRNG:
         return self._rows(self._rng.random(self._whole(shape), dtype))
 
     def uniform(self, lower, upper, shape, dtype=np.float64):
-        return self._rows(self._rng.uniform(lower, upper, self._whole(shape), dtype))
+        # ArrayRNG.uniform's arithmetic on the shard's rows: bounds may be the shard's own arrays
+        # (SPSO's velocities lie between lower - x and upper - x of the shard's particles)
+        u = self.random(shape, dtype)
+        return lower + (upper - lower) * u
 
     def integers(self, low, high, shape):
         return self._rows(self._rng.integers(low, high, self._whole(shape)))
@@ -199,6 +208,9 @@ class ShardedAlgorithm:
         self.total = units * per_unit
         self.max_evals = planner.max_evals  # the whole run's
         self._after_init = ref.split_after_init
+        # (shard algorithm, the run's whole sample, the shard's walker0) before a shard's snapshot:
+        # what the overlay shows may depend on the whole sample (PSO draws one swarm's links)
+        self._before_snapshot = getattr(ref, "split_before_snapshot", None)
         # shards sharing the host's cores (CPU engines) take turns; GPU shards run concurrently
         self._turn = None if engine.concurrent_shards else threading.Lock()
         self._barrier = threading.Barrier(len(devices))
@@ -382,6 +394,8 @@ class ShardedAlgorithm:
         for shard in self.shards:
             mine = sample[(sample >= shard.walker0) & (sample < shard.walker0 + shard.walkers)]
             parts.append(mine - shard.walker0)
+            if self._before_snapshot is not None:
+                self._before_snapshot(shard.algorithm, sample, shard.walker0)
         datas = self._each(lambda shard: shard.algorithm.snapshot(
             shard.state, parts[self.shards.index(shard)]))
         weights = np.array([s.walkers for s in self.shards], dtype=np.float64)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from shard_cases import CASES, assert_same_run, run_case
+from shard_cases import CASES, PSO_CASES, assert_same_run, run_case
 from solvers.engines import get_engine
 
 pytestmark = pytest.mark.gpu
@@ -25,3 +25,19 @@ def test_cuda_split_over_every_gpu_equals_unsplit():
     params = dict(params, walkers=4096)
     assert_same_run(run_case(algorithm, params, budget, engine="cuda"),
                     run_case(algorithm, params, budget, engine="cuda", devices=tuple(range(count))))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("algorithm,params,budget", PSO_CASES)
+def test_cuda_pso_split_equals_unsplit_in_every_launch_shape(algorithm, params, budget, dtype):
+    """Swarms of 200 (few swarms: each spread over several blocks meeting at a global barrier,
+    SPSO's informant keys in global memory) and the small cases' one block per swarm (keys in
+    shared memory), float32 (one packed informant key) and float64 (two rounds), the max_evals cut
+    included: the kernels' walker0 keys every draw, the shards' local link targets and snapshot."""
+    big = dict(params, walkers=200, swarms=3)
+    # the cut iteration's 230 evaluations: 230 of shard 0 (0,0: 400 particles), 200 + 30 (0,0,0)
+    big_budget = {"max_evals": 200 * 3 * 5 + 230} if "max_evals" in budget else budget
+    for case in ((params, budget), (big, big_budget)):
+        whole = run_case(algorithm, *case, engine="cuda", dtype=dtype)
+        for devices in ((0, 0), (0, 0, 0)):
+            assert_same_run(whole, run_case(algorithm, *case, engine="cuda", devices=devices, dtype=dtype))

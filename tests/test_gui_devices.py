@@ -56,7 +56,7 @@ def test_all_devices_split_the_run_and_equal_one_device(qtbot, two_devices):
 
 
 def test_an_algorithm_that_cannot_be_split_is_refused_beside_the_field(qtbot, two_devices):
-    form = _form(qtbot, "particle_swarm")
+    form = _form(qtbot, "multidirectional_search")  # (particle swarm splits by swarms since issue 15)
     form.devices_combo.setCurrentIndex(1)
     assert form.build_config() is None
     assert "cannot be split over devices" in form.devices_row.error

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from shard_cases import CASES, assert_same_run, run_case
+from shard_cases import CASES, PSO_CASES, assert_same_run, run_case
 from solvers.algorithms.base import SnapshotData
 from solvers.config import RunConfig
 from solvers.engines import get_engine
@@ -29,7 +29,7 @@ def test_numpy_split_equals_unsplit(algorithm, params, budget):
         assert whole[0].evals <= budget["max_evals"]  # the hard cap holds, split or not
 
 
-@pytest.mark.parametrize("algorithm,params,budget", [CASES[0], CASES[3]])
+@pytest.mark.parametrize("algorithm,params,budget", [CASES[0], CASES[3], *PSO_CASES])
 def test_numba_split_equals_unsplit(algorithm, params, budget):
     if not get_engine("numba").available:
         pytest.skip(get_engine("numba").status()[1])
@@ -57,7 +57,7 @@ def test_devices_parsed_and_checked():
 
 
 def test_unsplittable_runs_refused_with_a_reason():
-    for algorithm, params in (("particle_swarm", {}), ("multidirectional_search", {}),
+    for algorithm, params in (("multidirectional_search", {}),
                               ("simulated_annealing", {"variant": "hybrid"})):
         with pytest.raises(ConfigError, match="cannot be split over devices"):
             RunConfig.build(algorithm, "sphere", 2, params=params, devices=(0, 0))
@@ -67,6 +67,36 @@ def test_unsplittable_runs_refused_with_a_reason():
     with pytest.raises(ConfigError, match="1 populations cannot be split over 2 devices"):
         Runner(RunConfig.build("differential_evolution", "sphere", 2, params={"walkers": 8},
                                devices=(0, 0))).run()
+    with pytest.raises(ConfigError, match="2 swarms cannot be split over 3 devices"):
+        Runner(RunConfig.build("particle_swarm", "sphere", 2, params={"walkers": 8, "swarms": 2},
+                               devices=(0, 0, 0))).run()
+
+
+@pytest.mark.parametrize("engine", ["numpy", "numba"])
+def test_spso_link_overlay_is_the_unsplit_runs_in_any_shard(engine):
+    """The overlay shows the links of the swarm the unsplit run picks from the whole sample, drawn
+    by the shard that holds it (a later shard: its local targets translated back), and none of the
+    other shards' swarms."""
+    if engine == "numba" and not get_engine("numba").available:
+        pytest.skip(get_engine("numba").status()[1])
+    params = {"variant": "spso2011", "walkers": 10, "swarms": 5, "informants": 4}
+    runs = []
+    for devices in (None, (0, 0), (0, 0, 0)):
+        cfg = RunConfig.build("particle_swarm", "rastrigin", 3, params=params, engine=engine, seed=5,
+                              devices=devices, max_iters=4)
+        runner = Runner(cfg)
+        runner.run()
+        runs.append(runner)
+    for heavy in range(5):  # every particle of swarm `heavy` sampled, two of every other swarm
+        sample = np.unique(np.concatenate([np.arange(heavy * 10, heavy * 10 + 10),
+                                           np.arange(50)[::5], np.arange(50)[1::5]]))
+        whole = runs[0].algorithm.snapshot(runs[0].state, sample).overlays["links"]
+        assert len(whole) > 0
+        positions = np.flatnonzero(sample // 10 == heavy)
+        assert np.isin(whole, positions).all()  # the heavy swarm's links only
+        for split in runs[1:]:
+            links = split.algorithm.snapshot(split.state, sample).overlays["links"]
+            np.testing.assert_array_equal(links, whole)
 
 
 def test_split_arithmetic():

@@ -31,7 +31,8 @@ Choices for the parallel version: all particles of a swarm move at once (synchro
 in the seed's GPU code) instead of Clerc's one-by-one update in random order; a swarm's best and
 the informants' bests are refreshed once per iteration after all particles are evaluated.
 Random numbers are drawn for every swarm every iteration (new links included, used only where a
-swarm asks for them), so a swarm's trajectory never depends on other swarms' objective values.
+swarm asks for them), so a swarm's trajectory never depends on other swarms' objective values,
+and a run splits over devices by whole swarms exactly (solvers/shards.py: ``split_field``).
 
 Bounds (both variants): SPSO-2011's confinement. A coordinate that leaves the box is set to the
 bound it crossed and that velocity component becomes -0.5 v. Every position is thus in the box
@@ -126,6 +127,14 @@ def informant_best(links, values):
     return sources[order][first]  # one segment per target, in target order (self-edges)
 
 
+def _linked_swarm(sample: np.ndarray, particles: int) -> int:
+    """The swarm whose links a snapshot draws: the one with the most sampled particles (the first
+    such); -1 for an empty sample."""
+    if sample.size == 0:
+        return -1
+    return int(np.bincount(sample // particles).argmax())
+
+
 @register_algorithm
 class ParticleSwarm(Algorithm):
     name = "particle_swarm"
@@ -135,12 +144,29 @@ class ParticleSwarm(Algorithm):
                  "(SPSO-2011), 2012")
     walker_word = "particles"
     group_params = ("omega", "phi_p", "phi_g", "lr")  # classic: one value per swarm in a grid
+    split_field = "swarms"  # independent swarms: a split run is exact (solvers/shards.py)
+    # the swarm (this object's index) whose links the snapshot's overlay draws: None, the one with
+    # the most sampled particles; a shard of a split run is told the unsplit run's choice (-1 or
+    # past its swarms: none of its own, so its overlay is empty) by split_before_snapshot
+    link_swarm: int | None = None
     structural_params = {**Algorithm.structural_params,
                          "swarms": "a grid's runs are its swarms (one per setting and seed)",
                          "informants": "it sets the shape of every swarm's link table"}
 
     def params_for_groups(self, params, groups: int):
         return dataclasses.replace(params, swarms=params.swarms * groups)
+
+    @classmethod
+    def split_unit_walkers(cls, params) -> int:
+        return int(params.walkers)  # a swarm's particles
+
+    @staticmethod
+    def split_before_snapshot(algo, sample: np.ndarray, walker0: int) -> None:
+        """A shard's snapshot draws the links of the swarm the unsplit run would pick from the
+        whole run's `sample` (its swarm with the most sampled particles), or none."""
+        m = int(algo.params.walkers)
+        chosen = _linked_swarm(np.asarray(sample), m)
+        algo.link_swarm = -1 if chosen < 0 else chosen - int(walker0) // m
 
     def memory_words_per_walker(self) -> float:
         # X, V, the personal bests, two random matrices and a temporary: measured 7.1-8.0 d + 10
@@ -269,14 +295,15 @@ class ParticleSwarm(Algorithm):
     def _sample_links(self, state: ParticleSwarmState, sample: np.ndarray) -> np.ndarray:
         """(e, 2) pairs of sample positions (i informs j, i != j) among sampled particles of one swarm.
 
-        The swarm is the one with the most sampled particles (the first such), and at most
-        LINKED_SAMPLE of its sampled particles, so the overlay stays readable.
+        The swarm is the one with the most sampled particles (the first such; in a shard of a split
+        run, the unsplit run's choice: link_swarm), and at most LINKED_SAMPLE of its sampled
+        particles, so the overlay stays readable.
         """
         m = self.params.walkers
-        if sample.size == 0:
+        chosen = _linked_swarm(sample, m) if self.link_swarm is None else int(self.link_swarm)
+        if sample.size == 0 or not 0 <= chosen < self.params.swarms:
             return np.zeros((0, 2), dtype=np.int64)
         swarm_of = sample // m
-        chosen = np.bincount(swarm_of).argmax()
         positions = np.flatnonzero(swarm_of == chosen)[:LINKED_SAMPLE]
         position_of = np.full(m, -1, dtype=np.int64)  # local particle -> sample position
         position_of[sample[positions] - chosen * m] = positions

@@ -6,7 +6,9 @@ snapshot); only the random numbers differ (in-kernel Philox). A launch runs a wh
 iterations: a thread per particle, a swarm on one block or spread over several that meet at a
 barrier each iteration (solvers/cuda/resident.py says how launches are shaped). Links are never
 stored: a particle's K targets are drawn again from (particle, the iteration of its swarm's last
-redraw) wherever they are needed, the snapshot's link overlay included.
+redraw) wherever they are needed, the snapshot's link overlay included. In a shard of a run split
+over devices (whole swarms, solvers/shards.py) the kernels key every draw by the particle's global
+index walker0 + i; all indices they store are the shard's own.
 """
 from __future__ import annotations
 
@@ -160,7 +162,8 @@ class ParticleSwarmCuda(CudaAlgorithm, ParticleSwarm):
         state.X, state.V, state.P = state.XT.T, state.VT.T, state.PT.T
         self.link_best(state, self.tracker)
         self.launch("pso_init", n, state.XT, state.VT, state.PT, state.f, state.Pf, self.lower, self.upper,
-                    np.int64(n), np.int32(d), np.uint64(state.seed), np.int32(p.variant == "classic"),
+                    np.int64(n), np.int32(d), np.uint64(state.seed), np.int64(self.walker0),
+                    np.int32(p.variant == "classic"),
                     *self.group_args(values=False))
         counted = self.cap_values(state, state.f)
         if counted < n:  # max_evals below the swarm: the uncounted particles have no best yet
@@ -192,7 +195,8 @@ class ParticleSwarmCuda(CudaAlgorithm, ParticleSwarm):
         reduce = (self._gpart_f, self._gpart_i, self._gpart_x, self._bars, *self.tracker.args())
         for first, count in shape.launches(int(p.swarms)):
             where = (np.int64(first), np.int32(shape.per_group), np.uint64(state.seed),
-                     np.int64(state.iteration), np.int32(iterations), np.int64(last_active))
+                     np.int64(self.walker0), np.int64(state.iteration), np.int32(iterations),
+                     np.int64(last_active))
             if p.variant == "classic":
                 args = (state.XT, state.VT, state.PT, state.f, state.Pf, state.swarm_best_f,
                         state.swarm_best_i, self.lower, self.upper, *common, *where,
@@ -211,12 +215,13 @@ class ParticleSwarmCuda(CudaAlgorithm, ParticleSwarm):
 
     # --- snapshots -------------------------------------------------------------------------------
     def links_of(self, state: ParticleSwarmCudaState, ids):
-        """(k, K) global indices: the particles each of `ids` informs, as the kernel draws them."""
+        """(k, K) indices (this object's, as `ids`): the particles each of `ids` informs, as the
+        kernel draws them (keyed by walker0 + id in a shard of a split run)."""
         xp, p = self.xp, self.params
         idx = xp.asarray(np.asarray(ids.get() if hasattr(ids, "get") else ids, dtype=np.int64).reshape(-1))
         k = int(idx.shape[0])
         out = xp.empty((k, int(p.informants)), dtype=np.int64)
         if k:
             self.launch("pso_links", k, idx, np.int32(k), np.int32(p.informants), np.int32(p.walkers),
-                        np.uint64(state.seed), state.epochs, out)
+                        np.uint64(state.seed), np.int64(self.walker0), state.epochs, out)
         return out

@@ -16,6 +16,10 @@ particles would use one core): a launch runs one iteration with ``prange`` over 
 then the per-swarm reductions: the classic swarm's best; SPSO's informants (the links drawn per
 particle, gathered per range of particles), pending personal bests, the swarm's best and the
 links' redraw (``pso_classic_wide``, ``pso_spso_wide``).
+
+Streams are keyed by the particle's global index ``walker0 + i`` (walker0 > 0 only in a shard of a
+run split over devices by whole swarms, solvers/shards.py); link targets, like every other index
+here, are the shard's own (its swarm's first particle + U{0..m-1}).
 """
 from __future__ import annotations
 
@@ -35,20 +39,20 @@ STREAM_LINKS = 16  # PSO_STREAM_LINKS
 
 
 @njit(**PJIT)
-def pso_init(X, V, P, f, Pf, lower, upper, fid, seed, classic, single, bad):
+def pso_init(X, V, P, f, Pf, lower, upper, fid, seed, classic, single, bad, walker0):
     n, d = X.shape
     per = 4 if single else 2
     B = np.uint64((d + per - 1) // per)
     for i in prange(n):
         row = np.empty(d, dtype=X.dtype)
         x = np.empty(d, dtype=np.float64)
-        philox.fill_uniform(seed, i, philox.STREAM_INIT, np.uint64(0), lower, upper, row, single)
+        philox.fill_uniform(seed, walker0 + i, philox.STREAM_INIT, np.uint64(0), lower, upper, row, single)
         for j in range(d):
             lo = lower[j]
             hi = upper[j]
             a = -(hi - lo) if classic else lo - row[j]
             b = (hi - lo) if classic else hi - row[j]
-            u = philox.uniform_at(seed, i, philox.STREAM_INIT, B, j, single)
+            u = philox.uniform_at(seed, walker0 + i, philox.STREAM_INIT, B, j, single)
             V[i, j] = a + (b - a) * X.dtype.type(u)
             X[i, j] = row[j]
             P[i, j] = row[j]
@@ -58,10 +62,11 @@ def pso_init(X, V, P, f, Pf, lower, upper, fid, seed, classic, single, bad):
 
 
 @njit(nogil=True, cache=True)
-def link(seed, i, epoch, k, K, base, m):
-    """Particle i's k-th link target (global index) for links drawn after iteration `epoch`."""
+def link(seed, key, epoch, k, K, base, m):
+    """The k-th link target of the particle keyed `key` (its global index walker0 + i) for links
+    drawn after iteration `epoch`: base (its swarm's first particle, local) + U{0..m-1}."""
     per_draw = np.uint64((K + 3) // 4)
-    w0, w1, w2, w3 = philox.words(seed, i, STREAM_LINKS,
+    w0, w1, w2, w3 = philox.words(seed, key, STREAM_LINKS,
                                   np.uint64(epoch + 1) * per_draw + np.uint64(k // 4))
     q = k % 4
     w = w0 if q == 0 else (w1 if q == 1 else (w2 if q == 2 else w3))
@@ -109,16 +114,17 @@ def swarm_argmin(Pf, base, m):
 
 @njit(nogil=True, cache=True)
 def classic_move(X, V, P, f, Pf, g, i, lower, upper, fid, seed, t, omega, phi_p, phi_g, lr, single,
-                 bad, x):
-    """Particle i's classic move at iteration t (r_p, r_g from Philox) toward its personal best and
-    `g`, a copy of its swarm's best taken before the iteration; confined, evaluated (x: float64
-    scratch of d), and its personal best updated at once (only the particle itself reads its P)."""
+                 bad, x, walker0):
+    """Particle i's classic move at iteration t (r_p, r_g from Philox, keyed walker0 + i) toward its
+    personal best and `g`, a copy of its swarm's best taken before the iteration; confined,
+    evaluated (x: float64 scratch of d), and its personal best updated at once (only the particle
+    itself reads its P)."""
     d = X.shape[1]
     T = X.dtype.type
     C = 2 if single else 1  # coordinates per Philox block (r_p and r_g each)
     per_iter = np.uint64((d + C - 1) // C)
     for j in range(d):
-        w0, w1, w2, w3 = philox.words(seed, i, philox.STREAM_STEP, t * per_iter + np.uint64(j // C))
+        w0, w1, w2, w3 = philox.words(seed, walker0 + i, philox.STREAM_STEP, t * per_iter + np.uint64(j // C))
         q = j % C
         rp = T(philox.uniform_k(w0, w1, w2, w3, 2 * q, single))
         rg = T(philox.uniform_k(w0, w1, w2, w3, 2 * q + 1, single))
@@ -139,7 +145,7 @@ def copy_row(dst, k, src, i):
 
 @njit(**PJIT)
 def pso_classic(X, V, P, f, Pf, swarm_f, lower, upper, fid, m, seed, first_iter, iterations,
-                omega, phi_p, phi_g, lr, single, bad):
+                omega, phi_p, phi_g, lr, single, bad, walker0):
     """Many swarms: ``prange`` over swarms, each running `iterations` iterations."""
     n, d = X.shape
     for s in prange(n // m):
@@ -152,14 +158,14 @@ def pso_classic(X, V, P, f, Pf, swarm_f, lower, upper, fid, m, seed, first_iter,
             copy_row(g, 0, P, gi)
             for i in range(base, base + m):
                 classic_move(X, V, P, f, Pf, g[0], i, lower, upper, fid, seed, t, omega, phi_p, phi_g,
-                             lr, single, bad, x)
+                             lr, single, bad, x, walker0)
             gi = swarm_argmin(Pf, base, m)
         swarm_f[s] = Pf[gi]
 
 
 @njit(**WIDE_PJIT)
 def pso_classic_wide(X, V, P, f, Pf, swarm_f, lower, upper, fid, m, seed, t, omega, phi_p, phi_g,
-                     lr, single, bad):
+                     lr, single, bad, walker0):
     """Few swarms: one iteration t, ``prange`` over every particle (the many-swarm kernel's order
     of arithmetic per particle, so the same run)."""
     n, d = X.shape
@@ -170,7 +176,7 @@ def pso_classic_wide(X, V, P, f, Pf, swarm_f, lower, upper, fid, m, seed, t, ome
     for i in prange(n):
         x = np.empty(d, dtype=np.float64)
         classic_move(X, V, P, f, Pf, G[i // m], i, lower, upper, fid, seed, np.uint64(t), omega, phi_p,
-                     phi_g, lr, single, bad, x)
+                     phi_g, lr, single, bad, x, walker0)
     for s in prange(swarms):
         swarm_f[s] = Pf[swarm_argmin(Pf, s * m, m)]
 
@@ -184,15 +190,15 @@ def better_informant(Pf, src, b):
 
 
 @njit(nogil=True, cache=True)
-def informants(Pf, best, seed, epoch, K, base, m):
+def informants(Pf, best, seed, epoch, K, base, m, walker0):
     """best[p] = the best informant of particle base + p: each particle informs itself and its K
-    targets (drawn here)."""
+    targets (drawn here, keyed by the global index walker0 + src)."""
     for p in range(m):
         best[p] = base + p
     for p in range(m):
         src = base + p
         for k in range(K):
-            tgt = link(seed, src, epoch, k, K, base, m) - base
+            tgt = link(seed, walker0 + src, epoch, k, K, base, m) - base
             if better_informant(Pf, src, best[tgt]):
                 best[tgt] = src
 
@@ -215,9 +221,9 @@ def gather_informants(Pf, best, targets, lo, hi, m):
 # inlined into both kernels at numba's level: as a call, the grouped kernel ran 3% slower on one
 # thread (0.83 vs 0.86 M evals/s, rastrigin 30-D, float32); the other helpers lost nothing
 @njit(nogil=True, cache=True, inline="always")
-def spso_move(X, V, P, f, Pf, i, l, lower, upper, fid, seed, t, w, c, single, bad, z, x):
+def spso_move(X, V, P, f, Pf, i, l, lower, upper, fid, seed, t, w, c, single, bad, z, x, walker0):
     """Particle i's SPSO-2011 move at iteration t around its personal best and that of its best
-    informant l (normals and radius from Philox), confined and evaluated (z: scratch of d in X's
+    informant l (normals and radius from Philox, keyed walker0 + i), confined and evaluated (z: scratch of d in X's
     dtype, x: float64). Updates Pf[i] and says whether it improved: the caller copies the P row
     after every particle of the swarm moved (other particles read it)."""
     d = X.shape[1]
@@ -228,7 +234,7 @@ def spso_move(X, V, P, f, Pf, i, l, lower, upper, fid, seed, t, w, c, single, ba
     tiny = np.finfo(X.dtype).tiny
     coef = T(c) * (T(0.25) if l == i else T(1.0 / 3.0))
     for j0 in range(0, d, NP):
-        w0, w1, w2, w3 = philox.words(seed, i, philox.STREAM_STEP,
+        w0, w1, w2, w3 = philox.words(seed, walker0 + i, philox.STREAM_STEP,
                                       np.uint64(t) * per_iter + np.uint64(j0 // NP))
         for h in range(NP // 2):  # Box-Muller on pairs (mw_normal2)
             u1 = T(philox.uniform_k(w0, w1, w2, w3, 2 * h, single))
@@ -245,7 +251,7 @@ def spso_move(X, V, P, f, Pf, i, l, lower, upper, fid, seed, t, w, c, single, ba
         tc = coef * (P[i, j] + P[l, j] - T(2) * X[i, j])
         tc2 += tc * tc
         dir2 += z[j] * z[j]
-    w0, w1, w2, w3 = philox.words(seed, i, philox.STREAM_STEP, np.uint64(t) * per_iter + normal_blocks)
+    w0, w1, w2, w3 = philox.words(seed, walker0 + i, philox.STREAM_STEP, np.uint64(t) * per_iter + normal_blocks)
     ru = T(philox.uniform_k(w0, w1, w2, w3, 0, single))
     scale = np.sqrt(tc2) * ru / max(np.sqrt(dir2), tiny)
     for j in range(d):
@@ -267,7 +273,7 @@ def settle(Pf, base, m, previous, epoch, t):
 
 @njit(**PJIT)
 def pso_spso(X, V, P, f, Pf, swarm_f, epochs, redrawn, lower, upper, fid, m, K, seed, first_iter,
-             iterations, w, c, single, bad):
+             iterations, w, c, single, bad, walker0):
     """Many swarms: ``prange`` over swarms, each running `iterations` iterations."""
     n, d = X.shape
     for s in prange(n // m):
@@ -280,10 +286,10 @@ def pso_spso(X, V, P, f, Pf, swarm_f, epochs, redrawn, lower, upper, fid, m, K, 
         epoch = epochs[s]
         for it in range(iterations):
             t = first_iter + it
-            informants(Pf, best, seed, epoch, K, base, m)
+            informants(Pf, best, seed, epoch, K, base, m, walker0)
             for p in range(m):
                 pending[p] = spso_move(X, V, P, f, Pf, base + p, best[p], lower, upper, fid, seed, t,
-                                       w, c, single, bad, z, x)
+                                       w, c, single, bad, z, x, walker0)
             for p in range(m):  # P is read by other particles: written after all have moved
                 if pending[p]:
                     copy_row(P, base + p, X, base + p)
@@ -294,7 +300,7 @@ def pso_spso(X, V, P, f, Pf, swarm_f, epochs, redrawn, lower, upper, fid, m, K, 
 
 @njit(**WIDE_PJIT)
 def pso_spso_wide(X, V, P, f, Pf, swarm_f, epochs, redrawn, best, pending, targets, owners, lower,
-                  upper, fid, m, K, seed, t, w, c, single, bad):
+                  upper, fid, m, K, seed, t, w, c, single, bad, walker0):
     """Few swarms: one iteration t, ``prange`` over every particle for the links' draws, the move
     and the P copy. The informants are gathered by `owners` threads, each for its own range of
     particles (no two threads write one entry; the serial kernel's comparisons): a serial pass
@@ -308,14 +314,14 @@ def pso_spso_wide(X, V, P, f, Pf, swarm_f, epochs, redrawn, best, pending, targe
     for i in prange(n):
         s = i // m
         for k in range(K):
-            targets[i, k] = link(seed, i, epochs[s], k, K, s * m, m)
+            targets[i, k] = link(seed, walker0 + i, epochs[s], k, K, s * m, m)
     for r in prange(owners):
         gather_informants(Pf, best, targets, r * n // owners, (r + 1) * n // owners, m)
     for i in prange(n):
         z = np.empty(d, dtype=X.dtype)
         x = np.empty(d, dtype=np.float64)
         pending[i] = spso_move(X, V, P, f, Pf, i, best[i], lower, upper, fid, seed, t, w, c, single,
-                               bad, z, x)
+                               bad, z, x, walker0)
     for i in prange(n):
         if pending[i]:
             copy_row(P, i, X, i)
@@ -324,13 +330,14 @@ def pso_spso_wide(X, V, P, f, Pf, swarm_f, epochs, redrawn, best, pending, targe
 
 
 @njit(**PJIT)
-def links_of(ids, seed, epochs, K, m):
+def links_of(ids, seed, epochs, K, m, walker0):
+    """(k, K) link targets of particles `ids` (this object's indices, as the targets)."""
     out = np.empty((ids.shape[0], K), dtype=np.int64)
     for r in prange(ids.shape[0]):
         i = ids[r]
         s = i // m
         for k in range(K):
-            out[r, k] = link(seed, i, epochs[s], k, K, s * m, m)
+            out[r, k] = link(seed, walker0 + i, epochs[s], k, K, s * m, m)
     return out
 
 
@@ -343,7 +350,8 @@ class _Links:
     def __getitem__(self, ids):
         p = self.algo.params
         ids = np.atleast_1d(np.asarray(ids, dtype=np.int64))
-        return links_of(ids, np.uint64(self.algo._seed), self.state.epochs, int(p.informants), int(p.walkers))
+        return links_of(ids, np.uint64(self.algo._seed), self.state.epochs, int(p.informants), int(p.walkers),
+                        np.int64(self.algo.walker0))
 
 
 @dataclass
@@ -368,7 +376,7 @@ class ParticleSwarmNumba(NumbaAlgorithm, ParticleSwarm):
         self.use_threads()
         bad = self.nonfinite_counter(n)
         pso_init(a[0], a[1], a[2], f, Pf, self.lower, self.upper, self.fid, np.uint64(self._seed),
-                 p.variant == "classic", self.single, bad)
+                 p.variant == "classic", self.single, bad, np.int64(self.walker0))
         state = ParticleSwarmNumbaState(X=a[0], f=f, best_x=np.zeros(d, dtype=self.dtype),
                                         best_f=np.asarray(np.inf, dtype=self.dtype), evals=n, V=a[1],
                                         P=a[2], Pf=Pf)
@@ -392,15 +400,16 @@ class ParticleSwarmNumba(NumbaAlgorithm, ParticleSwarm):
         common = (state.X, state.V, state.P, state.f, state.Pf, state.swarm_best_f)
         bad = self.nonfinite_counter(self.total_walkers())
         seed, first = np.uint64(self._seed), int(state.iteration)
+        walker0 = np.int64(self.walker0)  # a shard's first particle in the split run (keys only)
         if p.variant == "classic":
             coefficients = (T(p.omega), T(p.phi_p), T(p.phi_g), T(p.lr), self.single, bad)
             if self.runs_wide(p.swarms):
                 for t in range(first, first + int(iterations)):
                     pso_classic_wide(*common, self.lower, self.upper, self.fid, int(p.walkers), seed,
-                                     np.int64(t), *coefficients)
+                                     np.int64(t), *coefficients, walker0)
             else:
                 pso_classic(*common, self.lower, self.upper, self.fid, int(p.walkers), seed,
-                            np.int64(first), int(iterations), *coefficients)
+                            np.int64(first), int(iterations), *coefficients, walker0)
         else:
             links = (self.lower, self.upper, self.fid, int(p.walkers), int(p.informants), seed)
             if self.runs_wide(p.swarms):
@@ -409,10 +418,10 @@ class ParticleSwarmNumba(NumbaAlgorithm, ParticleSwarm):
                            np.empty((n, int(p.informants)), dtype=np.int32), int(self.threads))
                 for t in range(first, first + int(iterations)):
                     pso_spso_wide(*common, state.epochs, state.redrawn, *scratch, *links, np.int64(t),
-                                  SPSO_W, SPSO_C, self.single, bad)
+                                  SPSO_W, SPSO_C, self.single, bad, walker0)
             else:
                 pso_spso(*common, state.epochs, state.redrawn, *links, np.int64(first), int(iterations),
-                         SPSO_W, SPSO_C, self.single, bad)
+                         SPSO_W, SPSO_C, self.single, bad, walker0)
         state.evals += self.total_walkers() * int(iterations)
         self.tally_nonfinite(state, bad)
         state.iteration += int(iterations)
