@@ -27,6 +27,14 @@
 // swarm's blocks, which requires them to be resident together: the host never launches more blocks
 // than the device holds at once (occupancy query) and batches swarms over launches. A swarm larger
 // than that gives each thread several particles (`for p = lt; p < m; p += stride`).
+// Packed blocks (classic only: pso_classic_packed, pso_classic_grid_packed, the same code as
+// pso_classic and pso_classic_grid with PACKED set): many small swarms, a tuning grid's 2,048 runs
+// of 40 say, would leave 24 of a block's 64 lanes idle (a swarm per block, whole warps); instead
+// spb swarms share a block, swarm k on threads [k m, (k + 1) m), e.g. 4 x 40 = 160 threads, every
+// lane busy. Nothing couples them: each swarm's best is a segmented argmin over its own threads
+// (pso_exchange_packed) and its best point has its own row of shared memory; a particle's
+// arithmetic and random numbers do not depend on the block it is in, so packed or not, the same
+// run. The host picks spb (or 1: the unpacked kernels) from the launch's busiest multiprocessor.
 // The swarm's best is exchanged through per-block partials (value, index, point), double-buffered
 // by iteration parity so that a fast block never overwrites what a slow one is still reading
 // (SPSO needs only the value and index: it moves towards informants, not the swarm's best).
@@ -63,20 +71,29 @@
 //   PSO_STREAM_LINKS: the K targets, draw (epoch + 1) * ceil(K / 4) + b.
 //
 // MW_KERNELS: pso_init<F,T> pso_classic<F,T> pso_classic_grid<F,T> pso_spso<F,T> pso_links<T>
+// MW_KERNELS: pso_classic_packed<F,T> pso_classic_grid_packed<F,T>
 // MW_HEADERS: group_sync.cuh
 
 #define PSO_STREAM_LINKS 16u
+// Launch bounds of the packed classic kernels (solvers/cuda/particle_swarm.py: PACKED_MAX_BLOCK):
+// blocks of at most 160 threads (4 swarms of 40), 4 resident per multiprocessor, which lets ptxas
+// use 96 registers: the grid body spills 16/28 bytes (float, rastrigin) where the 64 registers of
+// (256, 4) spill 188/460, and 4 x 4 swarms of 40 on each of 132 multiprocessors still hold a
+// 2,048-run grid in one wave.
+#define PSO_PACKED_MAX_BLOCK 160
+#define PSO_PACKED_MIN_BLOCKS 4
 
 // ---- helpers: the swarm-best exchange (L2 loads and the group barrier: group_sync.cuh) ------------
 
-// Where this block sits: swarm, block within the swarm, thread within the swarm.
+// Where this thread sits: swarm, block within the swarm, thread within the swarm.
 struct PsoPlace {
-    long long group;  // swarm within the launch
+    long long group;  // swarm within the launch (packed: block within the launch)
     long long swarm;  // global swarm index
     long long base;   // its first particle
-    int block;        // block within the swarm, 0..bps-1
-    int lt;           // thread within the swarm
-    int stride;       // threads per swarm (bps * blockDim.x)
+    int block;        // block within the swarm, 0..bps-1 (packed: 0)
+    int lt;           // thread within the swarm (m: an idle thread of a packed block)
+    int stride;       // threads per swarm (bps * blockDim.x; packed: m)
+    int slot;         // packed: the swarm's place in its block (0..spb-1); else 0
 };
 
 __device__ __forceinline__ PsoPlace pso_place(long long first_swarm, int bps, int m) {
@@ -87,6 +104,28 @@ __device__ __forceinline__ PsoPlace pso_place(long long first_swarm, int bps, in
     s.base = s.swarm * (long long)m;
     s.lt = s.block * blockDim.x + threadIdx.x;
     s.stride = bps * blockDim.x;
+    s.slot = 0;
+    return s;
+}
+
+// Packed blocks (classic PSO, spb > 1: small swarms, several to a block): block b holds swarms
+// first_swarm + b * spb + k, k < spb, swarm k on threads [k m, (k + 1) m), one particle per thread,
+// so thread t owns particle (the block's first swarm) * m + t. Threads past the block's swarms
+// (t >= spb m, or in the last block a swarm >= `swarms`) are idle: lt = m, so they own no particle
+// and skip every per-particle loop, but they still reach every __syncthreads; their swarm is the
+// block's first (a valid index for the grid's key and parameter row, never written).
+__device__ __forceinline__ PsoPlace pso_place_packed(long long first_swarm, int spb, int m, long long swarms) {
+    PsoPlace s;
+    const long long first = first_swarm + (long long)blockIdx.x * spb;  // the block's first swarm
+    const int k = (int)(threadIdx.x / (unsigned int)m);
+    const bool active = k < spb && first + k < swarms;
+    s.group = blockIdx.x;
+    s.block = 0;
+    s.slot = active ? k : 0;
+    s.swarm = first + s.slot;
+    s.base = s.swarm * (long long)m;
+    s.lt = active ? (int)threadIdx.x - k * m : m;
+    s.stride = m;
     return s;
 }
 
@@ -141,6 +180,46 @@ __device__ void pso_exchange(MwBest<T> mine, const T* P, const T* ps, long long 
         for (int j = threadIdx.x; j < d; j += blockDim.x) g_x[j] = mw_ldcg(gpart_x + owner * d + j);
     }
     __syncthreads();
+}
+
+// The packed block's exchange (pso_place_packed; bps = 1): every swarm's best particle (smallest
+// personal best, ties to the smaller index: mw_better, so the same particle as pso_exchange finds)
+// from every thread's own best `mine`, by a segmented argmin over the swarms' thread ranges, into
+// sbest[slot] (shared); with g_x, each swarm's best point into g_x[slot * d ..] (shared). Called by
+// every thread of the block (spb is a kernel argument: uniform), idle threads with mw_no_best.
+// Three __syncthreads, none in divergent code: (1) every thread's `mine` is in red_f/red_i (and
+// its personal best in P or ps) before any is read; (2) sbest is complete before any swarm copies
+// its point; (3) g_x is complete before the next move reads it. The next call's writes to red_*,
+// sbest and g_x come after (2) and (3) of this one, when every read of them here is done.
+template <typename T>
+__device__ void pso_exchange_packed(MwBest<T> mine, const T* P, const T* ps, long long n, int d, int m,
+                                    int spb, const PsoPlace& at, long long swarms, T* red_f, long long* red_i,
+                                    MwBest<T>* sbest, T* g_x) {
+    const int t = threadIdx.x, lane = t & 31, warps = blockDim.x >> 5;
+    const long long first = at.swarm - at.slot;  // the block's first swarm
+    const long long left = swarms - first;
+    const int here = left < spb ? (int)left : spb;  // swarms in this block
+    red_f[t] = mine.f;
+    red_i[t] = mine.i;
+    __syncthreads();  // (1)
+    // warp w reduces swarms w, w + warps, ...: the loop condition is the same in all of a warp's
+    // lanes, so the shuffles see full warps
+    for (int k = t >> 5; k < here; k += warps) {
+        MwBest<T> v = mw_no_best<T>();
+        for (int p = lane; p < m; p += 32) v = mw_better(v, mw_make_best(red_f[k * m + p], red_i[k * m + p]));
+        v = mw_warp_argmin(v);
+        if (lane == 0) sbest[k] = v;
+    }
+    __syncthreads();  // (2)
+    const MwBest<T> w = sbest[at.slot];
+    if (g_x && at.lt < m && w.i >= at.base && w.i < at.base + m) {
+        // the swarm's threads copy its best point: from the shared p (column = the winner's thread:
+        // particle first * m + t is thread t) or from P, written by this block before (1)
+        const long long col = w.i - first * m;
+        T* g = g_x + (long long)at.slot * d;
+        for (int j = at.lt; j < d; j += m) g[j] = ps ? ps[(long long)j * blockDim.x + col] : P[(long long)j * n + w.i];
+    }
+    __syncthreads();  // (3)
 }
 
 // End of a launch: the launch's best particle (bests only improve, so every swarm's best is its
@@ -256,11 +335,13 @@ __device__ void pso_stage(T* X, T* V, T* P, long long n, int d, long long i, T* 
     }
 }
 
-// Split the dynamic shared memory after `used` bytes: g, then the flagged arrays.
+// Split the dynamic shared memory after `used` bytes: g (g_count values: d, or spb d in a packed
+// block), then the flagged arrays.
 template <typename T>
-__device__ __forceinline__ T* pso_split(unsigned char* smem, int used, int d, int flags, T** xs, T** vs, T** ps) {
+__device__ __forceinline__ T* pso_split(unsigned char* smem, int used, int d, int g_count, int flags, T** xs,
+                                        T** vs, T** ps) {
     T* g_x = (T*)(smem + used);
-    T* next = g_x + d;
+    T* next = g_x + g_count;
     const int Bd = blockDim.x * d;
     *xs = (flags & PSO_X_SHARED) ? next : (T*)0;
     next += (flags & PSO_X_SHARED) ? Bd : 0;
@@ -290,10 +371,13 @@ __device__ __forceinline__ T pso_remember(const PsoRows<T>& r, T* P, T* f, T* Pf
 // ---- classic global-best PSO ----------------------------------------------------------------------
 
 // `iterations` iterations of swarms first_swarm .. first_swarm + gridDim.x / bps - 1 (the kernel
-// pso_classic below; GROUPED: a tuning grid's launch, gsize > 0).
-template <typename F, typename T, bool GROUPED>
+// pso_classic below; GROUPED: a tuning grid's launch, gsize > 0); with spb > 1 (bps = 1), of
+// swarms first_swarm .. first_swarm + gridDim.x * spb - 1 (< n / m), spb to a block
+// (pso_place_packed). Either way each particle does the same arithmetic on the same numbers, and
+// its swarm's best is the same particle: packed or not, the same run.
+template <typename F, typename T, bool GROUPED, bool PACKED>
 __device__ __forceinline__ void pso_classic_run(T* X, T* V, T* P, T* f, T* Pf, T* swarm_f, long long* swarm_i, const T* __restrict__ lower,
-            const T* __restrict__ upper, long long n, int m, int d, long long first_swarm, int bps,
+            const T* __restrict__ upper, long long n, int m, int d, long long first_swarm, int bps, int spb,
             unsigned long long seed, long long walker0, long long first_iter, int iterations, long long last_active,
             T omega, T phi_p, T phi_g,
             T lr, int flags, T* gpart_f, long long* gpart_i, T* gpart_x, unsigned long long* bars,
@@ -301,9 +385,19 @@ __device__ __forceinline__ void pso_classic_run(T* X, T* V, T* P, T* f, T* Pf, T
             const unsigned long long* gseeds, const T* gvals, long long gsize) {
     extern __shared__ __align__(16) unsigned char pso_smem[];
     __shared__ MwBest<T> g;
+    // shared memory: packed, [red_i: B][sbest: spb][red_f: B] first (the segmented argmin's
+    // scratch; B a multiple of 32 keeps every part aligned), then g (spb d) and x, v, p as flagged
+    const bool packed = PACKED;  // pso_classic_packed, pso_classic_grid_packed: the host passes spb > 1
+    const int B = blockDim.x;
+    long long* red_i = (long long*)pso_smem;
+    MwBest<T>* sbest = (MwBest<T>*)(red_i + B);
+    T* red_f = (T*)(sbest + spb);
+    const int used = packed ? (int)((unsigned char*)(red_f + B) - pso_smem) : 0;
     T *xs, *vs, *ps;
-    T* g_x = pso_split<T>(pso_smem, 0, d, flags, &xs, &vs, &ps);
-    const PsoPlace at = pso_place(first_swarm, bps, m);
+    T* g_x = pso_split<T>(pso_smem, used, d, packed ? spb * d : d, flags, &xs, &vs, &ps);
+    const long long swarms = n / m;
+    const PsoPlace at = packed ? pso_place_packed(first_swarm, spb, m, swarms) : pso_place(first_swarm, bps, m);
+    const T* g_own = g_x + (long long)at.slot * d;  // this thread's swarm's best point
     // a grid's run (gsize particles, whole swarms): its key and its row (omega, phi_p, phi_g, lr)
     // of the parameter table, read once here; an ordinary launch keeps the scalar arguments
     const MwGroupKey gk = mw_group_key_if<GROUPED>(seed, gseeds, gsize, at.base);
@@ -325,7 +419,11 @@ __device__ __forceinline__ void pso_classic_run(T* X, T* V, T* P, T* f, T* Pf, T
     for (int p = at.lt; p < m; p += at.stride) mine = mw_better(mine, mw_make_best(Pf[at.base + p], at.base + p));
     T pf_own = own_one ? Pf[at.base + at.lt] : T(0);  // the own particle's best value, in a register
     int parity = 0;
-    pso_exchange(mine, P, ps, n, d, m, at, parity, gpart_f, gpart_i, gpart_x, sync, g_x, &g);
+    if (packed) {
+        pso_exchange_packed(mine, P, ps, n, d, m, spb, at, swarms, red_f, red_i, sbest, g_x);
+    } else {
+        pso_exchange(mine, P, ps, n, d, m, at, parity, gpart_f, gpart_i, gpart_x, sync, g_x, &g);
+    }
 
     const int C = MwPerBlock<T>::value / 2;  // coordinates per Philox block (r_p and r_g each)
     const unsigned long long per_iter = (unsigned long long)((d + C - 1) / C);
@@ -347,7 +445,7 @@ __device__ __forceinline__ void pso_classic_run(T* X, T* V, T* P, T* f, T* Pf, T
                         T x = r.x[(long long)j * r.xs];
                         T v = r.v[(long long)j * r.vs];
                         const T pb = r.p[(long long)j * r.ps];
-                        v = omega * v + phi_p * rp * (pb - x) + phi_g * rg * (g_x[j] - x);
+                        v = omega * v + phi_p * rp * (pb - x) + phi_g * rg * (g_own[j] - x);
                         x = x + lr * v;
                         pso_confine(x, v, lower[j], upper[j]);
                         r.x[(long long)j * r.xs] = x;
@@ -363,16 +461,23 @@ __device__ __forceinline__ void pso_classic_run(T* X, T* V, T* P, T* f, T* Pf, T
             mine = mw_better(mine, mw_make_best(pf, i));
         }
         parity ^= 1;
-        pso_exchange(mine, P, ps, n, d, m, at, parity, gpart_f, gpart_i, gpart_x, sync, g_x, &g);
+        if (packed) {
+            pso_exchange_packed(mine, P, ps, n, d, m, spb, at, swarms, red_f, red_i, sbest, g_x);
+        } else {
+            pso_exchange(mine, P, ps, n, d, m, at, parity, gpart_f, gpart_i, gpart_x, sync, g_x, &g);
+        }
     }
 
     if (own_one) pso_stage(X, V, P, n, d, at.base + at.lt, xs, vs, ps, false);
-    const bool leader = at.block == 0 && threadIdx.x == 0;
+    // the swarm's leader: block 0's thread 0, or in a packed block the swarm's first thread (lt 0;
+    // idle threads have lt = m)
+    const bool leader = PACKED ? at.lt == 0 : at.block == 0 && threadIdx.x == 0;
+    const MwBest<T> best = packed ? sbest[at.slot] : g;  // read after the last exchange's barrier
     if (leader) {
-        swarm_f[at.swarm] = g.f;
-        swarm_i[at.swarm] = g.i;
+        swarm_f[at.swarm] = best.f;
+        swarm_i[at.swarm] = best.i;
     }
-    pso_commit(leader ? g : mw_no_best<T>(), P, n, d, part_f, part_i, ticket, best_f, best_x, best_i);
+    pso_commit(leader ? best : mw_no_best<T>(), P, n, d, part_f, part_i, ticket, best_f, best_x, best_i);
 }
 
 // The kernels: an ordinary launch (its code as before grids existed: the parameters stay kernel
@@ -382,23 +487,34 @@ __device__ __forceinline__ void pso_classic_run(T* X, T* V, T* P, T* f, T* Pf, T
 #define PSO_CLASSIC_PARAMS                                                                             \
     T *X, T *V, T *P, T *f, T *Pf, T *swarm_f, long long *swarm_i, const T *__restrict__ lower,         \
         const T *__restrict__ upper, long long n, int m, int d, long long first_swarm, int bps,        \
-        unsigned long long seed, long long walker0, long long first_iter, int iterations,              \
-        long long last_active, T omega, T phi_p, T phi_g, T lr, int flags, T *gpart_f, long long *gpart_i, T *gpart_x,                 \
-        unsigned long long *bars, T *part_f, long long *part_i, unsigned int *ticket, T *best_f,       \
-        T *best_x, long long *best_i, const unsigned long long *gseeds, const T *gvals, long long gsize
+        int spb, unsigned long long seed, long long walker0, long long first_iter, int iterations,     \
+        long long last_active, T omega, T phi_p, T phi_g, T lr, int flags, T *gpart_f,                 \
+        long long *gpart_i, T *gpart_x, unsigned long long *bars, T *part_f, long long *part_i,        \
+        unsigned int *ticket, T *best_f, T *best_x, long long *best_i,                                 \
+        const unsigned long long *gseeds, const T *gvals, long long gsize
 #define PSO_CLASSIC_ARGS                                                                               \
-    X, V, P, f, Pf, swarm_f, swarm_i, lower, upper, n, m, d, first_swarm, bps, seed, walker0,         \
-        first_iter, iterations, last_active, omega, phi_p, phi_g, lr, flags, gpart_f, gpart_i, gpart_x, bars,      \
-        part_f, part_i, ticket, best_f, best_x, best_i, gseeds, gvals, gsize
+    X, V, P, f, Pf, swarm_f, swarm_i, lower, upper, n, m, d, first_swarm, bps, spb, seed, walker0,    \
+        first_iter, iterations, last_active, omega, phi_p, phi_g, lr, flags, gpart_f, gpart_i,         \
+        gpart_x, bars, part_f, part_i, ticket, best_f, best_x, best_i, gseeds, gvals, gsize
 
 template <typename F, typename T>
 __global__ void __launch_bounds__(256, 4) pso_classic(PSO_CLASSIC_PARAMS) {
-    pso_classic_run<F, T, false>(PSO_CLASSIC_ARGS);
+    pso_classic_run<F, T, false, false>(PSO_CLASSIC_ARGS);
 }
 
 template <typename F, typename T>
 __global__ void __launch_bounds__(256, 4) pso_classic_grid(PSO_CLASSIC_PARAMS) {
-    pso_classic_run<F, T, true>(PSO_CLASSIC_ARGS);
+    pso_classic_run<F, T, true, false>(PSO_CLASSIC_ARGS);
+}
+
+template <typename F, typename T>
+__global__ void __launch_bounds__(PSO_PACKED_MAX_BLOCK, PSO_PACKED_MIN_BLOCKS) pso_classic_packed(PSO_CLASSIC_PARAMS) {
+    pso_classic_run<F, T, false, true>(PSO_CLASSIC_ARGS);
+}
+
+template <typename F, typename T>
+__global__ void __launch_bounds__(PSO_PACKED_MAX_BLOCK, PSO_PACKED_MIN_BLOCKS) pso_classic_grid_packed(PSO_CLASSIC_PARAMS) {
+    pso_classic_run<F, T, true, true>(PSO_CLASSIC_ARGS);
 }
 
 // ---- SPSO-2011 ------------------------------------------------------------------------------------
@@ -497,7 +613,7 @@ pso_spso(T* X, T* V, T* P, T* f, T* Pf, T* swarm_f, long long* swarm_i, long lon
         keys.offset = 0;
     }
     T *xs, *vs, *ps;
-    pso_split<T>(pso_smem, used, d, flags, &xs, &vs, &ps);  // SPSO needs no swarm-best point
+    pso_split<T>(pso_smem, used, d, d, flags, &xs, &vs, &ps);  // SPSO needs no swarm-best point
     MwGroupSync sync = {bars + at.group, 0ull, bps};
     const bool own_one = flags != 0 && at.lt < m;
     if (own_one) pso_stage(X, V, P, n, d, at.base + at.lt, xs, vs, ps, true);

@@ -19,12 +19,20 @@ same process:
 Rates are evaluations per second; speedups are ratios of times measured in this run. Writes
 ``tune-bench.json`` and ``tune-bench.md`` into ``--out`` (a folder).
 
+``--pso-swarms-per-block 1,auto`` (cuda): PSO's one launch again with each of these swarms per
+block (1: a block per swarm, the unpacked kernel; auto: the launch shape's choice; k: k swarms of
+40 per block), best of two launches each, in the same process: an A/B of the packed classic
+kernels (solvers/cuda/particle_swarm.py). Each row says its block shape, and whether its runs'
+best values are bit for bit those of the first setting.
+
     python3 scripts/tune_bench.py --out OUTDIR [--algorithms particle_swarm,...] [--points 16]
         [--seeds 8] [--iterations 2000] [--engine cuda] [--serial-sample 32]
+        [--pso-swarms-per-block 1,auto]
 """
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import shlex
 import sys
@@ -70,7 +78,33 @@ def one_launch(tuning, iterations: int) -> dict | None:
     algo.step(state, iterations)
     synchronize(engine)
     seconds = time.perf_counter() - t0
-    return {"seconds": seconds, "evals": int(state.evals), "rate": state.evals / seconds}
+    out = {"seconds": seconds, "evals": int(state.evals), "rate": state.evals / seconds}
+    launch = getattr(algo, "_launch", None)
+    if launch is not None and hasattr(launch, "spb"):  # PSO on cuda: how its blocks were shaped
+        out["launch"] = {"kernel": launch.kernel, "swarms_per_block": launch.spb, "block": launch.shape.block}
+    best = getattr(state, "group_best_f", None)
+    if best is not None:  # every run's best value, as a digest: equal digests, the same numbers
+        host = engine.xp.asnumpy(best) if hasattr(engine.xp, "asnumpy") else best
+        out["group_best_digest"] = hashlib.sha1(host.tobytes()).hexdigest()[:16]
+    return out
+
+
+def pso_packing(tuning, iterations: int, settings: list[str]) -> list[dict]:
+    """PSO's one launch with each swarms-per-block setting (best of two launches each)."""
+    from solvers.cuda.particle_swarm import ParticleSwarmCuda  # noqa: PLC0415
+
+    rows = []
+    try:
+        for setting in settings:
+            ParticleSwarmCuda.swarms_per_block = setting
+            runs = [one_launch(tuning, iterations) for _ in range(2)]
+            best = min(runs, key=lambda r: r["seconds"])
+            rows.append({"setting": setting, **best})
+    finally:
+        ParticleSwarmCuda.swarms_per_block = None
+    for row in rows:
+        row["same_numbers_as_first"] = row.get("group_best_digest") == rows[0].get("group_best_digest")
+    return rows
 
 
 def serial(name, axes, fixed, args, pairs) -> dict:
@@ -111,6 +145,9 @@ def bench_algorithm(name: str, args) -> dict:
     pairs = tuning.table.grid.pairs()
     record["runs"] = len(pairs)
     record["one_launch"] = one_launch(tuning, args.iterations) if tuning.table.batched else None
+    if name == "particle_swarm" and args.pso_swarms_per_block and args.engine == "cuda" and tuning.table.batched:
+        settings = [v.strip() for v in args.pso_swarms_per_block.split(",") if v.strip()]
+        record["one_launch_by_swarms_per_block"] = pso_packing(tuning, args.iterations, settings)
     if tuning.table.batched:
         t0 = time.perf_counter()
         table = tuning.run()
@@ -142,6 +179,13 @@ def markdown(records: list[dict], env: dict, command: str, args) -> str:
             lines.append(f"| {r['algorithm']} | one launch of all groups (init + step({r['iterations']})) | "
                          f"{r['runs']} | {o['seconds']:.3f} | {o['rate']:.4g} | "
                          f"{o['speedup_vs_one_after_another']:.1f}x |")
+        for v in r.get("one_launch_by_swarms_per_block") or ():
+            shape = v.get("launch", {})
+            same = "same numbers" if v["same_numbers_as_first"] else "DIFFERENT numbers"
+            lines.append(f"| {r['algorithm']} | one launch, swarms per block {v['setting']} "
+                         f"({shape.get('kernel')}, {shape.get('swarms_per_block')} x {r['fixed'].get('walkers')} "
+                         f"in {shape.get('block')} threads; {same}) | {r['runs']} | {v['seconds']:.3f} | "
+                         f"{v['rate']:.4g} | {r['serial']['seconds_whole_grid'] / v['seconds']:.1f}x |")
         if r["tune"]:
             t = r["tune"]
             lines.append(f"| {r['algorithm']} | solvers.tune, batched (chunks of ~0.2 s) | {r['runs']} | "
@@ -168,6 +212,9 @@ def main() -> int:
     ap.add_argument("--serial-sample", type=int, default=32,
                     help="runs timed one after another and scaled to the grid (0: all of them)")
     ap.add_argument("--out", default=None, help="folder for tune-bench.json and tune-bench.md")
+    ap.add_argument("--pso-swarms-per-block", default=None, metavar="LIST",
+                    help="cuda: PSO's one launch again with each of these swarms per block, e.g. "
+                         "'1,auto' (1: a block per swarm; auto: the launch shape's choice)")
     args = ap.parse_args()
     names = [n for n in args.algorithms.split(",") if n]
     unknown = [n for n in names if n not in GRIDS]

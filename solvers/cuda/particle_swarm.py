@@ -4,7 +4,10 @@ Same Params, moves, confinement, informants, link redraws and evaluation countin
 solvers/algorithms/particle_swarm.py (the reference; this class inherits its Params, counting and
 snapshot); only the random numbers differ (in-kernel Philox). A launch runs a whole chunk of
 iterations: a thread per particle, a swarm on one block or spread over several that meet at a
-barrier each iteration (solvers/cuda/resident.py says how launches are shaped). Links are never
+barrier each iteration (solvers/cuda/resident.py says how launches are shaped); many small classic
+swarms (a tuning grid's 2,048 runs of 40) are packed several to a block instead, so that no lane
+idles (pso_classic_packed, pso_classic_grid_packed; choose_swarms_per_block; the same numbers,
+MULTIWALK_PSO_SWARMS_PER_BLOCK=1 restores a block per swarm for comparisons). Links are never
 stored: a particle's K targets are drawn again from (particle, the iteration of its swarm's last
 redraw) wherever they are needed, the snapshot's link overlay included. In a shard of a run split
 over devices (whole swarms, solvers/shards.py) the kernels key every draw by the particle's global
@@ -12,17 +15,60 @@ index walker0 + i; all indices they store are the shard's own.
 """
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
 from ..algorithms.particle_swarm import ParticleSwarm
+from ..errors import ConfigError
 from .base import REDUCE_BLOCKS, CudaAlgorithm, CudaState, allocation_guard
-from .resident import allow_shared, group_shape, resident_blocks, spread
+from .resident import WARP, allow_shared, group_shape, multiprocessors, resident_blocks, spread
 
 SHARED_MAX = 48 * 1024  # dynamic shared memory per block for particles' own state (no opt-in needed)
 MAX_BLOCK = 256  # __launch_bounds__ of the step kernels
+PACKED_MAX_BLOCK = 160  # __launch_bounds__ of the packed classic kernels (PSO_PACKED_MAX_BLOCK)
+# swarms per block of classic PSO: unset or "auto", the launch shape's choice (choose_swarms_per_block);
+# "1", the unpacked mapping (a swarm per block or more); k > 1, k swarms per block where they fit
+SWARMS_PER_BLOCK_ENV = "MULTIWALK_PSO_SWARMS_PER_BLOCK"
+PACKED_SCRATCH = 16  # bytes per swarm of a packed block's shared best (MwBest<T>: value, index)
+
+
+def choose_swarms_per_block(m: int, swarms: int, sms: int, cap: int = PACKED_MAX_BLOCK) -> int:
+    """How many classic swarms of m particles to pack into one block (1: a block per swarm).
+
+    A block has whole warps, so one swarm of 40 leaves 24 of its 64 lanes idle; k swarms share
+    ceil(k m / 32) warps. The choice minimises the busiest multiprocessor's warps, ceil(blocks /
+    sms) x warps per block (every warp issues each instruction whatever its idle lanes), on ties
+    the fewer swarms per block (more, smaller blocks to spread). 2,048 swarms of 40 on 132
+    multiprocessors: 4 per block (5 warps, no idle lane; 20 warps on the busiest multiprocessor
+    against 32 with a block per swarm); 50 swarms: 1 (packing would only idle multiprocessors).
+    """
+    best, best_cost = 1, None
+    for k in range(1, max(1, cap // max(1, m)) + 1):
+        warps = -(-k * m // WARP)
+        cost = -(-(-(-swarms // k)) // max(1, sms)) * warps
+        if best_cost is None or cost < best_cost:
+            best, best_cost = k, cost
+    return best
+
+
+def requested_swarms_per_block(value) -> int | None:
+    """The class attribute's or the environment's swarms per block: None for the automatic
+    choice; ConfigError for anything but "auto" or a whole number >= 1."""
+    if value is None:
+        return None
+    text = str(value).strip().lower()
+    if text in ("", "auto"):
+        return None
+    try:
+        k = int(text)
+    except ValueError:
+        k = 0
+    if k < 1:
+        raise ConfigError(f"{SWARMS_PER_BLOCK_ENV} must be 'auto' or a whole number >= 1, got {value!r}")
+    return k
 
 
 @dataclass
@@ -57,6 +103,14 @@ class _Launch:
     flags: int  # which of a thread's x, v, p live in shared memory for a launch (kernel's PSO_*_SHARED)
     keys_shared: bool
     shared_bytes: int
+    kernel: str = ""  # the step kernel's name
+    spb: int = 1  # swarms per block (> 1: the packed classic kernels)
+
+    def blocks(self, swarms: int) -> int:
+        """Blocks of a launch of `swarms` swarms."""
+        if self.spb > 1:
+            return -(-swarms // self.spb)
+        return swarms * self.shape.per_group
 
 
 X_SHARED, V_SHARED, P_SHARED = 1, 2, 4
@@ -71,6 +125,10 @@ class ParticleSwarmCuda(CudaAlgorithm, ParticleSwarm):
     block = MAX_BLOCK
     group_params = ParticleSwarm.group_params  # classic: a tuning grid's runs in one launch
     group_columns = ("omega", "phi_p", "phi_g", "lr")  # pso_classic's gvals row
+    # classic swarms per block: None reads MULTIWALK_PSO_SWARMS_PER_BLOCK (unset: the automatic
+    # choice, choose_swarms_per_block); 1 keeps a block per swarm (the unpacked kernels); k > 1 packs k
+    # where they fit in PACKED_MAX_BLOCK threads. Packed or not, the same numbers.
+    swarms_per_block: ClassVar[int | str | None] = None
 
     def set_groups(self, groups: int, values: dict, target: float | None = None) -> None:
         if self.params.variant != "classic":
@@ -87,22 +145,44 @@ class ParticleSwarmCuda(CudaAlgorithm, ParticleSwarm):
         return n * per_particle + (n // 32 + 1) * 2 * (d + 2) * item + self.params.swarms * 32
 
     # --- launch shape ----------------------------------------------------------------------------
-    def _kernel_name(self) -> str:
+    def _kernel_name(self, packed: bool = False) -> str:
         if self.params.variant != "classic":
             return "pso_spso"
-        return "pso_classic" if self._group_values is None else "pso_classic_grid"  # a tuning grid
+        name = "pso_classic" if self._group_values is None else "pso_classic_grid"  # a tuning grid
+        return name + ("_packed" if packed else "")
+
+    def _swarms_per_block(self, m: int, swarms: int, per_group: int) -> int:
+        """Classic swarms per block: 1 unless each swarm takes one block (per_group 1) and two or
+        more fit in PACKED_MAX_BLOCK threads; then as asked (swarms_per_block, the environment)
+        within that, or choose_swarms_per_block's."""
+        most = PACKED_MAX_BLOCK // m
+        if self.params.variant != "classic" or per_group != 1 or most < 2:
+            return 1
+        asked = requested_swarms_per_block(
+            self.swarms_per_block if self.swarms_per_block is not None else os.environ.get(SWARMS_PER_BLOCK_ENV))
+        if asked is not None:
+            return max(1, min(asked, most, swarms))
+        return choose_swarms_per_block(m, swarms, multiprocessors())
 
     def _launch_shape(self) -> _Launch:
         """Block shape, and which own-particle arrays stay in shared memory for a whole launch."""
         p, d, item = self.params, self.problem.dim, self.dtype.itemsize
         m, swarms = int(p.walkers), int(p.swarms)
-        kernel = self.kernels.get(self._kernel_name())
         block, per_group = spread(m, swarms, min(int(self.block), MAX_BLOCK))
+        spb = self._swarms_per_block(m, swarms, per_group)
+        if spb > 1:  # spb swarms on consecutive threads of one block, whole warps
+            block = -(-spb * m // WARP) * WARP
+        name = self._kernel_name(spb > 1)
+        kernel = self.kernels.get(name)
         keys_shared = p.variant == "spso2011" and per_group == 1
+        blocks = -(-swarms // spb)  # with a block per swarm or packed (per_group 1)
 
         def shared(flags: int) -> int:
             keys = m * 8 * (2 if item == 8 else 1) if keys_shared else 0
-            return keys + d * item + bin(flags).count("1") * block * d * item
+            # packed: the segmented argmin's scratch (an index and a value per thread, a best per
+            # swarm) and a best point per swarm (pso_classic_run's layout)
+            scratch = block * (8 + item) + spb * PACKED_SCRATCH if spb > 1 else 0
+            return keys + scratch + spb * d * item + bin(flags).count("1") * block * d * item
 
         flags, resident, fewest = 0, 0, None
         for choice in SHARED_CHOICES:
@@ -113,7 +193,7 @@ class ParticleSwarmCuda(CudaAlgorithm, ParticleSwarm):
                 # a block per swarm, blocks independent: the most shared memory that still runs the
                 # fewest waves of blocks (a later wave waits for a whole launch of iterations; many
                 # swarms, a tuning grid's 2,048, do not all fit with x, v and p shared)
-                waves = -(-swarms // max(1, resident_blocks(kernel, block, shared(choice))))
+                waves = -(-blocks // max(1, resident_blocks(kernel, block, shared(choice))))
                 if fewest is None or waves < fewest:
                     flags, fewest = choice, waves
                 if waves == 1:
@@ -128,7 +208,7 @@ class ParticleSwarmCuda(CudaAlgorithm, ParticleSwarm):
             flags = 0
         nbytes = shared(flags)
         allow_shared(kernel, nbytes)
-        return _Launch(shape, flags, keys_shared, nbytes)
+        return _Launch(shape, flags, keys_shared, nbytes, name, spb)
 
     # --- init and step ---------------------------------------------------------------------------
     def init(self, rng) -> ParticleSwarmCudaState:
@@ -190,26 +270,27 @@ class ParticleSwarmCuda(CudaAlgorithm, ParticleSwarm):
         p, d, n = self.params, self.problem.dim, self.total_walkers()
         launch = self._launch
         shape = launch.shape
-        kernel = self.kernels.get(self._kernel_name())
+        kernel = self.kernels.get(launch.kernel)
         common = (np.int64(n), np.int32(p.walkers), np.int32(d))
         reduce = (self._gpart_f, self._gpart_i, self._gpart_x, self._bars, *self.tracker.args())
         for first, count in shape.launches(int(p.swarms)):
-            where = (np.int64(first), np.int32(shape.per_group), np.uint64(state.seed),
-                     np.int64(self.walker0), np.int64(state.iteration), np.int32(iterations),
-                     np.int64(last_active))
+            where = (np.uint64(state.seed), np.int64(self.walker0), np.int64(state.iteration),
+                     np.int32(iterations), np.int64(last_active))
             if p.variant == "classic":
                 args = (state.XT, state.VT, state.PT, state.f, state.Pf, state.swarm_best_f,
-                        state.swarm_best_i, self.lower, self.upper, *common, *where,
+                        state.swarm_best_i, self.lower, self.upper, *common, np.int64(first),
+                        np.int32(shape.per_group), np.int32(launch.spb), *where,
                         self.scalar(p.omega), self.scalar(p.phi_p), self.scalar(p.phi_g),
                         self.scalar(p.lr), np.int32(launch.flags), *reduce, *self.group_args())
             else:
                 args = (state.XT, state.VT, state.PT, state.f, state.Pf, state.swarm_best_f,
                         state.swarm_best_i, state.epochs, state.redrawn, state.keys, state.pending, self.lower,
-                        self.upper, *common, *where, np.int32(p.informants), np.int32(launch.flags),
+                        self.upper, *common, np.int64(first), np.int32(shape.per_group), *where,
+                        np.int32(p.informants), np.int32(launch.flags),
                         np.int32(launch.keys_shared), *reduce)
             if shape.per_group > 1:
                 self._bars.fill(0)  # the barrier counters only grow within a launch
-            kernel((count * shape.per_group,), (shape.block,), args, shared_mem=launch.shared_bytes)
+            kernel((launch.blocks(count),), (shape.block,), args, shared_mem=launch.shared_bytes)
         state.evals += n * (iterations - 1) + last_active * self.groups  # last_active: per run
         state.iteration += iterations
 
