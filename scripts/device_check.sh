@@ -2,7 +2,7 @@
 # The GPU check in one call: device and library versions, the GPU tests (pytest -m gpu) and the
 # benchmark suite, everything written into one folder.
 #
-#   scripts/device_check.sh [OUTDIR] [all|tests|bench|quick|gui|gui+bench|records] [extra pytest arguments...]
+#   scripts/device_check.sh [OUTDIR] [all|tests|bench|quick|gui|gui+bench|gui+tune|tune|records] [extra pytest arguments...]
 #
 # OUTDIR defaults to $OUT (the device tool's folder) or ./device_out. TESTS=... narrows the test
 # files (default tests/test_gpu_*.py). "quick" runs the GPU tests
@@ -93,7 +93,7 @@ if [[ "$MODE" == *gui* ]]; then
   echo "== the whole suite, window and GPU tests included (logs: $OUTDIR/suite-gpu.log, suite-rest.log)"
   per_test=()
   "$PY" -c "import pytest_timeout" 2>/dev/null && per_test=(--timeout=150)
-  for half in gpu rest; do
+  for half in ${HALVES:-gpu rest}; do  # HALVES=gpu: only the GPU tests (with Qt: the window's too)
     marker="gpu"; [[ $half == rest ]] && marker="not gpu"
     timeout "${SUITE_SECONDS:-420}" "$PY" -m pytest -q -rfEs -m "$marker" --durations=25 -p no:cacheprovider \
         "${per_test[@]}" "$@" > "$OUTDIR/suite-$half.log" 2>&1 &
@@ -101,7 +101,7 @@ if [[ "$MODE" == *gui* ]]; then
   for job in $(jobs -p); do
     wait "$job" || status=1
   done
-  for half in gpu rest; do
+  for half in ${HALVES:-gpu rest}; do
     echo "-- $half"; grep -E "^(FAILED|ERROR)|passed|failed|error" "$OUTDIR/suite-$half.log" | tail -n 15
   done
   [[ $status -ne 0 ]] && echo "pytest: a half failed or timed out (exit 124)"
@@ -158,6 +158,13 @@ open(os.path.join(out, "bench.md"), "w").write(text)
 print(text)
 EOF
   fi
+fi
+if [[ "$MODE" == *tune* ]]; then
+  # issue 12's grids (PSO, DE, pattern search, SA sync), PSO with the old and the packed mapping
+  echo "== tune bench (files: $OUTDIR/tune-bench.json/.md)"
+  timeout "${TUNE_SECONDS:-200}" "$PY" scripts/tune_bench.py --serial-sample "${TUNE_SERIAL:-16}" \
+      --pso-swarms-per-block 1,auto --out "$OUTDIR" 2>&1 | tail -n 30
+  [[ ${PIPESTATUS[0]} -ne 0 ]] && status=1
 fi
 if [[ "$MODE" == records ]]; then
   echo "== numba baseline (log: $OUTDIR/numba-baseline.log)"
