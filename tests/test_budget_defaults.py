@@ -135,11 +135,17 @@ def test_cuda_budget_split_arithmetic():
     algo = object.__new__(PatternSearchCuda)
     algo.max_evals = None
     state = SimpleNamespace(evals=100)
-    assert algo.capped_iterations(state, 7, 40) == (7, 0)
+    assert algo.capped_iterations(state, 7, 40) == (7, None)
     algo.max_evals = 1_000
-    assert algo.capped_iterations(state, 7, 40) == (7, 0)  # 380 <= 900 left
+    assert algo.capped_iterations(state, 7, 40) == (7, None)  # 380 <= 900 left
     assert algo.capped_iterations(state, 30, 40) == (22, 20)  # 22 x 40 + 20 = 900
-    assert algo.capped_iterations(state, 30, 45) == (20, 0)  # 900 = 20 x 45: no cut iteration
+    assert algo.capped_iterations(state, 30, 45) == (20, None)  # 900 = 20 x 45: no cut iteration
+    # a shard of a split run runs the run's cut iteration even with nothing of it left to evaluate
+    algo.stops_at_budget = False
+    assert algo.capped_iterations(state, 21, 45) == (20, 0)
+    assert algo.steps_on(SimpleNamespace(evals=1_000))
+    algo.stops_at_budget = True
+    assert not algo.steps_on(SimpleNamespace(evals=1_000))
     f = np.zeros(5)
     assert algo.cap_values(SimpleNamespace(evals=997), f) == 3 and np.isinf(f[3:]).all()
     assert algo.capped(901, state) and not algo.capped(900, state)

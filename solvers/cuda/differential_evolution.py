@@ -100,7 +100,7 @@ class DifferentialEvolutionCuda(CudaAlgorithm, DifferentialEvolution):
         full, last = self.capped_iterations(state, int(iterations), per_run)
         if full:
             self._generations(state, full, per_run)
-        if last:  # max_evals: the last generation's trials of the first `last` individuals (of each run)
+        if last is not None:  # max_evals: the last generation's trials of the first `last` individuals (of each run)
             self._generations(state, 1, last)
         self.fold_group_best(state, state.f)  # greedy selection: f holds each individual's best
 

@@ -262,7 +262,7 @@ class ParticleSwarmCuda(CudaAlgorithm, ParticleSwarm):
         full, last = self.capped_iterations(state, int(iterations), per_run)
         if full:
             self._launch_iterations(state, full, per_run)
-        if last:  # max_evals: the last iteration made by the first `last` particles (of each run) only
+        if last is not None:  # max_evals: the last iteration made by the first `last` particles (of each run) only
             self._launch_iterations(state, 1, last)
         self.fold_group_best(state, state.swarm_best_f)
 

@@ -104,7 +104,7 @@ class PatternSearchCuda(CudaAlgorithm, PatternSearch):
     def step(self, state: PatternSearchCudaState, iterations: int) -> None:
         p = self.params
         remaining = int(iterations)
-        while remaining > 0 and self.evals_left(state) != 0:
+        while remaining > 0 and self.steps_on(state):
             if p.restart and state.iteration > 0 and state.iteration % p.round_iterations == 0:
                 self._draw(state, STREAM_RESTART, state.iteration)
             todo = remaining
@@ -113,7 +113,7 @@ class PatternSearchCuda(CudaAlgorithm, PatternSearch):
             full, last = self.capped_iterations(state, todo, self._per_iteration() // self.groups)
             if full:
                 self._iterate(state, full)
-            if last:  # the iteration the budget cuts: only its first `last` trials (of each run)
+            if last is not None:  # the iteration the budget cuts: only its first `last` trials (of each run)
                 self._iterate(state, 1, last_evals=last)
             if full < todo:
                 return  # max_evals reached

@@ -104,7 +104,7 @@ class SimulatedAnnealingCuda(CudaAlgorithm, SimulatedAnnealing):
 
     def step(self, state: SimulatedAnnealingCudaState, iterations: int) -> None:
         remaining = int(iterations)
-        while remaining > 0 and not state.done and self.evals_left(state) != 0:
+        while remaining > 0 and not state.done and self.steps_on(state):
             if state.schedule is not None:
                 remaining -= self._anneal_groups(state, remaining)
             elif state.phase == "polish":
