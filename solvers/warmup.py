@@ -72,10 +72,10 @@ def cmd_warmup(args) -> int:
         pairs = warm_targets(args.all, engine)
         total += 2 * len(pairs)
         print(f"compiling the {engine.name} engine's kernels of {len(pairs)} algorithm x function "
-              f"pairs ({', '.join(DTYPES)}) into its cache: {cache_dir()}", flush=True)
+              f"pairs ({', '.join(DTYPES)}) into its cache: {engine.cache_dir()}", flush=True)
         failed += _compile(engine.name, pairs)
     print(f"done in {time.perf_counter() - t_all:.0f} s; later runs start without compiling "
-          f"(cache: {cache_dir()})")
+          f"(caches: {', '.join(sorted({str(e.cache_dir()) for e in ready}))})")
     return 1 if failed and failed == total else 0
 
 

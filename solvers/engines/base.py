@@ -1,6 +1,8 @@
 """The Engine interface: what every engine answers, so that callers never compare engine names."""
 from __future__ import annotations
 
+import os
+
 import contextlib
 import gc
 
@@ -83,6 +85,13 @@ class Engine:
     # take turns (CPU engines: each shard already uses every core it is given)
     concurrent_shards: bool = False
     color: tuple[int, int, int] = (200, 200, 200)  # its curves in the window's charts
+
+    def cache_dir(self) -> str | None:
+        """Where this engine keeps compiled code on disk (None: it compiles nothing)."""
+        if not (self.compiles or self.compiles_when_run):
+            return None
+        # CuPy's rule (the cupy and cuda engines compile through CuPy)
+        return os.environ.get("CUPY_CACHE_DIR") or os.path.expanduser("~/.cupy/kernel_cache")
 
     def __init__(self):
         self._status: tuple[bool, str] | None = None

@@ -3,6 +3,8 @@ baseline of every speedup. Registered twice: ``numba`` on every core and ``numba
 (the seed papers' sequential baseline), so that every table and chart can show both."""
 from __future__ import annotations
 
+import os
+
 from .base import Engine
 
 
@@ -23,6 +25,11 @@ class NumbaEngine(Engine):
             self.name = name
         if threads is not None:
             self.title = f"Numba, compiled, {threads} CPU core{'s' if threads > 1 else ''}"
+
+    def cache_dir(self) -> str | None:
+        from ..numba import use_versioned_cache  # noqa: PLC0415 - no numba import
+
+        return use_versioned_cache() or os.environ.get("NUMBA_CACHE_DIR") or "each module's __pycache__"
 
     def _probe(self) -> tuple[bool, str]:
         from ..numba import numba_status  # noqa: PLC0415 - numba only when asked
