@@ -290,8 +290,8 @@ def table5(ctx: Context, report: Report, size: dict) -> None:
         "past the limit (so the CPU may not finish its first round of 20 iterations).")
     report.difference(
         "Table 5, evaluation counts: the last column gives our evaluations per run beside the "
-        f"paper's, which we estimate at about {num(PAPER_EVALS_10S, 2)} per 10 s run (Table 1's GPU "
-        f"rate, {num(PAPER_RATE, 2)} evaluations/s at 15,360 walkers in 20-D, times 10 s). "
+        f"paper's, which we estimate at about {num(PAPER_EVALS_10S, 2)} per 10 s run (the paper's "
+        f"Table 1 GPU rate, {num(PAPER_RATE, 2)} evaluations/s at 15,360 walkers in 20-D, times 10 s). "
         + full_length_sentence(per_side_rates(results, sides)) + " Step floor: under the seed's own "
         "Fig. 1 rule as we read it, a round of 20 iterations from delta0 leaves the step no smaller "
         "than about delta0 / 2^7 on a walker that keeps moving, so the paper's 0.000 mean bests on "
