@@ -92,6 +92,12 @@ def test_every_cpu_engine_warms_up_once_per_configuration_before_timing(monkeypa
         mine = [(iters, seed) for e, iters, seed in runs if e == engine]
         assert mine == [(2, 0), (3, 0), (4, 1)], (engine, mine)  # one warm-up, then the timed runs
     assert ctx.warm_seconds > 0
+    # another size is another configuration (on numba it may run another kernel: the wide path of
+    # few swarms of many particles compiled inside a timed run when only a smaller size was warmed)
+    runs.clear()
+    m = ctx.measure("numba", "pattern_search", "sphere", 3, {"walkers": 32}, dtype="float64",
+                    max_iters=3, seed=0, cap_s=5.0)
+    assert m.ok and [(e, i) for e, i, _ in runs] == [("numba", 2), ("numba", 3)]
 
 
 def test_skipped_measurements_are_listed_and_table5_says_how_many_runs_ran(tmp_path, monkeypatch):

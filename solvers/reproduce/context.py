@@ -288,10 +288,12 @@ class Context:
                            history=r.history)
 
     def _warm_up(self, config: RunConfig) -> None:
-        """Compile and cache the code of this configuration with a two-iteration run (once)."""
+        """Compile and cache the code of this configuration with a two-iteration run (once per
+        configuration, sizes included: which kernel runs may depend on them, e.g. the numba
+        engine's wide path for few swarms of many particles, whose compile (2-4 s) once landed in a
+        timed numba run of the H100 reports when only a smaller size had been warmed)."""
         key = (config.engine, config.algorithm, config.problem, config.dim, config.dtype,
-               config.fast_math, tuple(sorted((k, v) for k, v in config.params_dict().items()
-                                              if not isinstance(v, (int, float)) or isinstance(v, bool))))
+               config.fast_math, tuple(sorted(config.params_dict().items())))
         if key in self._warm:
             return
         t0 = time.perf_counter()
