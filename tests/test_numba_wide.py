@@ -77,15 +77,16 @@ def test_wide_and_grouped_paths_give_the_same_run(case, groups, dtype):
 
 @pytest.mark.parametrize("case", CASES, ids=IDS)
 def test_paths_agree_under_a_budget_and_nonfinite_values(case):
-    """A budget that ends mid-chunk (no iteration starts once it is spent) and a box where some
-    values are +inf (portfolio variance where sum(w) <= 0): same evaluations, counts and points."""
+    """A budget that ends mid-chunk and mid-iteration (max_evals a hard cap: the 5th iteration is
+    made by its first 7 walkers only) and a box where some values are +inf (portfolio variance
+    where sum(w) <= 0): same evaluations, counts and points."""
     problem = get_problem("portfolio_variance", 3).with_bounds(-1.0, 1.0)
     runs = []
     for wide in (False, True):
         algo = _algo(case, 2, np.float64, wide, problem=problem)
         algo.max_evals = 48 * 5 + 7  # 48 walkers: iterations start at 48, 96, ..., 240 evaluations
         runs.append(_run(algo, (3, 30)))
-    assert (runs[0].evals, runs[0].iteration) == (48 * 6, 5)
+    assert (runs[0].evals, runs[0].iteration) == (48 * 5 + 7, 5)
     assert 0 < int(runs[0].nonfinite) < runs[0].evals
     _assert_same_state(*runs)
 

@@ -29,12 +29,14 @@ def test_numpy_split_equals_unsplit(algorithm, params, budget):
         assert whole[0].evals <= budget["max_evals"]  # the hard cap holds, split or not
 
 
-@pytest.mark.parametrize("algorithm,params,budget", [CASES[0], CASES[3], *PSO_CASES])
+@pytest.mark.parametrize("algorithm,params,budget", CASES)
 def test_numba_split_equals_unsplit(algorithm, params, budget):
     if not get_engine("numba").available:
         pytest.skip(get_engine("numba").status()[1])
     whole = run_case(algorithm, params, budget, engine="numba")
     assert_same_run(whole, run_case(algorithm, params, budget, engine="numba", devices=(0, 0, 0)))
+    if "max_evals" in budget:  # a hard cap on numba too: the cut iteration's shards, some with 0
+        assert whole[0].evals == budget["max_evals"]
 
 
 def test_one_device_by_number_equals_default():

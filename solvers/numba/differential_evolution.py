@@ -52,10 +52,12 @@ def distinct(w0, w1, w2, m, me):
 
 
 @njit(nogil=True, cache=True)
-def de_trial(X, trials, f_trials, i, base, key, lower, upper, fid, m, seed, t, Fw, Cr, single, bad, x):
+def de_trial(X, trials, f_trials, i, base, key, lower, upper, fid, m, seed, t, Fw, Cr, single, bad, x,
+             live):
     """Trial of individual i (row base + il of its population, `key` its global index: Philox's
     walker) at generation t: mutation from three others of its population, bounce-back, binomial
-    crossover; evaluated into f_trials[i] (x: float64 scratch of d)."""
+    crossover; evaluated into f_trials[i] (x: float64 scratch of d); not `live` (max_evals cuts
+    it): +inf, unevaluated."""
     d = X.shape[1]
     T = X.dtype.type
     per = 4 if single else 2
@@ -84,13 +86,14 @@ def de_trial(X, trials, f_trials, i, base, key, lower, upper, fid, m, seed, t, F
             else:
                 trials[i, j] = X[i, j]
             x[j] = trials[i, j]
-    f_trials[i] = T(functions.counted(fid, x, bad, i))
+    f_trials[i] = T(functions.counted(fid, x, bad, i)) if live else T(np.inf)
 
 
 @njit(nogil=True, cache=True)
-def de_select(X, f, trials, f_trials, accepted, i):
-    """Greedy selection of individual i, ties to the trial."""
-    take = f_trials[i] <= f[i]
+def de_select(X, f, trials, f_trials, accepted, i, live):
+    """Greedy selection of individual i, ties to the trial; a trial not evaluated (not `live`,
+    max_evals) is never taken."""
+    take = live and f_trials[i] <= f[i]
     accepted[i] = take
     if take:
         f[i] = f_trials[i]
@@ -100,33 +103,35 @@ def de_select(X, f, trials, f_trials, accepted, i):
 
 @njit(**PJIT)
 def de_generations(X, f, trials, f_trials, accepted, lower, upper, fid, m, seed, walker0, first_gen,
-                   generations, Fw, Cr, single, bad):
-    """Many populations: ``prange`` over populations, each running `generations` generations."""
+                   generations, last_active, Fw, Cr, single, bad):
+    """Many populations: ``prange`` over populations, each running `generations` generations; in
+    the last one only individuals i < last_active evaluate their trial (max_evals)."""
     n, d = X.shape
     for g in prange(n // m):
         base = g * m
         x = np.empty(d, dtype=np.float64)
         for gen in range(generations):
             t = np.uint64(first_gen + gen)
+            cut = gen + 1 == generations
             for i in range(base, base + m):  # every trial from the same population
                 de_trial(X, trials, f_trials, i, base, walker0 + i, lower, upper, fid, m, seed, t, Fw,
-                         Cr, single, bad, x)
+                         Cr, single, bad, x, not cut or i < last_active)
             for i in range(base, base + m):
-                de_select(X, f, trials, f_trials, accepted, i)
+                de_select(X, f, trials, f_trials, accepted, i, not cut or i < last_active)
 
 
 @njit(**WIDE_PJIT)
-def de_generation_wide(X, f, trials, f_trials, accepted, lower, upper, fid, m, seed, walker0, t, Fw,
-                       Cr, single, bad):
+def de_generation_wide(X, f, trials, f_trials, accepted, lower, upper, fid, m, seed, walker0, t,
+                       last_active, Fw, Cr, single, bad):
     """Few populations: one generation t, every trial in parallel (from the same X), then every
-    selection in parallel."""
+    selection in parallel; only individuals i < last_active evaluate (max_evals)."""
     n, d = X.shape
     for i in prange(n):
         x = np.empty(d, dtype=np.float64)
         de_trial(X, trials, f_trials, i, (i // m) * m, walker0 + i, lower, upper, fid, m, seed,
-                 np.uint64(t), Fw, Cr, single, bad, x)
+                 np.uint64(t), Fw, Cr, single, bad, x, i < last_active)
     for i in prange(n):
-        de_select(X, f, trials, f_trials, accepted, i)
+        de_select(X, f, trials, f_trials, accepted, i, i < last_active)
 
 
 class DifferentialEvolutionNumba(NumbaAlgorithm, DifferentialEvolution):
@@ -145,31 +150,38 @@ class DifferentialEvolutionNumba(NumbaAlgorithm, DifferentialEvolution):
         draw_uniform_points(X, f, self.lower, self.upper, self.fid, np.uint64(self._seed), self.single,
                             bad, np.int64(self.walker0))
         state = DifferentialEvolutionState(X=X, f=f, best_x=np.zeros(d, dtype=self.dtype),
-                                           best_f=np.asarray(np.inf, dtype=self.dtype), evals=n,
+                                           best_f=np.asarray(np.inf, dtype=self.dtype),
                                            trials=X.copy(), accepted=np.zeros(n, dtype=bool))
         state.f_trials = np.empty(n, dtype=self.dtype)
-        self.tally_nonfinite(state, bad)
+        self.cap_drawn(state, f, bad)  # max_evals below the population: +inf past it
         self.fold_best(state, X, f)
         return state
 
     def step(self, state: DifferentialEvolutionState, iterations: int) -> None:
-        # fused launches that never start a generation past max_evals
-        for todo in self.budget_chunks(state, iterations, self.total_walkers()):
-            self._generations(state, todo)
+        # max_evals as a hard cap (the cuda engine's split): the generation it cuts evaluates the
+        # trials of the first `last` individuals only, in the same launch as the full ones
+        n = self.total_walkers()
+        full, last = self.capped_iterations(state, int(iterations), n)
+        if full or last is not None:
+            self._generations(state, full + (1 if last is not None else 0),
+                              n if last is None else last)
 
-    def _generations(self, state: DifferentialEvolutionState, iterations: int) -> None:
+    def _generations(self, state: DifferentialEvolutionState, iterations: int, last_active: int) -> None:
         p, T = self.params, self.dtype.type
         self.use_threads()
-        bad = self.nonfinite_counter(self.total_walkers())
+        n = self.total_walkers()
+        bad = self.nonfinite_counter(n)
         arrays = (state.X, state.f, state.trials, state.f_trials, state.accepted, self.lower, self.upper,
                   self.fid, int(p.walkers), np.uint64(self._seed), np.int64(self.walker0))
         first, F, Cr = int(state.iteration), T(p.F), T(p.Cr)
         if self.runs_wide(p.populations):
             for t in range(first, first + int(iterations)):
-                de_generation_wide(*arrays, np.int64(t), F, Cr, self.single, bad)
+                active = last_active if t + 1 == first + int(iterations) else n
+                de_generation_wide(*arrays, np.int64(t), np.int64(active), F, Cr, self.single, bad)
         else:
-            de_generations(*arrays, np.int64(first), int(iterations), F, Cr, self.single, bad)
-        state.evals += self.total_walkers() * int(iterations)
+            de_generations(*arrays, np.int64(first), int(iterations), np.int64(last_active), F, Cr,
+                           self.single, bad)
+        state.evals += n * (int(iterations) - 1) + int(last_active)
         self.tally_nonfinite(state, bad)
         state.iteration += int(iterations)
         self.fold_best(state, state.X, state.f)

@@ -46,8 +46,9 @@ def _size(S, span):
 
 
 @njit(nogil=True, cache=True)
-def _fresh(S, F, x, lower, upper, seed, s, stream, draw, edge, single, fid, bad):
-    """A fresh axis simplex at a Philox point (axis_simplices), evaluated, best to the head."""
+def _fresh(S, F, x, lower, upper, seed, s, stream, draw, edge, single, fid, bad, granted):
+    """A fresh axis simplex at a Philox point (axis_simplices), its first `granted` vertices
+    evaluated (the others +inf: max_evals), best to the head."""
     n = S.shape[1]
     for j in range(n):
         lo = lower[j]
@@ -57,13 +58,17 @@ def _fresh(S, F, x, lower, upper, seed, s, stream, draw, edge, single, fid, bad)
         step = h if base + h <= hi else -h
         for v in range(n + 1):
             S[v, j] = base + step if v == j + 1 else base
-    _evaluate_all(S, F, x, fid, bad, s)
+    _evaluate_all(S, F, x, fid, bad, s, granted)
     _head(S, F)
 
 
 @njit(nogil=True, cache=True)
-def _evaluate_all(S, F, x, fid, bad, s):
+def _evaluate_all(S, F, x, fid, bad, s, granted):
+    """F[v] = f(vertex v) for v < granted, +inf for the others (max_evals)."""
     for v in range(S.shape[0]):
+        if v >= granted:
+            F[v] = np.inf
+            continue
         for j in range(S.shape[1]):
             x[j] = S[v, j]
         F[v] = S.dtype.type(functions.counted(fid, x, bad, s))
@@ -80,14 +85,29 @@ def _inside(S, c, lower, upper):
 
 
 @njit(nogil=True, cache=True)
-def _trials(S, c, out, x, fid, bad, s):
+def _trials(S, c, out, x, fid, bad, s, granted):
+    """out[v] = f(v0 + c (v_v - v0)) for the trial vertices v = 1..granted, +inf for the others
+    (max_evals); their minimum."""
     lowest = np.inf
     for v in range(1, S.shape[0]):
+        if v > granted:
+            out[v] = np.inf
+            continue
         for j in range(S.shape[1]):
             x[j] = S[0, j] + c * (S[v, j] - S[0, j])
         out[v] = S.dtype.type(functions.counted(fid, x, bad, s))
         lowest = min(lowest, out[v])
     return lowest
+
+
+@njit(nogil=True, cache=True)
+def _second_trial(S, F, lower, upper, mu, theta, r_ok, r_min):
+    """(success, coefficient of the second trial simplex, whether it is evaluated) after the
+    reflection: the expansion where it succeeded (if inside the box), else the contraction."""
+    success = r_ok and r_min < F[0]
+    c2 = -mu if success else theta
+    second_ok = (not success) or _inside(S, c2, lower, upper)
+    return success, c2, second_ok
 
 
 @njit(nogil=True, cache=True)
@@ -99,15 +119,23 @@ def _move(S, F, FR, F2, x, lower, upper, mu, theta, fid, bad, s):
     r_ok = _inside(S, T(-1), lower, upper)
     r_min = np.inf
     if r_ok:
-        r_min = _trials(S, T(-1), FR, x, fid, bad, s)
+        r_min = _trials(S, T(-1), FR, x, fid, bad, s, n)
         evals += n
-    success = r_ok and r_min < F[0]
-    c2 = -mu if success else theta
-    second_ok = (not success) or _inside(S, c2, lower, upper)
+    success, c2, second_ok = _second_trial(S, F, lower, upper, mu, theta, r_ok, r_min)
     second_min = np.inf
     if second_ok:
-        second_min = _trials(S, c2, F2, x, fid, bad, s)
+        second_min = _trials(S, c2, F2, x, fid, bad, s, n)
         evals += n
+    _take(S, F, FR, F2, success, c2, second_ok, r_min, second_min)
+    return evals
+
+
+@njit(nogil=True, cache=True)
+def _take(S, F, FR, F2, success, c2, second_ok, r_min, second_min):
+    """The move's new simplex: the second trial where it won (or the contraction), else the
+    reflection; the best vertex to the head."""
+    n = S.shape[1]
+    T = S.dtype.type
     take_second = (success and second_ok and second_min < r_min) or not success
     c = c2 if take_second else T(-1)
     for v in range(1, n + 1):
@@ -115,28 +143,29 @@ def _move(S, F, FR, F2, x, lower, upper, mu, theta, fid, bad, s):
             S[v, j] = S[0, j] + c * (S[v, j] - S[0, j])
         F[v] = F2[v] if take_second else FR[v]
     _head(S, F)
-    return evals
 
 
 @njit(**PJIT)
 def mds_init(simplices, values, active, keep_f, keep_x, lower, upper, span, fid, seed, edge, tol,
-             single, evals, generate, bad):
+             single, evals, generate, allow, bad):
     """New starts: a fresh simplex each (generate) or the simplices given, evaluated, best to the
-    head, active unless collapsed."""
+    head, active unless collapsed. max_evals: only the first `allow` vertices (start by start, as
+    the reference evaluates them) are evaluated, the others read +inf."""
     m, n1, n = simplices.shape
     for s in prange(m):
         x = np.empty(n, dtype=np.float64)
+        granted = min(n1, max(0, allow - s * n1))
         if generate:
             _fresh(simplices[s], values[s], x, lower, upper, seed, s, philox.STREAM_INIT, np.uint64(0),
-                   edge, single, fid, bad)
+                   edge, single, fid, bad, granted)
         else:
-            _evaluate_all(simplices[s], values[s], x, fid, bad, s)
+            _evaluate_all(simplices[s], values[s], x, fid, bad, s, granted)
             _head(simplices[s], values[s])
         active[s] = _size(simplices[s], span) >= tol
         keep_f[s] = values[s, 0]
         for j in range(n):
             keep_x[s, j] = simplices[s, 0, j]
-        evals[s] = n1
+        evals[s] = granted
 
 
 @njit(**PJIT)
@@ -163,7 +192,7 @@ def mds_iterate(simplices, values, active, keep_f, keep_x, lower, upper, span, f
                 last[s] = t + 1
             elif restart:
                 _fresh(S, F, x, lower, upper, seed, s, philox.STREAM_RESTART,
-                       np.uint64(t) * np.uint64(per_point), edge, single, fid, bad)
+                       np.uint64(t) * np.uint64(per_point), edge, single, fid, bad, n1)
                 count += n1
                 act = True  # as the reference: a fresh simplex is active
             if F[0] < keep_f[s]:
@@ -172,6 +201,82 @@ def mds_iterate(simplices, values, active, keep_f, keep_x, lower, upper, span, f
                     keep_x[s, j] = S[0, j]
         active[s] = act
         evals[s] = count
+
+
+# --- the iteration max_evals cuts -------------------------------------------------------------------
+# Its trials are evaluated in the reference's order (solvers/algorithms/multidirectional_search.py:
+# every start's reflection, then every start's second trial, then the restarts' fresh simplices,
+# each in start order) up to the budget left; the rest read +inf, uncounted. Three parallel
+# phases; the host turns each phase's wanted evaluations into grants by a prefix sum between them.
+# (The cuda kernel grants in the order its starts claim, mw_claim: the same count.)
+
+@njit(**PJIT)
+def mds_cut_wants(simplices, active, lower, upper, want):
+    """want[s] = n where start s is active and its reflection lies in the box, else 0."""
+    m, n1, n = simplices.shape
+    for s in prange(m):
+        T = simplices.dtype.type
+        want[s] = n if active[s] and _inside(simplices[s], T(-1), lower, upper) else 0
+
+
+@njit(**PJIT)
+def mds_cut_reflect(simplices, values, active, FR, lower, upper, mu, theta, fid, want, grant,
+                    r_min, want2, bad):
+    """Phase 2: the reflections' first grant[s] vertices evaluated; want2[s] = n where the
+    second trial is evaluated."""
+    m, n1, n = simplices.shape
+    for s in prange(m):
+        if not active[s]:
+            want2[s] = 0
+            continue
+        T = simplices.dtype.type
+        x = np.empty(n, dtype=np.float64)
+        S = simplices[s]
+        r_ok = want[s] > 0
+        lowest = np.inf
+        if r_ok:
+            lowest = _trials(S, T(-1), FR[s], x, fid, bad, s, grant[s])
+        r_min[s] = lowest
+        success, c2, second_ok = _second_trial(S, values[s], lower, upper, mu, theta, r_ok, lowest)
+        want2[s] = n if second_ok else 0
+
+
+@njit(**PJIT)
+def mds_cut_finish(simplices, values, active, keep_f, keep_x, FR, F2, lower, upper, span, fid, seed,
+                   t, edge, mu, theta, tol, restart, single, want, r_min, want2, grant2, grant3,
+                   last, bad):
+    """Phase 3: the second trials' first grant2[s] vertices evaluated and the moves taken; the
+    restarts' fresh simplices with their first grant3[s] vertices evaluated; the kept bests."""
+    m, n1, n = simplices.shape
+    per = 4 if single else 2
+    per_point = (n + per - 1) // per
+    for s in prange(m):
+        S = simplices[s]
+        F = values[s]
+        x = np.empty(n, dtype=np.float64)
+        if active[s]:
+            r_ok = want[s] > 0
+            success, c2, second_ok = _second_trial(S, F, lower, upper, mu, theta, r_ok, r_min[s])
+            second_min = np.inf
+            if want2[s] > 0:
+                second_min = _trials(S, c2, F2[s], x, fid, bad, s, grant2[s])
+            _take(S, F, FR[s], F2[s], success, c2, second_ok, r_min[s], second_min)
+            active[s] = _size(S, span) >= tol
+            last[s] = t + 1
+        elif restart:
+            _fresh(S, F, x, lower, upper, seed, s, philox.STREAM_RESTART,
+                   np.uint64(t) * np.uint64(per_point), edge, single, fid, bad, grant3[s])
+            active[s] = True
+        if F[0] < keep_f[s]:
+            keep_f[s] = F[0]
+            for j in range(n):
+                keep_x[s, j] = S[0, j]
+
+
+def grants(want: np.ndarray, left: int) -> np.ndarray:
+    """Each start's share of `left` evaluations when the starts claim `want` in start order."""
+    before = np.cumsum(want) - want
+    return np.clip(left - before, 0, want).astype(np.int64)
 
 
 @dataclass
@@ -210,22 +315,72 @@ class MultidirectionalSearchNumba(NumbaAlgorithm, MultidirectionalSearch):
         evals = np.zeros(m, dtype=np.int64)
         bad = self.nonfinite_counter(m)
         self.use_threads()
+        left = self.evals_left(state)  # max_evals below the vertices: the first ones only
+        allow = m * (n + 1) if left is None else min(m * (n + 1), left)
         mds_init(S, F, state.active, state.keep_f, state.keep_x, self.lower, self.upper, self.span,
                  self.fid, np.uint64(self._seed), T(p.edge), float(p.tol), self.single, evals, generate,
-                 bad)
+                 np.int64(allow), bad)
         state.evals += int(evals.sum())
         self.tally_nonfinite(state, bad)
         self._finish(state)
         return state
 
     def step(self, state: MultidirectionalSearchNumbaState, iterations: int) -> None:
-        # a start's iteration makes at most 2 d evaluations (reflection, then expansion or
-        # contraction): fused launches that never start an iteration past max_evals
+        remaining = int(iterations)
+        while remaining > 0 and not state.done and self.evals_left(state) != 0:
+            todo, left = self._allowance(state, remaining)
+            if left is None:
+                self._iterations(state, todo)
+            else:
+                self._cut_iteration(state, left)
+            remaining -= todo
+
+    def _allowance(self, state, iterations: int) -> tuple[int, int | None]:
+        """(iterations to launch, evaluations the one iteration may make; None: no cap), the
+        cuda engine's split: chunks that cannot pass max_evals run uncapped (a start's iteration
+        makes at most 2 d evaluations: reflection, then expansion or contraction); the iteration
+        that may pass it runs alone on what is left."""
+        left = self.evals_left(state)
         most = 2 * self.problem.dim * int(state.simplices.shape[0])
-        for todo in self.budget_chunks(state, iterations, most):
-            if state.done:
-                return
-            self._iterations(state, todo)
+        if left is None or left >= most * iterations:
+            return iterations, None
+        if left >= most:
+            return left // most, None
+        return 1, left
+
+    def _cut_iteration(self, state: MultidirectionalSearchNumbaState, left: int) -> None:
+        """One iteration whose trials are evaluated in the reference's order up to `left`
+        (see the phase kernels above)."""
+        p, T = self.params, self.dtype.type
+        S, F = state.simplices, state.values
+        m = S.shape[0]
+        want = np.zeros(m, dtype=np.int64)
+        want2 = np.zeros(m, dtype=np.int64)
+        r_min = np.empty(m, dtype=np.float64)
+        FR, F2 = np.empty_like(F), np.empty_like(F)
+        last = np.zeros(m, dtype=np.int64)
+        bad = self.nonfinite_counter(m)
+        self.use_threads()
+        mds_cut_wants(S, state.active, self.lower, self.upper, want)
+        grant = grants(want, left)
+        left -= int(grant.sum())
+        mds_cut_reflect(S, F, state.active, FR, self.lower, self.upper, T(p.expansion),
+                        T(p.contraction), self.fid, want, grant, r_min, want2, bad)
+        grant2 = grants(want2, left)
+        left -= int(grant2.sum())
+        want3 = np.where(state.active | (not p.restart), 0, self.problem.dim + 1).astype(np.int64)
+        grant3 = grants(want3, left)
+        mds_cut_finish(S, F, state.active, state.keep_f, state.keep_x, FR, F2, self.lower, self.upper,
+                       self.span, self.fid, np.uint64(self._seed), np.int64(state.iteration),
+                       T(p.edge), T(p.expansion), T(p.contraction), float(p.tol), bool(p.restart),
+                       self.single, want, r_min, want2, grant2, grant3, last, bad)
+        state.evals += int(grant.sum() + grant2.sum() + grant3.sum())
+        self.tally_nonfinite(state, bad)
+        self._finish(state)
+        if state.done:
+            state.iteration = max(state.iteration, int(last.max()))
+        else:
+            state.iteration += 1
 
     def _iterations(self, state: MultidirectionalSearchNumbaState, iterations: int) -> None:
         p, T = self.params, self.dtype.type

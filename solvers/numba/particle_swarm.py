@@ -93,8 +93,12 @@ def place(X, V, x, i, j, xj, v, lo, hi):
 
 
 @njit(nogil=True, cache=True)
-def evaluated(fid, x, bad, i, f, Pf):
-    """f[i] = f(x) (non-finite counted); True, with Pf[i] updated, where it improves the particle's best."""
+def evaluated(fid, x, bad, i, f, Pf, live):
+    """f[i] = f(x) (non-finite counted); True, with Pf[i] updated, where it improves the particle's
+    best. Not `live` (max_evals cuts the particle's evaluation): f[i] = +inf, uncounted."""
+    if not live:
+        f[i] = np.inf
+        return False
     fx = f.dtype.type(functions.counted(fid, x, bad, i))
     f[i] = fx
     if fx < Pf[i]:
@@ -114,11 +118,11 @@ def swarm_argmin(Pf, base, m):
 
 @njit(nogil=True, cache=True)
 def classic_move(X, V, P, f, Pf, g, i, lower, upper, fid, seed, t, omega, phi_p, phi_g, lr, single,
-                 bad, x, walker0):
+                 bad, x, walker0, live):
     """Particle i's classic move at iteration t (r_p, r_g from Philox, keyed walker0 + i) toward its
     personal best and `g`, a copy of its swarm's best taken before the iteration; confined,
-    evaluated (x: float64 scratch of d), and its personal best updated at once (only the particle
-    itself reads its P)."""
+    evaluated if `live` (x: float64 scratch of d), and its personal best updated at once (only the
+    particle itself reads its P)."""
     d = X.shape[1]
     T = X.dtype.type
     C = 2 if single else 1  # coordinates per Philox block (r_p and r_g each)
@@ -131,7 +135,7 @@ def classic_move(X, V, P, f, Pf, g, i, lower, upper, fid, seed, t, omega, phi_p,
         xj = X[i, j]
         v = omega * V[i, j] + phi_p * rp * (P[i, j] - xj) + phi_g * rg * (g[j] - xj)
         place(X, V, x, i, j, xj + lr * v, v, lower[j], upper[j])
-    if evaluated(fid, x, bad, i, f, Pf):  # only the particle itself reads its P: update at once
+    if evaluated(fid, x, bad, i, f, Pf, live):  # only the particle itself reads its P: at once
         for j in range(d):
             P[i, j] = X[i, j]
 
@@ -145,8 +149,9 @@ def copy_row(dst, k, src, i):
 
 @njit(**PJIT)
 def pso_classic(X, V, P, f, Pf, swarm_f, lower, upper, fid, m, seed, first_iter, iterations,
-                omega, phi_p, phi_g, lr, single, bad, walker0):
-    """Many swarms: ``prange`` over swarms, each running `iterations` iterations."""
+                last_active, omega, phi_p, phi_g, lr, single, bad, walker0):
+    """Many swarms: ``prange`` over swarms, each running `iterations` iterations (in the last one
+    only particles i < last_active evaluate: max_evals)."""
     n, d = X.shape
     for s in prange(n // m):
         base = s * m
@@ -156,18 +161,19 @@ def pso_classic(X, V, P, f, Pf, swarm_f, lower, upper, fid, m, seed, first_iter,
         for it in range(iterations):
             t = np.uint64(first_iter + it)
             copy_row(g, 0, P, gi)
+            cut = it + 1 == iterations
             for i in range(base, base + m):
                 classic_move(X, V, P, f, Pf, g[0], i, lower, upper, fid, seed, t, omega, phi_p, phi_g,
-                             lr, single, bad, x, walker0)
+                             lr, single, bad, x, walker0, not cut or i < last_active)
             gi = swarm_argmin(Pf, base, m)
         swarm_f[s] = Pf[gi]
 
 
 @njit(**WIDE_PJIT)
-def pso_classic_wide(X, V, P, f, Pf, swarm_f, lower, upper, fid, m, seed, t, omega, phi_p, phi_g,
-                     lr, single, bad, walker0):
+def pso_classic_wide(X, V, P, f, Pf, swarm_f, lower, upper, fid, m, seed, t, last_active, omega,
+                     phi_p, phi_g, lr, single, bad, walker0):
     """Few swarms: one iteration t, ``prange`` over every particle (the many-swarm kernel's order
-    of arithmetic per particle, so the same run)."""
+    of arithmetic per particle, so the same run); only particles i < last_active evaluate."""
     n, d = X.shape
     swarms = n // m
     G = np.empty((swarms, d), dtype=X.dtype)
@@ -176,7 +182,7 @@ def pso_classic_wide(X, V, P, f, Pf, swarm_f, lower, upper, fid, m, seed, t, ome
     for i in prange(n):
         x = np.empty(d, dtype=np.float64)
         classic_move(X, V, P, f, Pf, G[i // m], i, lower, upper, fid, seed, np.uint64(t), omega, phi_p,
-                     phi_g, lr, single, bad, x, walker0)
+                     phi_g, lr, single, bad, x, walker0, i < last_active)
     for s in prange(swarms):
         swarm_f[s] = Pf[swarm_argmin(Pf, s * m, m)]
 
@@ -221,11 +227,13 @@ def gather_informants(Pf, best, targets, lo, hi, m):
 # inlined into both kernels at numba's level: as a call, the grouped kernel ran 3% slower on one
 # thread (0.83 vs 0.86 M evals/s, rastrigin 30-D, float32); the other helpers lost nothing
 @njit(nogil=True, cache=True, inline="always")
-def spso_move(X, V, P, f, Pf, i, l, lower, upper, fid, seed, t, w, c, single, bad, z, x, walker0):
+def spso_move(X, V, P, f, Pf, i, l, lower, upper, fid, seed, t, w, c, single, bad, z, x, walker0,
+              live):
     """Particle i's SPSO-2011 move at iteration t around its personal best and that of its best
     informant l (normals and radius from Philox, keyed walker0 + i), confined and evaluated (z: scratch of d in X's
-    dtype, x: float64). Updates Pf[i] and says whether it improved: the caller copies the P row
-    after every particle of the swarm moved (other particles read it)."""
+    dtype, x: float64); not `live`: f[i] = +inf, unevaluated (max_evals). Updates Pf[i] and says
+    whether it improved: the caller copies the P row after every particle of the swarm moved
+    (other particles read it)."""
     d = X.shape[1]
     T = X.dtype.type
     NP = 4 if single else 2  # normals per Philox block
@@ -259,7 +267,7 @@ def spso_move(X, V, P, f, Pf, i, l, lower, upper, fid, seed, t, w, c, single, ba
         tc = coef * (P[i, j] + P[l, j] - T(2) * xj)
         v = T(w) * V[i, j] + tc + scale * z[j]
         place(X, V, x, i, j, xj + v, v, lower[j], upper[j])
-    return evaluated(fid, x, bad, i, f, Pf)
+    return evaluated(fid, x, bad, i, f, Pf, live)
 
 
 @njit(nogil=True, cache=True)
@@ -273,8 +281,9 @@ def settle(Pf, base, m, previous, epoch, t):
 
 @njit(**PJIT)
 def pso_spso(X, V, P, f, Pf, swarm_f, epochs, redrawn, lower, upper, fid, m, K, seed, first_iter,
-             iterations, w, c, single, bad, walker0):
-    """Many swarms: ``prange`` over swarms, each running `iterations` iterations."""
+             iterations, last_active, w, c, single, bad, walker0):
+    """Many swarms: ``prange`` over swarms, each running `iterations` iterations (in the last one
+    only particles i < last_active evaluate: max_evals)."""
     n, d = X.shape
     for s in prange(n // m):
         base = s * m
@@ -287,9 +296,11 @@ def pso_spso(X, V, P, f, Pf, swarm_f, epochs, redrawn, lower, upper, fid, m, K, 
         for it in range(iterations):
             t = first_iter + it
             informants(Pf, best, seed, epoch, K, base, m, walker0)
+            cut = it + 1 == iterations
             for p in range(m):
                 pending[p] = spso_move(X, V, P, f, Pf, base + p, best[p], lower, upper, fid, seed, t,
-                                       w, c, single, bad, z, x, walker0)
+                                       w, c, single, bad, z, x, walker0,
+                                       not cut or base + p < last_active)
             for p in range(m):  # P is read by other particles: written after all have moved
                 if pending[p]:
                     copy_row(P, base + p, X, base + p)
@@ -300,12 +311,12 @@ def pso_spso(X, V, P, f, Pf, swarm_f, epochs, redrawn, lower, upper, fid, m, K, 
 
 @njit(**WIDE_PJIT)
 def pso_spso_wide(X, V, P, f, Pf, swarm_f, epochs, redrawn, best, pending, targets, owners, lower,
-                  upper, fid, m, K, seed, t, w, c, single, bad, walker0):
+                  upper, fid, m, K, seed, t, last_active, w, c, single, bad, walker0):
     """Few swarms: one iteration t, ``prange`` over every particle for the links' draws, the move
     and the P copy. The informants are gathered by `owners` threads, each for its own range of
     particles (no two threads write one entry; the serial kernel's comparisons): a serial pass
     over a swarm of 131,072 particles (K = 3) took 11 ms, about one 16-core move and evaluation.
-    Scratch: best (n,), pending (n,), targets (n, K)."""
+    Scratch: best (n,), pending (n,), targets (n, K). Only particles i < last_active evaluate."""
     n, d = X.shape
     swarms = n // m
     previous = np.empty(swarms, dtype=X.dtype)
@@ -321,7 +332,7 @@ def pso_spso_wide(X, V, P, f, Pf, swarm_f, epochs, redrawn, best, pending, targe
         z = np.empty(d, dtype=X.dtype)
         x = np.empty(d, dtype=np.float64)
         pending[i] = spso_move(X, V, P, f, Pf, i, best[i], lower, upper, fid, seed, t, w, c, single,
-                               bad, z, x, walker0)
+                               bad, z, x, walker0, i < last_active)
     for i in prange(n):
         if pending[i]:
             copy_row(P, i, X, i)
@@ -378,10 +389,11 @@ class ParticleSwarmNumba(NumbaAlgorithm, ParticleSwarm):
         pso_init(a[0], a[1], a[2], f, Pf, self.lower, self.upper, self.fid, np.uint64(self._seed),
                  p.variant == "classic", self.single, bad, np.int64(self.walker0))
         state = ParticleSwarmNumbaState(X=a[0], f=f, best_x=np.zeros(d, dtype=self.dtype),
-                                        best_f=np.asarray(np.inf, dtype=self.dtype), evals=n, V=a[1],
+                                        best_f=np.asarray(np.inf, dtype=self.dtype), V=a[1],
                                         P=a[2], Pf=Pf)
+        if self.cap_drawn(state, f, bad) < n:  # max_evals below the swarms: no best past it yet
+            Pf[...] = f
         state.swarm_best_f = Pf.reshape(p.swarms, p.walkers).min(axis=1)
-        self.tally_nonfinite(state, bad)
         if p.variant == "spso2011":
             state.epochs = np.full(p.swarms, -1, dtype=np.int64)
             state.redrawn = np.ones(p.swarms, dtype=np.bool_)
@@ -390,39 +402,47 @@ class ParticleSwarmNumba(NumbaAlgorithm, ParticleSwarm):
         return state
 
     def step(self, state: ParticleSwarmNumbaState, iterations: int) -> None:
-        # fused launches that never start an iteration past max_evals
-        for todo in self.budget_chunks(state, iterations, self.total_walkers()):
-            self._iterations(state, todo)
+        # max_evals as a hard cap (the cuda engine's split): the iteration it cuts is made by the
+        # first `last` particles only, in the same launch as the full ones
+        n = self.total_walkers()
+        full, last = self.capped_iterations(state, int(iterations), n)
+        if full or last is not None:
+            self._iterations(state, full + (1 if last is not None else 0),
+                             n if last is None else last)
 
-    def _iterations(self, state: ParticleSwarmNumbaState, iterations: int) -> None:
+    def _iterations(self, state: ParticleSwarmNumbaState, iterations: int, last_active: int) -> None:
         p, T = self.params, self.dtype.type
         self.use_threads()
         common = (state.X, state.V, state.P, state.f, state.Pf, state.swarm_best_f)
-        bad = self.nonfinite_counter(self.total_walkers())
+        n = self.total_walkers()
+        bad = self.nonfinite_counter(n)
         seed, first = np.uint64(self._seed), int(state.iteration)
         walker0 = np.int64(self.walker0)  # a shard's first particle in the split run (keys only)
         if p.variant == "classic":
             coefficients = (T(p.omega), T(p.phi_p), T(p.phi_g), T(p.lr), self.single, bad)
             if self.runs_wide(p.swarms):
                 for t in range(first, first + int(iterations)):
+                    active = last_active if t + 1 == first + int(iterations) else n
                     pso_classic_wide(*common, self.lower, self.upper, self.fid, int(p.walkers), seed,
-                                     np.int64(t), *coefficients, walker0)
+                                     np.int64(t), np.int64(active), *coefficients, walker0)
             else:
                 pso_classic(*common, self.lower, self.upper, self.fid, int(p.walkers), seed,
-                            np.int64(first), int(iterations), *coefficients, walker0)
+                            np.int64(first), int(iterations), np.int64(last_active), *coefficients,
+                            walker0)
         else:
             links = (self.lower, self.upper, self.fid, int(p.walkers), int(p.informants), seed)
             if self.runs_wide(p.swarms):
-                n = self.total_walkers()  # scratch: best informants, pending P copies, link targets
+                # scratch: best informants, pending P copies, link targets
                 scratch = (np.empty(n, dtype=np.int64), np.empty(n, dtype=np.bool_),
                            np.empty((n, int(p.informants)), dtype=np.int32), int(self.threads))
                 for t in range(first, first + int(iterations)):
+                    active = last_active if t + 1 == first + int(iterations) else n
                     pso_spso_wide(*common, state.epochs, state.redrawn, *scratch, *links, np.int64(t),
-                                  SPSO_W, SPSO_C, self.single, bad, walker0)
+                                  np.int64(active), SPSO_W, SPSO_C, self.single, bad, walker0)
             else:
                 pso_spso(*common, state.epochs, state.redrawn, *links, np.int64(first), int(iterations),
-                         SPSO_W, SPSO_C, self.single, bad, walker0)
-        state.evals += self.total_walkers() * int(iterations)
+                         np.int64(last_active), SPSO_W, SPSO_C, self.single, bad, walker0)
+        state.evals += n * (int(iterations) - 1) + int(last_active)
         self.tally_nonfinite(state, bad)
         state.iteration += int(iterations)
         self.fold_best(state, state.P, state.Pf)

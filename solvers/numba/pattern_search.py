@@ -35,8 +35,13 @@ def ps_init(X, f, step, improved, lower, upper, fid, seed, walker0, stream, draw
 
 
 @njit(**PJIT)
-def ps_iterate(X, f, step, improved_last, lower, upper, fid, iterations, delta0, tol, bad):
+def ps_iterate(X, f, step, improved_last, lower, upper, fid, iterations, delta0, tol, last_evals,
+               bad):
+    """`iterations` iterations of every walker; in the last one only the trials numbered below
+    `last_evals` are evaluated (max_evals, as kernels/pattern_search.cu numbers them: walker i's
+    trial of coordinate j and sign s is (2 j + s) n + i), the others read +inf, uncounted."""
     n, d = X.shape
+    no_cap = np.int64(2 * d * n)
     for i in prange(n):
         x = np.empty(d, dtype=np.float64)  # the walker's point widened once; trials patch it
         for j in range(d):
@@ -44,8 +49,9 @@ def ps_iterate(X, f, step, improved_last, lower, upper, fid, iterations, delta0,
         fi = f[i]
         s = step[i]
         improved = False
-        for _ in range(iterations):
+        for it in range(iterations):
             improved = False
+            allowed = no_cap if it + 1 < iterations else np.int64(last_evals)
             for j in range(d):
                 lo = lower[j]
                 hi = upper[j]
@@ -53,10 +59,15 @@ def ps_iterate(X, f, step, improved_last, lower, upper, fid, iterations, delta0,
                 delta = s * (hi - lo)
                 plus = min(xj + delta, hi)
                 minus = max(xj - delta, lo)
-                x[j] = plus
-                fp = X.dtype.type(functions.counted(fid, x, bad, i))
-                x[j] = minus
-                fm = X.dtype.type(functions.counted(fid, x, bad, i))
+                e = np.int64(2 * j * n + i)  # the plus trial's number; minus: e + n
+                fp = X.dtype.type(np.inf)
+                fm = X.dtype.type(np.inf)
+                if e < allowed:
+                    x[j] = plus
+                    fp = X.dtype.type(functions.counted(fid, x, bad, i))
+                if e + n < allowed:
+                    x[j] = minus
+                    fm = X.dtype.type(functions.counted(fid, x, bad, i))
                 take_plus = fp <= fi and fp <= fm
                 take_minus = (not take_plus) and fm <= fi
                 if take_plus or take_minus:
@@ -96,34 +107,39 @@ class PatternSearchNumba(NumbaAlgorithm, PatternSearch):
         return state
 
     def _draw(self, state, stream: int, draw: int) -> None:
+        """Fresh walkers (counted: n evaluations, those past max_evals +inf and uncounted)."""
         self.use_threads()
         bad = self.nonfinite_counter(self.params.walkers)
         ps_init(state.X, state.f, state.step, state.improved, self.lower, self.upper, self.fid,
                 np.uint64(state.seed), np.int64(self.walker0), stream, np.uint64(draw),
                 self.dtype.type(self.params.delta0), self.single, bad)
-        state.evals += int(self.params.walkers)
-        self.tally_nonfinite(state, bad)
+        self.cap_drawn(state, state.f, bad)
         self.fold_best(state, state.X, state.f)
 
     def step(self, state: PatternSearchNumbaState, iterations: int) -> None:
         p, n = self.params, int(self.params.walkers)
         tol = self.dtype.type(p.delta0 / 2.0 ** p.tol_halvings)
+        per_iteration = 2 * self.problem.dim * n
         remaining = int(iterations)
-        while remaining > 0 and not self.budget_spent(state):
+        while remaining > 0 and self.steps_on(state):
             if p.restart and state.iteration > 0 and state.iteration % p.round_iterations == 0:
                 self._draw(state, philox.STREAM_RESTART, state.iteration)
             todo = remaining
             if p.restart:  # a chunk never crosses a round boundary (the round's best is kept)
                 todo = min(todo, p.round_iterations - state.iteration % p.round_iterations)
-            todo = self.budget_iterations(state, todo, 2 * self.problem.dim * n)
-            if todo == 0:
-                return
-            self.use_threads()
-            bad = self.nonfinite_counter(n)
-            ps_iterate(state.X, state.f, state.step, state.improved, self.lower, self.upper,
-                       self.fid, todo, self.dtype.type(p.delta0), tol, bad)
-            state.evals += 2 * self.problem.dim * n * todo
-            self.tally_nonfinite(state, bad)
-            state.iteration += todo
+            # max_evals as a hard cap: the iteration it cuts makes only its first `last` trials
+            full, last = self.capped_iterations(state, todo, per_iteration)
+            launch = full + (1 if last is not None else 0)
+            if launch:
+                self.use_threads()
+                bad = self.nonfinite_counter(n)
+                ps_iterate(state.X, state.f, state.step, state.improved, self.lower, self.upper,
+                           self.fid, launch, self.dtype.type(p.delta0), tol,
+                           np.int64(per_iteration if last is None else last), bad)
+                state.evals += per_iteration * full + (last or 0)
+                self.tally_nonfinite(state, bad)
+                state.iteration += launch
+                self.fold_best(state, state.X, state.f)
+            if full < todo:
+                return  # max_evals reached
             remaining -= todo
-            self.fold_best(state, state.X, state.f)

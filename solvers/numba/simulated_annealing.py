@@ -25,13 +25,15 @@ from .base import PJIT, NumbaAlgorithm, draw_uniform_points
 
 @njit(**PJIT)
 def sa_anneal(X, f, accepted, B, Bf, at_best, lower, upper, fid, seed, walker0, first_iter, iterations,
-              temperature, level_iter, chain_length, alpha, t_min, t0, width, width_power, counts, ends,
-              single, bad):
+              temperature, level_iter, chain_length, alpha, t_min, t0, width, width_power, last_chains,
+              counts, ends, single, bad):
     """`iterations` proposals per chain from global iteration `first_iter`, crossing `ends` level
     ends. counts[i] = accepted proposals of chain i in the first level this call touches, in the
     last level it completes, and in the level left unfinished (the host needs no others, and a
     column per level would grow with the chunk); Bf/B/at_best: each chain's best of
-    the call (B holds its point only once the chain has left it, as the cuda kernel keeps it)."""
+    the call (B holds its point only once the chain has left it, as the cuda kernel keeps it).
+    max_evals as a hard cap: only chains i < last_chains make the call's last proposal (the others
+    skip it, uncounted, and follow the schedule), as in kernels/simulated_annealing.cu."""
     n, d = X.shape
     T = X.dtype.type
     for i in prange(n):
@@ -48,6 +50,8 @@ def sa_anneal(X, f, accepted, B, Bf, at_best, lower, upper, fid, seed, walker0, 
         # the auto schedule's width ~ (T / T0)^width_power (0: the seed's fixed width)
         w = T(width * min(temp / t0, 1.0) ** width_power) if width_power > 0.0 else T(width)
         for it in range(iterations):
+            if it + 1 == iterations and i >= last_chains:
+                break  # the budget cuts this last proposal; the schedule below is the host's
             w0, w1, w2, w3 = philox.words(seed, walker0 + i, philox.STREAM_STEP,
                                           np.uint64(first_iter + it))
             j = philox.below(w0, d)
@@ -127,8 +131,7 @@ class SimulatedAnnealingNumba(NumbaAlgorithm, SimulatedAnnealing):
         bad = self.nonfinite_counter(n)
         draw_uniform_points(state.X, state.f, self.lower, self.upper, self.fid, np.uint64(state.seed),
                             self.single, bad, np.int64(self.walker0))
-        state.evals += n
-        self.tally_nonfinite(state, bad)
+        self.cap_drawn(state, state.f, bad)  # max_evals below the chains: +inf past it
         self.fold_best(state, state.X, state.f)
         self.fit_schedule(state.f)  # the auto schedule's T0 from the spread of f, the budget's levels
         state.temperature = float(self.params.t0)
@@ -136,7 +139,7 @@ class SimulatedAnnealingNumba(NumbaAlgorithm, SimulatedAnnealing):
 
     def step(self, state: SimulatedAnnealingNumbaState, iterations: int) -> None:
         remaining = int(iterations)
-        while remaining > 0 and not state.done and not self.budget_spent(state):
+        while remaining > 0 and not state.done and self.steps_on(state):
             if state.phase == "polish":
                 self._polish_iteration(state)
                 state.iteration += 1
@@ -148,9 +151,10 @@ class SimulatedAnnealingNumba(NumbaAlgorithm, SimulatedAnnealing):
         p, n = self.params, int(self.params.walkers)
         L = int(p.chain_length)
         first_end = max(1, L - state.level_iteration)  # proposals until the current level ends
-        todo = self.budget_iterations(state, budget, n)  # none starts past max_evals
+        todo = int(budget)
         if self.synchronous or p.variant == "hybrid":
             todo = min(todo, first_end)  # a global exchange (or the switch to polishing) follows
+        todo, last_chains = self._capped(state, todo, n)
         ends = 0 if todo < first_end else 1 + (todo - first_end) // L
         counts = np.zeros((n, 3), dtype=np.int64)
         bad = self.nonfinite_counter(n)
@@ -161,8 +165,9 @@ class SimulatedAnnealingNumba(NumbaAlgorithm, SimulatedAnnealing):
                   np.int64(state.iteration), int(todo),
                   float(state.temperature), int(state.level_iteration), L, float(p.alpha),
                   float(p.t_min), float(p.t0), float(p.width),
-                  float(WIDTH_POWER if p.schedule == "auto" else 0.0), counts, ends, self.single, bad)
-        state.evals += n * todo
+                  float(WIDTH_POWER if p.schedule == "auto" else 0.0), np.int64(last_chains), counts,
+                  ends, self.single, bad)
+        state.evals += n * (todo - 1) + last_chains
         self.tally_nonfinite(state, bad)
         state.iteration += todo
         self._fold_chain_bests(state)
@@ -179,6 +184,17 @@ class SimulatedAnnealingNumba(NumbaAlgorithm, SimulatedAnnealing):
         state.level_accepts = unfinished
         state.level_iteration = todo - first_end - (ends - 1) * L
         return todo
+
+    def _capped(self, state, todo: int, n: int) -> tuple[int, int]:
+        """max_evals as a hard cap, the cuda engine's rule: (proposals per chain, chains that make
+        the last one). Full iterations while the budget allows them; the one that would pass it is
+        made by the first `remaining` chains only (the others skip it, uncounted)."""
+        left = self.evals_left(state)
+        if left is None or left >= n * todo:
+            return todo, n
+        if left >= n:
+            return left // n, n
+        return 1, left
 
     def _fold_chain_bests(self, state: SimulatedAnnealingNumbaState) -> None:
         i = int(np.argmin(state.Bf))
