@@ -78,6 +78,36 @@ template <typename T> __device__ __forceinline__ bool sa_accept(T fn, T fi, doub
     return (e >= T(0)) || (a < mw_exp(e));
 }
 
+// One proposal of chain i (column i of X, xi = X + i) at draw t: the move, the Metropolis rule and
+// the chain's best bookkeeping (B keeps a copy of the chain's best point when it moves away from
+// it). Shared by sa_anneal and sa_anneal_groups, so that a grid's run and a run alone round alike.
+template <typename F, typename T>
+__device__ __forceinline__ bool sa_propose(const MwRng& rng, unsigned long long t, T* xi, T* B, long long n,
+                                           int d, long long i, const T* __restrict__ lower,
+                                           const T* __restrict__ upper, T w, double temp, T& fi,
+                                           T& chain_best, bool& at_chain_best, unsigned int& count) {
+    const SaDraw<T> s = sa_draw(rng(t), d, T(0));
+    const T lo = lower[s.j], hi = upper[s.j];
+    const T x = xi[(long long)s.j * n];
+    const T proposal = sa_neighbour(x, lo, hi, w, s.u);
+    const PatchedPoint<T> xp = {xi, n, s.j, proposal};
+    const T fn = mw_sanitize(F::template eval<T>(xp, d));
+    const bool acc = sa_accept(fn, fi, temp, s.a);
+    if (acc) {
+        if (fn < chain_best) {
+            chain_best = fn;
+            at_chain_best = true;
+        } else if (at_chain_best) {  // leaving the chain's best point: keep a copy
+            for (int j = 0; j < d; ++j) B[(long long)j * n + i] = xi[(long long)j * n];
+            at_chain_best = false;
+        }
+        xi[(long long)s.j * n] = proposal;
+        fi = fn;
+        ++count;
+    }
+    return acc;
+}
+
 // Sum of a per-thread count over the warp, added once per warp to *out (all lanes must call).
 __device__ __forceinline__ void sa_flush_count(unsigned int count, unsigned long long* out) {
 #pragma unroll
@@ -113,25 +143,8 @@ __global__ void sa_anneal(T* X, T* f, unsigned char* accepted, T* B, unsigned ch
     for (int it = 0; it < iterations; ++it) {
         // max_evals as a hard cap: only the first last_chains chains make the last proposal
         if (active && (it + 1 < iterations || i < last_chains)) {
-            const SaDraw<T> s = sa_draw(rng((unsigned long long)(first_iter + it)), d, T(0));
-            const T lo = lower[s.j], hi = upper[s.j];
-            const T x = xi[(long long)s.j * n];
-            const T proposal = sa_neighbour(x, lo, hi, w, s.u);
-            const PatchedPoint<T> xp = {xi, n, s.j, proposal};
-            const T fn = mw_sanitize(F::template eval<T>(xp, d));
-            acc = sa_accept(fn, fi, temp, s.a);
-            if (acc) {
-                if (fn < chain_best) {
-                    chain_best = fn;
-                    at_chain_best = true;
-                } else if (at_chain_best) {  // leaving the chain's best point: keep a copy
-                    for (int j = 0; j < d; ++j) B[(long long)j * n + i] = xi[(long long)j * n];
-                    at_chain_best = false;
-                }
-                xi[(long long)s.j * n] = proposal;
-                fi = fn;
-                ++count;
-            }
+            acc = sa_propose<F, T>(rng, (unsigned long long)(first_iter + it), xi, B, n, d, i, lower, upper, w,
+                                   temp, fi, chain_best, at_chain_best, count);
         }
         if (++level_iter >= chain_length) {  // uniform across the grid
             sa_flush_count(count, level_counts + slot);
@@ -195,25 +208,8 @@ __global__ void sa_anneal_groups(T* X, T* f, unsigned char* accepted, T* B, unsi
     const MwRng rng(k.seed, (unsigned long long)c, MW_STREAM_STEP);
     for (int it = 0; it < iterations; ++it) {
         if (it + 1 < iterations || c < last_chains) {
-            const SaDraw<T> s = sa_draw(rng((unsigned long long)(first_iter + it)), d, T(0));
-            const T lo = lower[s.j], hi = upper[s.j];
-            const T x = xi[(long long)s.j * n];
-            const T proposal = sa_neighbour(x, lo, hi, width, s.u);
-            const PatchedPoint<T> xp = {xi, n, s.j, proposal};
-            const T fn = mw_sanitize(F::template eval<T>(xp, d));
-            acc = sa_accept(fn, fi, temp, s.a);
-            if (acc) {
-                if (fn < chain_best) {
-                    chain_best = fn;
-                    at_chain_best = true;
-                } else if (at_chain_best) {  // leaving the chain's best point: keep a copy
-                    for (int j = 0; j < d; ++j) B[(long long)j * n + i] = xi[(long long)j * n];
-                    at_chain_best = false;
-                }
-                xi[(long long)s.j * n] = proposal;
-                fi = fn;
-                ++count;
-            }
+            acc = sa_propose<F, T>(rng, (unsigned long long)(first_iter + it), xi, B, n, d, i, lower, upper,
+                                   width, temp, fi, chain_best, at_chain_best, count);
         }
     }
     f[i] = fi;

@@ -9,27 +9,11 @@ import pytest
 import solvers
 from solvers.cuda.pattern_search import PatternSearchCuda
 
+from variants import CAP_IDS, CAP_VARIANTS
+
 pytestmark = pytest.mark.gpu
 
-# (algorithm, params, counts equal numpy's in every case): the evaluations of pattern search, PSO,
-# DE and annealing proposals are fixed per iteration; MDS and the hybrid's Nelder-Mead depend on
-# the moves, so their counts agree when both engines run into the budget (with restarts they do).
-VARIANTS = [
-    ("pattern_search", {}, True),
-    ("pattern_search", {"restart": True, "round_iterations": 3}, True),
-    ("multidirectional_search", {"restart": True}, True),
-    ("multidirectional_search", {}, False),
-    ("simulated_annealing", {"variant": "async"}, True),
-    ("simulated_annealing", {"variant": "sync"}, True),
-    ("simulated_annealing", {"variant": "hybrid"}, False),
-    ("particle_swarm", {"variant": "classic"}, True),
-    ("particle_swarm", {"variant": "classic", "swarms": 3}, True),
-    ("particle_swarm", {"variant": "spso2011"}, True),
-    ("particle_swarm", {"variant": "spso2011", "swarms": 3}, True),
-    ("differential_evolution", {}, True),
-    ("differential_evolution", {"populations": 3}, True),
-]
-IDS = [a + "".join(f"-{k}={v}" for k, v in p.items()) for a, p, _ in VARIANTS]
+VARIANTS, IDS = CAP_VARIANTS, CAP_IDS
 
 
 def _both(algorithm, params, max_evals, dim=10, function="rastrigin"):

@@ -22,27 +22,11 @@ from solvers.numba import numba_algorithm  # noqa: E402
 from solvers.problems import get_problem  # noqa: E402
 from solvers.rng import ArrayRNG  # noqa: E402
 from solvers.runner import Runner  # noqa: E402
-from variants import variant_cases  # noqa: E402
+from variants import CAP_IDS, CAP_VARIANTS, variant_cases  # noqa: E402
 
 # (algorithm, params, counts equal numpy's in every case): pattern search, PSO, DE and the annealing
 # proposals make fixed evaluations per iteration; MDS and the hybrid's Nelder-Mead depend on the
-# moves, so their counts agree where both engines run into the budget (tests/test_gpu_budget_caps.py)
-VARIANTS = [
-    ("pattern_search", {}, True),
-    ("pattern_search", {"restart": True, "round_iterations": 3}, True),
-    ("multidirectional_search", {"restart": True}, True),
-    ("multidirectional_search", {}, False),
-    ("simulated_annealing", {"variant": "async"}, True),
-    ("simulated_annealing", {"variant": "sync"}, True),
-    ("simulated_annealing", {"variant": "hybrid"}, False),
-    ("particle_swarm", {"variant": "classic"}, True),
-    ("particle_swarm", {"variant": "classic", "swarms": 3}, True),
-    ("particle_swarm", {"variant": "spso2011"}, True),
-    ("particle_swarm", {"variant": "spso2011", "swarms": 3}, True),
-    ("differential_evolution", {}, True),
-    ("differential_evolution", {"populations": 3}, True),
-]
-IDS = [a + "".join(f"-{k}={v}" for k, v in p.items()) for a, p, _ in VARIANTS]
+VARIANTS, IDS = CAP_VARIANTS, CAP_IDS
 
 
 def _check(algorithm, params, exact, max_evals, dim=6):

@@ -69,3 +69,26 @@ def variant_cases(algorithms=None) -> list[tuple[str, dict, str]]:
             cases.append((algorithm, small_params(algorithm, **chosen),
                           f"{algorithm}-{label}" if label else algorithm))
     return cases
+
+
+# max_evals as a hard cap, numba and cuda against numpy (tests/test_numba_cap.py,
+# tests/test_gpu_budget_caps.py): (algorithm, params, counts equal numpy's in every case). Pattern
+# search, PSO, DE and the annealing proposals make fixed evaluations per iteration; MDS and the
+# hybrid's Nelder-Mead depend on the moves, so their counts agree where both engines run into the
+# budget (with restarts they do).
+CAP_VARIANTS = [
+    ("pattern_search", {}, True),
+    ("pattern_search", {"restart": True, "round_iterations": 3}, True),
+    ("multidirectional_search", {"restart": True}, True),
+    ("multidirectional_search", {}, False),
+    ("simulated_annealing", {"variant": "async"}, True),
+    ("simulated_annealing", {"variant": "sync"}, True),
+    ("simulated_annealing", {"variant": "hybrid"}, False),
+    ("particle_swarm", {"variant": "classic"}, True),
+    ("particle_swarm", {"variant": "classic", "swarms": 3}, True),
+    ("particle_swarm", {"variant": "spso2011"}, True),
+    ("particle_swarm", {"variant": "spso2011", "swarms": 3}, True),
+    ("differential_evolution", {}, True),
+    ("differential_evolution", {"populations": 3}, True),
+]
+CAP_IDS = [a + "".join(f"-{k}={v}" for k, v in p.items()) for a, p, _ in CAP_VARIANTS]
