@@ -67,6 +67,21 @@ def test_philox_counter_layout_of_random_cuh():
     assert [int(w) for w in philox.words(seed, walker, stream, draw)] == expected
 
 
+def test_philox_batch_draws_the_same_words():
+    """philox.fill_words (the move loops' vectorised draw) gives words()' blocks, counters crossing
+    2^32 and walkers beyond 32 bits included; only the first `count` columns are written."""
+    seed, walker, stream = 0x0123456789ABCDEF, (5 << 32) | 77, 3
+    first = (1 << 32) - 7  # the draw's low word wraps inside the batch
+    W = np.zeros((4, 20), dtype=np.uint64)
+    philox.fill_words(seed, walker, stream, first, 17, W)
+    for b in range(17):
+        expected = [int(w) for w in philox.words(seed, walker, stream, first + b)]
+        assert [int(w) for w in W[:, b]] == expected, b
+        assert expected == _philox_python(((first + b) & 0xFFFFFFFF, (first + b) >> 32, 77,
+                                           (3 << 24) | 5), (0x89ABCDEF, 0x01234567))
+    assert not W[:, 17:].any()
+
+
 def test_philox_uniforms_in_unit_interval():
     assert philox.u01f(np.uint64(0xFFFFFFFF)) < 1.0 and philox.u01f(np.uint64(0)) == 0.0
     assert philox.u01d(np.uint64(0xFFFFFFFF), np.uint64(0xFFFFFFFF)) < 1.0

@@ -53,23 +53,24 @@ def distinct(w0, w1, w2, m, me):
 
 @njit(nogil=True, cache=True)
 def de_trial(X, trials, f_trials, i, base, key, lower, upper, fid, m, seed, t, Fw, Cr, single, bad, x,
-             live):
+             live, W):
     """Trial of individual i (row base + il of its population, `key` its global index: Philox's
     walker) at generation t: mutation from three others of its population, bounce-back, binomial
     crossover; evaluated into f_trials[i] (x: float64 scratch of d); not `live` (max_evals cuts
-    it): +inf, unevaluated."""
+    it): +inf, unevaluated. W: (4, >= 1 + ceil(d / P)) uint64 scratch: the generation's Philox
+    blocks, drawn first in one vectorised loop (philox.fill_words: the same numbers)."""
     d = X.shape[1]
     T = X.dtype.type
     per = 4 if single else 2
     cross_blocks = (d + per - 1) // per
     per_gen = 1 + cross_blocks
-    w0, w1, w2, w3 = philox.words(seed, key, philox.STREAM_STEP, t * np.uint64(per_gen))
-    r1, r2, r3 = distinct(w0, w1, w2, m, i - base)
-    jr = philox.below(w3, d)
+    philox.fill_words(seed, key, philox.STREAM_STEP, t * np.uint64(per_gen), per_gen, W)
+    r1, r2, r3 = distinct(W[0, 0], W[1, 0], W[2, 0], m, i - base)
+    jr = philox.below(W[3, 0], d)
     a1, a2, a3 = base + r1, base + r2, base + r3
-    first = t * np.uint64(per_gen) + np.uint64(1)
     for j0 in range(0, d, per):  # one Philox block per P genes' crossover uniforms
-        c0, c1, c2, c3 = philox.words(seed, key, philox.STREAM_STEP, first + np.uint64(j0 // per))
+        b = 1 + j0 // per
+        c0, c1, c2, c3 = W[0, b], W[1, b], W[2, b], W[3, b]
         for q in range(min(per, d - j0)):
             j = j0 + q
             if T(philox.uniform_k(c0, c1, c2, c3, q, single)) <= Cr or j == jr:
@@ -110,12 +111,13 @@ def de_generations(X, f, trials, f_trials, accepted, lower, upper, fid, m, seed,
     for g in prange(n // m):
         base = g * m
         x = np.empty(d, dtype=np.float64)
+        W = np.empty((4, 1 + (d + 1) // 2), dtype=np.uint64)  # the most blocks: P = 2 (float64)
         for gen in range(generations):
             t = np.uint64(first_gen + gen)
             cut = gen + 1 == generations
             for i in range(base, base + m):  # every trial from the same population
                 de_trial(X, trials, f_trials, i, base, walker0 + i, lower, upper, fid, m, seed, t, Fw,
-                         Cr, single, bad, x, not cut or i < last_active)
+                         Cr, single, bad, x, not cut or i < last_active, W)
             for i in range(base, base + m):
                 de_select(X, f, trials, f_trials, accepted, i, not cut or i < last_active)
 
@@ -128,8 +130,9 @@ def de_generation_wide(X, f, trials, f_trials, accepted, lower, upper, fid, m, s
     n, d = X.shape
     for i in prange(n):
         x = np.empty(d, dtype=np.float64)
+        W = np.empty((4, 1 + (d + 1) // 2), dtype=np.uint64)
         de_trial(X, trials, f_trials, i, (i // m) * m, walker0 + i, lower, upper, fid, m, seed,
-                 np.uint64(t), Fw, Cr, single, bad, x, i < last_active)
+                 np.uint64(t), Fw, Cr, single, bad, x, i < last_active, W)
     for i in prange(n):
         de_select(X, f, trials, f_trials, accepted, i, i < last_active)
 

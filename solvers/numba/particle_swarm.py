@@ -118,17 +118,20 @@ def swarm_argmin(Pf, base, m):
 
 @njit(nogil=True, cache=True)
 def classic_move(X, V, P, f, Pf, g, i, lower, upper, fid, seed, t, omega, phi_p, phi_g, lr, single,
-                 bad, x, walker0, live):
+                 bad, x, walker0, live, W):
     """Particle i's classic move at iteration t (r_p, r_g from Philox, keyed walker0 + i) toward its
     personal best and `g`, a copy of its swarm's best taken before the iteration; confined,
     evaluated if `live` (x: float64 scratch of d), and its personal best updated at once (only the
-    particle itself reads its P)."""
+    particle itself reads its P). W: (4, >= d) uint64 scratch: the iteration's Philox blocks,
+    drawn first in one vectorised loop (philox.fill_words: the same numbers)."""
     d = X.shape[1]
     T = X.dtype.type
     C = 2 if single else 1  # coordinates per Philox block (r_p and r_g each)
     per_iter = np.uint64((d + C - 1) // C)
+    philox.fill_words(seed, walker0 + i, philox.STREAM_STEP, t * per_iter, (d + C - 1) // C, W)
     for j in range(d):
-        w0, w1, w2, w3 = philox.words(seed, walker0 + i, philox.STREAM_STEP, t * per_iter + np.uint64(j // C))
+        b = j // C
+        w0, w1, w2, w3 = W[0, b], W[1, b], W[2, b], W[3, b]
         q = j % C
         rp = T(philox.uniform_k(w0, w1, w2, w3, 2 * q, single))
         rg = T(philox.uniform_k(w0, w1, w2, w3, 2 * q + 1, single))
@@ -157,6 +160,7 @@ def pso_classic(X, V, P, f, Pf, swarm_f, lower, upper, fid, m, seed, first_iter,
         base = s * m
         x = np.empty(d, dtype=np.float64)
         g = np.empty((1, d), dtype=X.dtype)
+        W = np.empty((4, d + 1), dtype=np.uint64)
         gi = swarm_argmin(Pf, base, m)
         for it in range(iterations):
             t = np.uint64(first_iter + it)
@@ -164,7 +168,7 @@ def pso_classic(X, V, P, f, Pf, swarm_f, lower, upper, fid, m, seed, first_iter,
             cut = it + 1 == iterations
             for i in range(base, base + m):
                 classic_move(X, V, P, f, Pf, g[0], i, lower, upper, fid, seed, t, omega, phi_p, phi_g,
-                             lr, single, bad, x, walker0, not cut or i < last_active)
+                             lr, single, bad, x, walker0, not cut or i < last_active, W)
             gi = swarm_argmin(Pf, base, m)
         swarm_f[s] = Pf[gi]
 
@@ -181,8 +185,9 @@ def pso_classic_wide(X, V, P, f, Pf, swarm_f, lower, upper, fid, m, seed, t, las
         copy_row(G, s, P, swarm_argmin(Pf, s * m, m))
     for i in prange(n):
         x = np.empty(d, dtype=np.float64)
+        W = np.empty((4, d + 1), dtype=np.uint64)
         classic_move(X, V, P, f, Pf, G[i // m], i, lower, upper, fid, seed, np.uint64(t), omega, phi_p,
-                     phi_g, lr, single, bad, x, walker0, i < last_active)
+                     phi_g, lr, single, bad, x, walker0, i < last_active, W)
     for s in prange(swarms):
         swarm_f[s] = Pf[swarm_argmin(Pf, s * m, m)]
 
@@ -228,12 +233,13 @@ def gather_informants(Pf, best, targets, lo, hi, m):
 # thread (0.83 vs 0.86 M evals/s, rastrigin 30-D, float32); the other helpers lost nothing
 @njit(nogil=True, cache=True, inline="always")
 def spso_move(X, V, P, f, Pf, i, l, lower, upper, fid, seed, t, w, c, single, bad, z, x, walker0,
-              live):
+              live, W):
     """Particle i's SPSO-2011 move at iteration t around its personal best and that of its best
     informant l (normals and radius from Philox, keyed walker0 + i), confined and evaluated (z: scratch of d in X's
     dtype, x: float64); not `live`: f[i] = +inf, unevaluated (max_evals). Updates Pf[i] and says
     whether it improved: the caller copies the P row after every particle of the swarm moved
-    (other particles read it)."""
+    (other particles read it). W: (4, >= d + 1) uint64 scratch: the iteration's Philox blocks
+    (philox.fill_words, one vectorised loop: the same numbers)."""
     d = X.shape[1]
     T = X.dtype.type
     NP = 4 if single else 2  # normals per Philox block
@@ -241,9 +247,11 @@ def spso_move(X, V, P, f, Pf, i, l, lower, upper, fid, seed, t, w, c, single, ba
     per_iter = normal_blocks + np.uint64(1)
     tiny = np.finfo(X.dtype).tiny
     coef = T(c) * (T(0.25) if l == i else T(1.0 / 3.0))
+    nb = (d + NP - 1) // NP  # the normals' blocks, then the radius block
+    philox.fill_words(seed, walker0 + i, philox.STREAM_STEP, np.uint64(t) * per_iter, nb + 1, W)
     for j0 in range(0, d, NP):
-        w0, w1, w2, w3 = philox.words(seed, walker0 + i, philox.STREAM_STEP,
-                                      np.uint64(t) * per_iter + np.uint64(j0 // NP))
+        b = j0 // NP
+        w0, w1, w2, w3 = W[0, b], W[1, b], W[2, b], W[3, b]
         for h in range(NP // 2):  # Box-Muller on pairs (mw_normal2)
             u1 = T(philox.uniform_k(w0, w1, w2, w3, 2 * h, single))
             u2 = T(philox.uniform_k(w0, w1, w2, w3, 2 * h + 1, single))
@@ -259,8 +267,7 @@ def spso_move(X, V, P, f, Pf, i, l, lower, upper, fid, seed, t, w, c, single, ba
         tc = coef * (P[i, j] + P[l, j] - T(2) * X[i, j])
         tc2 += tc * tc
         dir2 += z[j] * z[j]
-    w0, w1, w2, w3 = philox.words(seed, walker0 + i, philox.STREAM_STEP, np.uint64(t) * per_iter + normal_blocks)
-    ru = T(philox.uniform_k(w0, w1, w2, w3, 0, single))
+    ru = T(philox.uniform_k(W[0, nb], W[1, nb], W[2, nb], W[3, nb], 0, single))
     scale = np.sqrt(tc2) * ru / max(np.sqrt(dir2), tiny)
     for j in range(d):
         xj = X[i, j]
@@ -289,6 +296,7 @@ def pso_spso(X, V, P, f, Pf, swarm_f, epochs, redrawn, lower, upper, fid, m, K, 
         base = s * m
         z = np.empty(d, dtype=X.dtype)
         x = np.empty(d, dtype=np.float64)
+        W = np.empty((4, d + 1), dtype=np.uint64)
         best = np.empty(m, dtype=np.int64)  # best informant of each particle
         pending = np.zeros(m, dtype=np.bool_)
         previous = Pf[swarm_argmin(Pf, base, m)]
@@ -300,7 +308,7 @@ def pso_spso(X, V, P, f, Pf, swarm_f, epochs, redrawn, lower, upper, fid, m, K, 
             for p in range(m):
                 pending[p] = spso_move(X, V, P, f, Pf, base + p, best[p], lower, upper, fid, seed, t,
                                        w, c, single, bad, z, x, walker0,
-                                       not cut or base + p < last_active)
+                                       not cut or base + p < last_active, W)
             for p in range(m):  # P is read by other particles: written after all have moved
                 if pending[p]:
                     copy_row(P, base + p, X, base + p)
@@ -331,8 +339,9 @@ def pso_spso_wide(X, V, P, f, Pf, swarm_f, epochs, redrawn, best, pending, targe
     for i in prange(n):
         z = np.empty(d, dtype=X.dtype)
         x = np.empty(d, dtype=np.float64)
+        W = np.empty((4, d + 1), dtype=np.uint64)
         pending[i] = spso_move(X, V, P, f, Pf, i, best[i], lower, upper, fid, seed, t, w, c, single,
-                               bad, z, x, walker0, i < last_active)
+                               bad, z, x, walker0, i < last_active, W)
     for i in prange(n):
         if pending[i]:
             copy_row(P, i, X, i)

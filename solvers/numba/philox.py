@@ -63,6 +63,46 @@ def words(seed, walker, stream, draw):
 
 
 @njit(**JIT)
+def fill_words(seed, walker, stream, first, count, W):
+    """W[:, b] = words(seed, walker, stream, first + b) for b < count (W: (4, >= count) uint64).
+
+    The same numbers as `count` calls of ``words``, in one loop LLVM vectorises (the blocks are
+    independent): a block drawn where its numbers are used cost ~15-18 ns, its ten rounds waiting
+    on each other and on the code around; a block of this loop ~5 ns (2-core AMD EPYC dev box).
+    The rounds are spelled out: through philox4x32_10 (a call and a tuple swap) the loop stayed
+    scalar."""
+    seed = np.uint64(seed)
+    walker = np.uint64(walker)
+    k0 = seed & _M32
+    k1 = seed >> _S32
+    c2 = walker & _M32
+    c3 = ((np.uint64(stream) << _S24) | ((walker >> _S32) & _M24)) & _M32
+    for b in range(count):
+        draw = np.uint64(first) + np.uint64(b)
+        x0 = draw & _M32
+        x1 = draw >> _S32
+        x2 = c2
+        x3 = c3
+        y0 = k0
+        y1 = k1
+        for _ in range(10):
+            p0 = _MUL0 * x0
+            p1 = _MUL1 * x2
+            n0 = (p1 >> _S32) ^ x1 ^ y0
+            n2 = (p0 >> _S32) ^ x3 ^ y1
+            x1 = p1 & _M32
+            x3 = p0 & _M32
+            x0 = n0
+            x2 = n2
+            y0 = (y0 + _W0) & _M32
+            y1 = (y1 + _W1) & _M32
+        W[0, b] = x0
+        W[1, b] = x1
+        W[2, b] = x2
+        W[3, b] = x3
+
+
+@njit(**JIT)
 def u01f(u):
     """float-style uniform in [0, 1) from one word: 24 bits (mw_u01f), returned as float64."""
     return float(u >> _S8) * (1.0 / 16777216.0)
