@@ -226,6 +226,48 @@ class Algorithm(abc.ABC):
             yield todo
             remaining -= todo
 
+    # The fused engines' hard cap (cuda, numba: their kernels run whole chunks of iterations, so the
+    # host splits a chunk into full iterations and the one the budget cuts; the reference cuts in
+    # evaluate() instead)
+    def evals_left(self, state: State) -> int | None:
+        """Evaluations max_evals still allows (None: no evaluation budget); in a grid, to each run
+        (every run makes the same number of evaluations: state.evals is groups times that)."""
+        if self.max_evals is None:
+            return None
+        return max(0, int(self.max_evals) - int(state.evals) // max(1, self.groups))
+
+    def capped_iterations(self, state: State, iterations: int, per_iteration: int) -> tuple[int, int | None]:
+        """(full iterations, evaluations of one cut iteration after them, None for none) for a chunk
+        of `iterations` iterations of exactly `per_iteration` evaluations each (in a grid: of each
+        run, and the cut iteration's count is each run's). A shard of a split run (stops_at_budget
+        False: solvers/shards.py) runs the run's cut iteration even where its own share of it is 0:
+        its walkers move (or build trials, or halve steps) as in the unsplit run, none evaluates."""
+        left = self.evals_left(state)
+        if left is None or left >= per_iteration * iterations:
+            return int(iterations), None
+        full = left // per_iteration
+        cut = left - full * per_iteration
+        if cut == 0 and self.stops_at_budget:
+            return int(full), None
+        return int(full), int(cut)
+
+    def capped_chains(self, state: State, iterations: int, chains: int) -> tuple[int, int]:
+        """The hard cap for one proposal per chain per iteration (annealing's fused kernels):
+        (iterations, chains that make the last one's proposal). Full iterations while the budget
+        allows them; the one that would pass it is made by the first `left` chains only (the
+        others skip it, uncounted); in a grid, `chains` and the cut are each run's."""
+        left = self.evals_left(state)
+        if left is None or left >= chains * iterations:
+            return int(iterations), int(chains)
+        if left >= chains:
+            return left // chains, int(chains)
+        return 1, int(left)
+
+    def steps_on(self, state: State) -> bool:
+        """Whether a step may still start an iteration: budget left, or a shard (whose iterations the
+        split run's budget decides: it runs a cut iteration with nothing left to evaluate)."""
+        return self.evals_left(state) != 0 or not self.stops_at_budget
+
     def evals_per_iteration(self) -> float:
         """Expected evaluations per iteration, for budgeting chunks (upper estimate is fine)."""
         return float(self.total_walkers())

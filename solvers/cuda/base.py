@@ -227,38 +227,11 @@ class CudaAlgorithm(Algorithm):
     # their values read +inf, so nothing accepts them). The kernels take how many of a launch's
     # last iteration's evaluations are allowed; the host splits a chunk so that only the iteration
     # the budget cuts is launched with fewer.
-    def evals_left(self, state: State) -> int | None:
-        """Evaluations max_evals still allows (None: no evaluation budget); in a grid, to each run
-        (every run makes the same number of evaluations: state.evals is groups times that)."""
-        if self.max_evals is None:
-            return None
-        return max(0, int(self.max_evals) - int(state.evals) // self.groups)
-
     def capped(self, evals: int, state: State | None = None) -> bool:
         """True if making `evals` more evaluations would pass max_evals."""
         if self.max_evals is None:
             return False
         return int(evals) > int(self.max_evals) - (int(state.evals) if state is not None else 0)
-
-    def capped_iterations(self, state: State, iterations: int, per_iteration: int) -> tuple[int, int | None]:
-        """(full iterations, evaluations of one cut iteration after them, None for none) for a chunk
-        of `iterations` iterations of exactly `per_iteration` evaluations each (in a grid: of each
-        run, and the cut iteration's count is each run's). A shard of a split run (stops_at_budget
-        False: solvers/shards.py) runs the run's cut iteration even where its own share of it is 0:
-        its walkers move (or build trials, or halve steps) as in the unsplit run, none evaluates."""
-        left = self.evals_left(state)
-        if left is None or left >= per_iteration * iterations:
-            return int(iterations), None
-        full = left // per_iteration
-        cut = left - full * per_iteration
-        if cut == 0 and self.stops_at_budget:
-            return int(full), None
-        return int(full), int(cut)
-
-    def steps_on(self, state: State) -> bool:
-        """Whether a step may still start an iteration: budget left, or a shard (whose iterations the
-        split run's budget decides: it runs a cut iteration with nothing left to evaluate)."""
-        return self.evals_left(state) != 0 or not self.stops_at_budget
 
     def cap_values(self, state: State, f) -> int:
         """Evaluations to count for values f just computed (all of them counted by the kernel):

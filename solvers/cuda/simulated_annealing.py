@@ -158,7 +158,7 @@ class SimulatedAnnealingCuda(CudaAlgorithm, SimulatedAnnealing):
         n, d = int(self.params.walkers), self.problem.dim
         m = n // groups
         todo = min(int(budget), int((sched.chain_length - sched.level_iteration).min()))
-        todo, last_chains = self._capped_groups(state, todo, m)
+        todo, last_chains = self.capped_chains(state, todo, m)
         counts = xp.zeros(groups, dtype=np.uint64)
         self.launch("sa_anneal_groups", n, state.XT, state.f, state.accepted, state.B, state.at_best,
                     state.chain_best, self.lower, self.upper, np.int64(n), np.int32(d),
@@ -176,15 +176,6 @@ class SimulatedAnnealingCuda(CudaAlgorithm, SimulatedAnnealing):
         self._mirror_group0(state)
         return todo
 
-    def _capped_groups(self, state, todo: int, m: int) -> tuple[int, int]:
-        """_capped for each run of m chains (every run has made the same evaluations)."""
-        left = self.evals_left(state)
-        if left is None or left >= m * todo:
-            return todo, m
-        if left >= m:
-            return left // m, m
-        return 1, left
-
     # --- annealing -------------------------------------------------------------------------------
     def _anneal(self, state: SimulatedAnnealingCudaState, budget: int) -> int:
         p, n, d = self.params, int(self.params.walkers), self.problem.dim
@@ -193,7 +184,7 @@ class SimulatedAnnealingCuda(CudaAlgorithm, SimulatedAnnealing):
         todo = budget
         if self.synchronous or p.variant == "hybrid":
             todo = min(todo, first_end)  # a global exchange (or the switch to polishing) follows
-        todo, last_chains = self._capped(state, todo, n)
+        todo, last_chains = self.capped_chains(state, todo, n)
         ends = 0 if todo < first_end else 1 + (todo - first_end) // L
         counts = self.xp.zeros(ends + 1, dtype=np.uint64)
         self.launch("sa_anneal", n, state.XT, state.f, state.accepted, state.B, state.at_best,
@@ -224,20 +215,6 @@ class SimulatedAnnealingCuda(CudaAlgorithm, SimulatedAnnealing):
         n, d = int(self.params.walkers), int(self.problem.dim)
         self.launch("mw_broadcast_point", n, state.XT, state.f, np.int64(n), np.int32(d),
                     self.tracker.best_x, self.tracker.best_f)
-
-    def _capped(self, state, todo: int, n: int) -> tuple[int, int]:
-        """max_evals as a hard cap: (iterations, chains that make the last one's proposal).
-
-        Full iterations while the budget allows them; the one that would pass it is truncated to
-        the first `remaining` chains (the others skip that proposal, uncounted)."""
-        if self.max_evals is None:
-            return todo, n
-        remaining = max(0, int(self.max_evals) - int(state.evals))
-        if remaining >= n * todo:
-            return todo, n
-        if remaining >= n:
-            return remaining // n, n
-        return 1, remaining
 
     # --- hybrid: Nelder-Mead polishing -----------------------------------------------------------
     def _polish(self, state: SimulatedAnnealingCudaState, budget: int) -> int:

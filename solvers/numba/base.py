@@ -146,35 +146,8 @@ class NumbaAlgorithm(Algorithm):
         self.tally_nonfinite(state, bad)
         return out.astype(self.dtype)
 
-    # --- max_evals as a hard cap (the cuda engine's rule: solvers/cuda/base.py) ------------------
-    def evals_left(self, state: State) -> int | None:
-        """Evaluations max_evals still allows (None: no evaluation budget); in a grid, to each run."""
-        if self.max_evals is None:
-            return None
-        return max(0, int(self.max_evals) - int(state.evals) // max(1, self.groups))
-
-    def capped_iterations(self, state: State, iterations: int,
-                          per_iteration: int) -> tuple[int, int | None]:
-        """(full iterations, evaluations of one cut iteration after them, None for none) for a chunk
-        of `iterations` iterations of exactly `per_iteration` evaluations each: the cuda engine's
-        split, so that both engines evaluate the same trials of the iteration the budget cuts. A
-        shard of a split run (stops_at_budget False: solvers/shards.py) runs the run's cut
-        iteration even where its own share of it is 0: its walkers move as in the unsplit run,
-        none evaluates."""
-        left = self.evals_left(state)
-        if left is None or left >= per_iteration * iterations:
-            return int(iterations), None
-        full = left // per_iteration
-        cut = left - full * per_iteration
-        if cut == 0 and self.stops_at_budget:
-            return int(full), None
-        return int(full), int(cut)
-
-    def steps_on(self, state: State) -> bool:
-        """Whether a step may still start an iteration: budget left, or a shard (whose iterations
-        the split run's budget decides: it runs a cut iteration with nothing left to evaluate)."""
-        return self.evals_left(state) != 0 or not self.stops_at_budget
-
+    # --- max_evals as a hard cap: evals_left, capped_iterations and steps_on come from the
+    # reference Algorithm (the cuda engine's rule, shared) ------------------------------------------
     def cap_drawn(self, state: State, f: np.ndarray, bad: np.ndarray) -> int:
         """Fresh points just evaluated (one per walker, f and its per-walker NaN counts `bad`):
         those past max_evals set to +inf, uncounted (the cuda engine's cap_values); adds the

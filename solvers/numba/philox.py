@@ -52,14 +52,18 @@ def philox4x32_10(c0, c1, c2, c3, k0, k1):
 @njit(**JIT)
 def words(seed, walker, stream, draw):
     """The four 32-bit words of draw `draw` of walker `walker` in `stream` (MwRng of random.cuh)."""
+    k0, k1, c2, c3 = key_and_walker(seed, walker, stream)
+    draw = np.uint64(draw)
+    return philox4x32_10(draw & _M32, draw >> _S32, c2, c3, k0, k1)
+
+
+@njit(**JIT)
+def key_and_walker(seed, walker, stream):
+    """The key (k0, k1) and the walker's counter words (c2, c3) of random.cuh's MwRng."""
     seed = np.uint64(seed)
     walker = np.uint64(walker)
-    draw = np.uint64(draw)
-    k0 = seed & _M32
-    k1 = seed >> _S32
-    c2 = walker & _M32
     c3 = ((np.uint64(stream) << _S24) | ((walker >> _S32) & _M24)) & _M32
-    return philox4x32_10(draw & _M32, draw >> _S32, c2, c3, k0, k1)
+    return seed & _M32, seed >> _S32, walker & _M32, c3
 
 
 @njit(**JIT)
@@ -71,12 +75,7 @@ def fill_words(seed, walker, stream, first, count, W):
     on each other and on the code around; a block of this loop ~5 ns (2-core AMD EPYC dev box).
     The rounds are spelled out: through philox4x32_10 (a call and a tuple swap) the loop stayed
     scalar."""
-    seed = np.uint64(seed)
-    walker = np.uint64(walker)
-    k0 = seed & _M32
-    k1 = seed >> _S32
-    c2 = walker & _M32
-    c3 = ((np.uint64(stream) << _S24) | ((walker >> _S32) & _M24)) & _M32
+    k0, k1, c2, c3 = key_and_walker(seed, walker, stream)
     for b in range(count):
         draw = np.uint64(first) + np.uint64(b)
         x0 = draw & _M32

@@ -154,7 +154,7 @@ class SimulatedAnnealingNumba(NumbaAlgorithm, SimulatedAnnealing):
         todo = int(budget)
         if self.synchronous or p.variant == "hybrid":
             todo = min(todo, first_end)  # a global exchange (or the switch to polishing) follows
-        todo, last_chains = self._capped(state, todo, n)
+        todo, last_chains = self.capped_chains(state, todo, n)
         ends = 0 if todo < first_end else 1 + (todo - first_end) // L
         counts = np.zeros((n, 3), dtype=np.int64)
         bad = self.nonfinite_counter(n)
@@ -184,17 +184,6 @@ class SimulatedAnnealingNumba(NumbaAlgorithm, SimulatedAnnealing):
         state.level_accepts = unfinished
         state.level_iteration = todo - first_end - (ends - 1) * L
         return todo
-
-    def _capped(self, state, todo: int, n: int) -> tuple[int, int]:
-        """max_evals as a hard cap, the cuda engine's rule: (proposals per chain, chains that make
-        the last one). Full iterations while the budget allows them; the one that would pass it is
-        made by the first `remaining` chains only (the others skip it, uncounted)."""
-        left = self.evals_left(state)
-        if left is None or left >= n * todo:
-            return todo, n
-        if left >= n:
-            return left // n, n
-        return 1, left
 
     def _fold_chain_bests(self, state: SimulatedAnnealingNumbaState) -> None:
         i = int(np.argmin(state.Bf))
