@@ -89,19 +89,18 @@ def one_launch(tuning, iterations: int) -> dict | None:
     return out
 
 
-def pso_packing(tuning, iterations: int, settings: list[str]) -> list[dict]:
-    """PSO's one launch with each swarms-per-block setting (best of two launches each)."""
-    from solvers.cuda.particle_swarm import ParticleSwarmCuda  # noqa: PLC0415
-
+def pso_packing(cls, tuning, iterations: int, settings: list[str]) -> list[dict]:
+    """PSO's one launch with each swarms-per-block setting of the engine's class `cls` (best of two
+    launches each)."""
     rows = []
     try:
         for setting in settings:
-            ParticleSwarmCuda.swarms_per_block = setting
+            cls.swarms_per_block = setting
             runs = [one_launch(tuning, iterations) for _ in range(2)]
             best = min(runs, key=lambda r: r["seconds"])
             rows.append({"setting": setting, **best})
     finally:
-        ParticleSwarmCuda.swarms_per_block = None
+        cls.swarms_per_block = None
     for row in rows:
         row["same_numbers_as_first"] = row.get("group_best_digest") == rows[0].get("group_best_digest")
     return rows
@@ -145,9 +144,11 @@ def bench_algorithm(name: str, args) -> dict:
     pairs = tuning.table.grid.pairs()
     record["runs"] = len(pairs)
     record["one_launch"] = one_launch(tuning, args.iterations) if tuning.table.batched else None
-    if name == "particle_swarm" and args.pso_swarms_per_block and args.engine == "cuda" and tuning.table.batched:
+    cls = engine.algorithm_class(name)
+    # an engine whose PSO packs swarms into blocks (cuda) says so by the setting
+    if args.pso_swarms_per_block and hasattr(cls, "swarms_per_block") and tuning.table.batched:
         settings = [v.strip() for v in args.pso_swarms_per_block.split(",") if v.strip()]
-        record["one_launch_by_swarms_per_block"] = pso_packing(tuning, args.iterations, settings)
+        record["one_launch_by_swarms_per_block"] = pso_packing(cls, tuning, args.iterations, settings)
     if tuning.table.batched:
         t0 = time.perf_counter()
         table = tuning.run()
