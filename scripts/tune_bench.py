@@ -222,6 +222,13 @@ def main() -> int:
     if unknown:
         print(f"unknown algorithm(s) {', '.join(unknown)}; choose from {', '.join(GRIDS)}", file=sys.stderr)
         return 2
+    for item in (args.pso_swarms_per_block or "").split(","):
+        # checked before anything runs (a bad value used to fail after PSO's first timed launch)
+        text = item.strip().lower()
+        if text and text != "auto" and not (text.isdigit() and int(text) >= 1):
+            print(f"--pso-swarms-per-block takes 'auto' or whole numbers >= 1, got {item.strip()!r}",
+                  file=sys.stderr)
+            return 2
     command = "python scripts/tune_bench.py " + " ".join(shlex.quote(a) for a in sys.argv[1:])
     env = environment()
     records = []

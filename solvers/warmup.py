@@ -2,11 +2,13 @@
 numba engines, and CuPy's element-wise kernels of the cupy engine, which compile when a run first
 iterates) ahead of a lesson; on numba also the kernels every typed expression shares.
 
-CuPy keeps compiled kernels in its disk cache (CUPY_CACHE_DIR, default ~/.cupy/kernel_cache), so
-a run that would otherwise spend its first seconds compiling starts at once. Without ``--all``:
-every algorithm with a fused kernel on the window's first functions (sphere, rastrigin, ackley,
-himmelblau) in float64 and float32; with ``--all``: on every function that has a CUDA functor.
-Without a usable GPU it prints one line and exits with status 2.
+The engines keep compiled code on disk (CuPy's cache, CUPY_CACHE_DIR, default
+~/.cupy/kernel_cache, for cupy and cuda; Numba's, ~/.cache/multiwalk/numba/<hash of the sources>,
+for numba: Engine.cache_dir), so a run that would otherwise spend its first seconds compiling
+starts at once. Without ``--all``: every algorithm with a fused kernel on the window's first
+functions (sphere, rastrigin, ackley, himmelblau) in float64 and float32; with ``--all``: on every
+function that has a CUDA functor. Where no compiling engine is available (no GPU and no numba) it
+prints one line and exits with status 2.
 """
 from __future__ import annotations
 

@@ -3,7 +3,7 @@
 The runner sizes its chunks to the display's frame rate, so the same set-up runs in chunks of one
 iteration on a slow machine and of hundreds on a fast one; a split run steps its shards in chunks of
 its own. Every algorithm therefore stops at the first iteration boundary at or past max_evals
-(Algorithm.budget_spent / budget_iterations), not at the end of a chunk that happened to overshoot.
+(Algorithm.budget_spent; the fused engines' capped_iterations), not at the end of a chunk that happened to overshoot.
 A budget that no iteration count divides is the case that once differed (pattern search with
 restarts gave 1 iteration more in large chunks).
 """

@@ -205,6 +205,15 @@ def test_annealing_groups_keep_their_own_schedule_and_broadcast_within_the_group
     for g in range(3):  # a level just ended everywhere: each group sits at its own best point
         assert np.all(X[g] == sched.best_x[g]) and sched.best_f[g] == state.group_best_f[g]
     assert not np.array_equal(sched.best_x[0], sched.best_x[1])
+    # the scalar fields show group 0 as that run alone would: no completed level, no level rate yet
+    # (group 1's level of 2 ended first; its rate is not group 0's)
+    early = SimulatedAnnealing(problem, params)
+    early.set_groups(2, {"chain_length": (5, 2)})
+    state = early.init(GroupedRNG(np, [11, 12]))
+    early.step(state, 2)
+    assert list(state.schedule.level) == [0, 1] and state.level == 0
+    assert state.last_level_acceptance is None
+    assert np.isnan(state.schedule.last_level_acceptance[0])
     hybrid = SimulatedAnnealing(problem, make_params(SimulatedAnnealing.Params,
                                                      {"schedule": "fixed", "variant": "hybrid", "walkers": 8}))
     with pytest.raises(ConfigError, match="hybrid polishes"):

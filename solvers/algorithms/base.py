@@ -207,25 +207,6 @@ class Algorithm(abc.ABC):
             return False
         return int(state.evals) >= int(self.max_evals) * max(1, self.groups)
 
-    def budget_iterations(self, state: State, iterations: int, most_per_iteration: float) -> int:
-        """How many of `iterations` a fused launch may run so that each starts before max_evals
-        is reached, when one iteration makes at most `most_per_iteration` evaluations."""
-        if self.max_evals is None or not self.stops_at_budget:
-            return int(iterations)
-        left = int(self.max_evals) * max(1, self.groups) - int(state.evals)
-        return iterations_before_budget(left, iterations, most_per_iteration)
-
-    def budget_chunks(self, state: State, iterations: int, most_per_iteration: float):
-        """Launch sizes for `iterations` fused iterations, each launch sized by budget_iterations:
-        the caller runs each (updating state.evals) before the next is computed; none once spent."""
-        remaining = int(iterations)
-        while remaining > 0:
-            todo = self.budget_iterations(state, remaining, most_per_iteration)
-            if todo == 0:
-                return
-            yield todo
-            remaining -= todo
-
     # The fused engines' hard cap (cuda, numba: their kernels run whole chunks of iterations, so the
     # host splits a chunk into full iterations and the one the budget cuts; the reference cuts in
     # evaluate() instead)

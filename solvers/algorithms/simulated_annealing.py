@@ -354,7 +354,7 @@ class SimulatedAnnealing(Algorithm):
         state.level, state.rounds = int(sched.level[0]), int(sched.rounds[0])
         state.level_iteration = int(sched.level_iteration[0])
         state.level_accepts = sched.level_accepts[0]
-        if sched.last_level_acceptance is not None:
+        if sched.level[0] > 0 and sched.last_level_acceptance is not None:
             state.last_level_acceptance = sched.last_level_acceptance[0]
 
     def broadcast_groups(self, state: SimulatedAnnealingState, on) -> None:
@@ -374,7 +374,9 @@ class SimulatedAnnealing(Algorithm):
         on = xp.asarray(ends)
         rate = sched.level_accepts / xp.asarray((m * sched.level_iteration).astype(np.float64))
         previous = sched.last_level_acceptance
-        sched.last_level_acceptance = rate if previous is None else xp.where(on, rate, previous)
+        if previous is None:  # groups without a completed level have none yet (NaN), as alone
+            previous = xp.full(self.groups, np.nan)
+        sched.last_level_acceptance = xp.where(on, rate, previous)
         sched.level_accepts = xp.where(on, 0, sched.level_accepts)
         sched.level_iteration[ends] = 0
         sched.level[ends] += 1
@@ -501,7 +503,7 @@ class SimulatedAnnealing(Algorithm):
         # numbers cross to the host
         data = super().snapshot(state, sample)
         xp, accepted = self.xp, state.accepted
-        n = int(accepted.shape[0])
+        n = int(accepted.shape[0]) // max(1, self.groups)  # chains of one run (a grid: group 0's)
         data.overlays["temperature"] = np.full(len(sample), state.temperature)
         data.overlays["accepted"] = to_numpy(accepted[xp.asarray(sample)]).astype(np.int8)
         if state.last_level_acceptance is not None:

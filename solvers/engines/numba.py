@@ -29,6 +29,7 @@ class NumbaEngine(Engine):
     def cache_dir(self) -> str | None:
         from ..numba import use_versioned_cache  # noqa: PLC0415 - no numba import
 
+        # the folder decided when the numba package was imported (use_versioned_cache: once)
         return use_versioned_cache() or os.environ.get("NUMBA_CACHE_DIR") or "each module's __pycache__"
 
     def _probe(self) -> tuple[bool, str]:

@@ -31,19 +31,26 @@ COMPILING_MESSAGE = "compiling the numba engine (once)"
 
 
 def use_versioned_cache() -> str | None:
-    """Keep Numba's on-disk cache in a folder named by a hash of this package's sources.
+    """Keep Numba's on-disk cache in a folder named by a hash of the sources its kernels compile.
 
     Numba keys a cached function by its own file's modification time only: a kernel in
     pattern_search.py kept its old machine code after functions.py changed the objective it calls
-    (seen here: a stale pattern-search kernel ran the old cosine at half the speed). A folder per
-    version of the sources (~/.cache/multiwalk/numba/<hash>, or under $XDG_CACHE_HOME) cannot go
-    stale. A NUMBA_CACHE_DIR set by the user is left alone. Returns the folder in use (None: the
-    user's); set before numba compiles anything (numba reads it when a function is decorated)."""
+    (seen here: a stale pattern-search kernel ran the old cosine at half the speed), and tables a
+    kernel reads (solvers/problems: Shekel's and Foxholes' constants) are frozen into it. A folder
+    per version of solvers/numba and solvers/problems (~/.cache/multiwalk/numba/<hash>, or under
+    $XDG_CACHE_HOME) cannot go stale. A NUMBA_CACHE_DIR set by the user is left alone. Decided once
+    per process (the sources on disk may change under a running window: the kernels it compiles
+    still belong to the version it imported); returns the folder in use (None: the user's)."""
+    global _CACHE_FOLDER
+    if _CACHE_FOLDER is not None:
+        return _CACHE_FOLDER or None
     if os.environ.get("NUMBA_CACHE_DIR") and not os.environ.get("MULTIWALK_NUMBA_CACHE"):
+        _CACHE_FOLDER = ""
         return None
+    here = Path(__file__).parent
     digest = hashlib.sha1()
-    for path in sorted(Path(__file__).parent.glob("*.py")):
-        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    for path in sorted([*here.glob("*.py"), *(here.parent / "problems").rglob("*.py")]):
+        digest.update(path.relative_to(here.parent).as_posix().encode() + b"\0" + path.read_bytes())
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     folder = os.path.join(base, "multiwalk", "numba", digest.hexdigest()[:16])
     # the marker tells a child process (Dask workers, subprocesses) that the folder is ours: its
@@ -52,7 +59,11 @@ def use_versioned_cache() -> str | None:
     config = sys.modules.get("numba.core.config")
     if config is not None:  # numba already imported: it read the variable then
         config.CACHE_DIR = folder
+    _CACHE_FOLDER = folder
     return folder
+
+
+_CACHE_FOLDER: str | None = None  # decided once per process ("": the user's NUMBA_CACHE_DIR)
 
 
 use_versioned_cache()

@@ -288,14 +288,16 @@ class Context:
                            history=r.history)
 
     def _warm_up(self, config: RunConfig) -> None:
-        """Compile and cache the code of this configuration with a two-iteration run (once per
-        configuration, sizes included: which kernel runs may depend on them, e.g. the numba
+        """Compile and cache the code of this configuration with a two-iteration run (on the CPU
+        engines once per configuration, sizes included: which kernel runs may depend on them, e.g. the numba
         engine's wide path for few swarms of many particles, whose compile (2-4 s) once landed in a
         timed numba run of the H100 reports when only a smaller size had been warmed)."""
         key = (config.engine, config.algorithm, config.problem, config.dim, config.dtype,
                config.fast_math, tuple(sorted(config.params_dict().items())))
-        if key in self._warm:
-            return
+        if key in self._warm and not get_engine(config.engine).warmup_seconds:
+            return  # compiled, and the engine needs no warm clocks (the CPU engines)
+        # a GPU engine's warm-up is repeated for its warm-up seconds (measure.time_runs): each call
+        # runs the short run, so the device works (and its clocks rise) instead of the host spinning
         t0 = time.perf_counter()
         Runner(config.replace(budget=Budget.build(max_iters=2))).run()
         self.warm_seconds += time.perf_counter() - t0
