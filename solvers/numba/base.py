@@ -148,6 +148,16 @@ class NumbaAlgorithm(Algorithm):
 
     # --- max_evals as a hard cap: evals_left, capped_iterations and steps_on come from the
     # reference Algorithm (the cuda engine's rule, shared) ------------------------------------------
+    def step_fused(self, state: State, iterations: int, launch) -> None:
+        """Step a grouped algorithm's fused kernel under max_evals as a hard cap (the cuda engine's
+        split): the full iterations and the one the budget cuts in ONE launch,
+        ``launch(state, iterations, last_active)``, the cut iteration made by the first
+        `last_active` walkers only."""
+        n = self.total_walkers()
+        full, last = self.capped_iterations(state, int(iterations), n)
+        if full or last is not None:
+            launch(state, full + (1 if last is not None else 0), n if last is None else last)
+
     def cap_drawn(self, state: State, f: np.ndarray, bad: np.ndarray) -> int:
         """Fresh points just evaluated (one per walker, f and its per-walker NaN counts `bad`):
         those past max_evals set to +inf, uncounted (the cuda engine's cap_values); adds the

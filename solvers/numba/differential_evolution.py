@@ -161,13 +161,7 @@ class DifferentialEvolutionNumba(NumbaAlgorithm, DifferentialEvolution):
         return state
 
     def step(self, state: DifferentialEvolutionState, iterations: int) -> None:
-        # max_evals as a hard cap (the cuda engine's split): the generation it cuts evaluates the
-        # trials of the first `last` individuals only, in the same launch as the full ones
-        n = self.total_walkers()
-        full, last = self.capped_iterations(state, int(iterations), n)
-        if full or last is not None:
-            self._generations(state, full + (1 if last is not None else 0),
-                              n if last is None else last)
+        self.step_fused(state, iterations, self._generations)  # the cut iteration in the same launch
 
     def _generations(self, state: DifferentialEvolutionState, iterations: int, last_active: int) -> None:
         p, T = self.params, self.dtype.type

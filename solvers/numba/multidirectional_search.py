@@ -174,8 +174,7 @@ def mds_iterate(simplices, values, active, keep_f, keep_x, lower, upper, span, f
     """`iterations` iterations of every start; evals[s] its evaluations, last[s] the iteration
     (+1) in which it last moved."""
     m, n1, n = simplices.shape
-    per = 4 if single else 2
-    per_point = (n + per - 1) // per
+    per_point = philox.blocks_per_point_jit(n, single)  # Philox blocks of one point (uint64)
     for s in prange(m):
         S = simplices[s]
         F = values[s]
@@ -192,7 +191,7 @@ def mds_iterate(simplices, values, active, keep_f, keep_x, lower, upper, span, f
                 last[s] = t + 1
             elif restart:
                 _fresh(S, F, x, lower, upper, seed, s, philox.STREAM_RESTART,
-                       np.uint64(t) * np.uint64(per_point), edge, single, fid, bad, n1)
+                       np.uint64(t) * per_point, edge, single, fid, bad, n1)
                 count += n1
                 act = True  # as the reference: a fresh simplex is active
             if F[0] < keep_f[s]:
@@ -248,8 +247,7 @@ def mds_cut_finish(simplices, values, active, keep_f, keep_x, FR, F2, lower, upp
     """Phase 3: the second trials' first grant2[s] vertices evaluated and the moves taken; the
     restarts' fresh simplices with their first grant3[s] vertices evaluated; the kept bests."""
     m, n1, n = simplices.shape
-    per = 4 if single else 2
-    per_point = (n + per - 1) // per
+    per_point = philox.blocks_per_point_jit(n, single)  # Philox blocks of one point (uint64)
     for s in prange(m):
         S = simplices[s]
         F = values[s]
@@ -265,7 +263,7 @@ def mds_cut_finish(simplices, values, active, keep_f, keep_x, FR, F2, lower, upp
             last[s] = t + 1
         elif restart:
             _fresh(S, F, x, lower, upper, seed, s, philox.STREAM_RESTART,
-                   np.uint64(t) * np.uint64(per_point), edge, single, fid, bad, grant3[s])
+                   np.uint64(t) * per_point, edge, single, fid, bad, grant3[s])
             active[s] = True
         if F[0] < keep_f[s]:
             keep_f[s] = F[0]

@@ -411,13 +411,7 @@ class ParticleSwarmNumba(NumbaAlgorithm, ParticleSwarm):
         return state
 
     def step(self, state: ParticleSwarmNumbaState, iterations: int) -> None:
-        # max_evals as a hard cap (the cuda engine's split): the iteration it cuts is made by the
-        # first `last` particles only, in the same launch as the full ones
-        n = self.total_walkers()
-        full, last = self.capped_iterations(state, int(iterations), n)
-        if full or last is not None:
-            self._iterations(state, full + (1 if last is not None else 0),
-                             n if last is None else last)
+        self.step_fused(state, iterations, self._iterations)  # the cut iteration in the same launch
 
     def _iterations(self, state: ParticleSwarmNumbaState, iterations: int, last_active: int) -> None:
         p, T = self.params, self.dtype.type
