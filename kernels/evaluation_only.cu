@@ -14,7 +14,66 @@
 // per-coordinate block lookup, select chain or branch inside the functor's loop, which the
 // compiler can then unroll and overlap.
 //
+// Folded points (issue 14): when the functor is a fold (problems.cuh: MwFold; Rastrigin, Ackley,
+// Sphere, ...), each Philox block's four coordinates go straight into the fold as they are drawn,
+// in registers: no shared-memory stage, no second pass, the same numbers. A box with the same bounds
+// in every coordinate (every built-in) is passed as two scalars (box_uniform = 1), so a coordinate
+// costs no bound loads; otherwise lower/upper are read per coordinate as before.
+//
 // MW_KERNELS: eo_rounds<F,T> eo_points<T>
+
+// The box of the drawn points: coordinate j of uniform u is min(lo + (hi - lo) u, hi), the formula
+// of MwRandomPoint and mw_fill_uniform (hi - lo rounds the same whether taken once or per draw).
+template <typename T, bool UNIFORM> struct EoBox {
+    const T* __restrict__ lower;
+    const T* __restrict__ upper;
+    T lo, width, hi;
+    __device__ __forceinline__ T at(int j, T u) const {
+        if (UNIFORM) return mw_fmin(lo + width * u, hi);
+        const T l = lower[j], h = upper[j];
+        return mw_fmin(l + (h - l) * u, h);
+    }
+};
+
+// Round `draw` (its first Philox block) of one walker as a fold: P coordinates per block, each
+// folded as drawn; the last block's words past d are drawn and dropped, as mw_fill_uniform does.
+template <typename F, typename T, bool UNIFORM>
+__device__ __forceinline__ T eo_folded(const MwRng& rng, unsigned long long draw, const EoBox<T, UNIFORM>& box,
+                                       int d) {
+    const int P = MwPerBlock<T>::value;
+    typename F::template Acc<T> a = F::template start<T>();
+    int j0 = 0;
+    for (; j0 + P <= d; j0 += P, ++draw) {
+        const MwWords r = rng(draw);
+#pragma unroll
+        for (int k = 0; k < P; ++k) F::add(a, box.at(j0 + k, mw_uniform<T>(r, k)), j0 + k);
+    }
+    if (j0 < d) {
+        const MwWords r = rng(draw);
+#pragma unroll
+        for (int k = 0; k < P; ++k) {
+            if (j0 + k < d) F::add(a, box.at(j0 + k, mw_uniform<T>(r, k)), j0 + k);
+        }
+    }
+    return F::finish(a, d);
+}
+
+// `rounds` rounds of one walker with a fold functor: (its last value, its best value and round).
+template <typename F, typename T, bool UNIFORM>
+__device__ __forceinline__ T eo_folded_rounds(const MwRng& rng, unsigned long long per_point, long long first_round,
+                                              int rounds, const EoBox<T, UNIFORM>& box, int d, MwBest<T>& mine,
+                                              long long& kept) {
+    T f = mw_inf<T>();
+    for (int r = 0; r < rounds; ++r) {
+        const long long t = first_round + r;
+        f = mw_sanitize(eo_folded<F, T, UNIFORM>(rng, (unsigned long long)t * per_point, box, d));
+        if (f < mine.f) {
+            mine.f = f;
+            kept = t;
+        }
+    }
+    return f;
+}
 
 // One thread's point in shared memory: coordinate j at column[j * stride] (bank-conflict free:
 // neighbouring threads, neighbouring words).
@@ -31,7 +90,8 @@ template <typename F, typename T>
 __global__ void eo_rounds(const T* __restrict__ lower, const T* __restrict__ upper, long long n, int d,
                           unsigned long long seed, long long first_round, int rounds, T* f_last,
                           long long* best_round, T* part_f, long long* part_i, unsigned int* ticket,
-                          T* best_f, T* best_x, long long* best_i, int staged) {
+                          T* best_f, T* best_x, long long* best_i, int staged, T box_lo, T box_hi,
+                          int box_uniform) {
     __shared__ MwBest<T> winner;
     extern __shared__ unsigned char eo_stage_bytes[];
     const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
@@ -41,7 +101,15 @@ __global__ void eo_rounds(const T* __restrict__ lower, const T* __restrict__ upp
         const MwRng rng(seed, (unsigned long long)i, MW_STREAM_SAMPLE);
         T f = mw_inf<T>();
         long long kept = first_round;
-        if (staged) {
+        if constexpr (mw_folds<F>::value) {
+            if (box_uniform) {
+                const EoBox<T, true> box{lower, upper, box_lo, box_hi - box_lo, box_hi};
+                f = eo_folded_rounds<F, T, true>(rng, per_point, first_round, rounds, box, d, mine, kept);
+            } else {
+                const EoBox<T, false> box{lower, upper, box_lo, box_hi - box_lo, box_hi};
+                f = eo_folded_rounds<F, T, false>(rng, per_point, first_round, rounds, box, d, mine, kept);
+            }
+        } else if (staged) {
             T* column = reinterpret_cast<T*>(eo_stage_bytes) + threadIdx.x;
             const EoColumn<T> x{column, (int)blockDim.x};
             for (int r = 0; r < rounds; ++r) {

@@ -96,6 +96,16 @@ def functor_names() -> list[str]:
     return re.findall(rf"\b{re.escape(arg)}\s*\(\s*(\w+)\s*\)", body)
 
 
+_FOLD_STRUCT = re.compile(r"^struct\s+(\w+)\s*:\s*Mw(?:Sum)?Fold<", re.MULTILINE)
+
+
+def fold_functors() -> frozenset[str]:
+    """Functors of problems.cuh written as folds (``struct Name : MwFold<Name>`` or MwSumFold):
+    kernels that make coordinates one at a time fold them as drawn (evaluation_only.cu)."""
+    path = KERNEL_DIR / "problems.cuh"
+    return frozenset(_FOLD_STRUCT.findall(path.read_text(encoding="utf-8"))) if path.exists() else frozenset()
+
+
 def declared_kernels(kernel_file: str) -> list[str]:
     """Template declarations of a kernel file, e.g. ['ps_step<F,T>', 'ps_init<T>']."""
     found = []

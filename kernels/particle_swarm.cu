@@ -277,14 +277,12 @@ __global__ void pso_init(T* X, T* V, T* P, T* f, T* Pf, const T* __restrict__ lo
 }
 
 // SPSO-2011 confinement of one coordinate: clamp to the box, reverse and halve the velocity.
+// Selects, not branches (issue 14: the branches cost a BSSY/BSYNC pair and a reload of the bound
+// per coordinate); a NaN x stays as it is, as with the branches.
 template <typename T> __device__ __forceinline__ void pso_confine(T& x, T& v, T lo, T hi) {
-    if (x < lo) {
-        x = lo;
-        v = T(-0.5) * v;
-    } else if (x > hi) {
-        x = hi;
-        v = T(-0.5) * v;
-    }
+    const bool below = x < lo, above = x > hi;
+    v = below || above ? T(-0.5) * v : v;
+    x = below ? lo : (above ? hi : x);
 }
 
 // Where a thread's own particle lives during a launch: x, v and p in shared memory (column
@@ -359,10 +357,14 @@ __device__ __forceinline__ T pso_remember(const PsoRows<T>& r, T* P, T* f, T* Pf
     if (fx < pf) {
         pf = fx;
         Pf[i] = fx;
-        for (int j = 0; j < d; ++j) {
-            const T x = r.x[(long long)j * r.xs];
-            P[(long long)j * n + i] = x;
-            r.p[(long long)j * r.ps] = x;  // the same place when p is not in shared memory
+        const bool twice = r.p != P + i;  // p has its own (shared) copy
+        const T* xq = r.x;
+        T* gq = P + i;
+        T* pq = r.p;
+        for (int j = 0; j < d; ++j, xq += r.xs, gq += n, pq += r.ps) {  // running addresses: no
+            const T x = *xq;                                             // 64-bit j * stride
+            *gq = x;
+            if (twice) *pq = x;
         }
     }
     return pf;
@@ -434,28 +436,39 @@ __device__ __forceinline__ void pso_classic_run(T* X, T* V, T* P, T* f, T* Pf, T
             const long long i = at.base + p;
             const MwRng rng(gk.seed, (unsigned long long)(i + keyed), MW_STREAM_STEP);
             const PsoRows<T> r = pso_rows(X, V, P, n, i, xs, vs, ps, own_one);
+            // running addresses (x, v, p advance by their strides): no 64-bit j * stride per access;
+            // a fold functor (problems.cuh: MwFold) takes each new coordinate as it is made, so the
+            // objective does not read the point back (the same value)
+            T* xq = r.x;
+            T* vq = r.v;
+            const T* pq = r.p;
+            MwRunningEval<F, T> fold;
+            unsigned long long draw = t * per_iter;
 #pragma unroll 2
-            for (int j0 = 0; j0 < d; j0 += C) {  // unrolled: two Philox chains in flight
-                const MwWords w = rng(t * per_iter + (unsigned long long)(j0 / C));
+            for (int j0 = 0; j0 < d; j0 += C, ++draw) {  // unrolled: two Philox chains in flight
+                const MwWords w = rng(draw);
 #pragma unroll
                 for (int q = 0; q < C; ++q) {
                     const int j = j0 + q;
                     if (j < d) {
                         const T rp = mw_uniform<T>(w, 2 * q), rg = mw_uniform<T>(w, 2 * q + 1);
-                        T x = r.x[(long long)j * r.xs];
-                        T v = r.v[(long long)j * r.vs];
-                        const T pb = r.p[(long long)j * r.ps];
+                        T x = *xq;
+                        T v = *vq;
+                        const T pb = *pq;
                         v = omega * v + phi_p * rp * (pb - x) + phi_g * rg * (g_own[j] - x);
                         x = x + lr * v;
                         pso_confine(x, v, lower[j], upper[j]);
-                        r.x[(long long)j * r.xs] = x;
-                        r.v[(long long)j * r.vs] = v;
+                        *xq = x;
+                        *vq = v;
+                        fold.add(x, j);
+                        xq += r.xs;
+                        vq += r.vs;
+                        pq += r.ps;
                     }
                 }
             }
-            const StridedPoint<T> xp = {r.x, r.xs};
             const T fx = it + 1 < iterations || i < active_end
-                             ? mw_sanitize(F::template eval<T>(xp, d)) : mw_inf<T>();
+                             ? mw_sanitize(fold.value(StridedPoint<T>{r.x, r.xs}, d)) : mw_inf<T>();
             const T pf = pso_remember(r, P, f, Pf, n, d, i, fx, own_one ? pf_own : Pf[i]);
             if (own_one) pf_own = pf;
             mine = mw_better(mine, mw_make_best(pf, i));
@@ -681,7 +694,12 @@ pso_spso(T* X, T* V, T* P, T* f, T* Pf, T* swarm_f, long long* swarm_i, long lon
             }
             const MwWords ru = rng(t * per_iter + normal_blocks);
             const T scale = mw_sqrt(tc2) * mw_uniform<T>(ru, 0) / mw_fmax(mw_sqrt(dir2), tiny);
-            // pass 2: the same numbers again, and the move
+            // pass 2: the same numbers again, and the move (running addresses and a folded
+            // objective, as in the classic move)
+            T* xq = r.x;
+            T* vq = r.v;
+            const T* pq = r.p;
+            MwRunningEval<F, T> fold;
 #pragma unroll 2
             for (int j0 = 0; j0 < d; j0 += NP) {
                 T pl[4], z[4];
@@ -692,19 +710,22 @@ pso_spso(T* X, T* V, T* P, T* f, T* Pf, T* swarm_f, long long* swarm_i, long lon
                 for (int q = 0; q < NP; ++q) {
                     const int j = j0 + q;
                     if (j < d) {
-                        T x = r.x[(long long)j * r.xs];
-                        const T tc = coef * (r.p[(long long)j * r.ps] + pl[q] - T(2) * x);
-                        T v = w * r.v[(long long)j * r.vs] + tc + scale * z[q];
+                        T x = *xq;
+                        const T tc = coef * (*pq + pl[q] - T(2) * x);
+                        T v = w * *vq + tc + scale * z[q];
                         x = x + v;
                         pso_confine(x, v, lower[j], upper[j]);
-                        r.x[(long long)j * r.xs] = x;
-                        r.v[(long long)j * r.vs] = v;
+                        *xq = x;
+                        *vq = v;
+                        fold.add(x, j);
+                        xq += r.xs;
+                        vq += r.vs;
+                        pq += r.ps;
                     }
                 }
             }
-            const StridedPoint<T> xp = {r.x, r.xs};
-            const T fx = it + 1 < iterations || i < last_active ? mw_sanitize(F::template eval<T>(xp, d))
-                                                                 : mw_inf<T>();
+            const T fx = it + 1 < iterations || i < last_active
+                             ? mw_sanitize(fold.value(StridedPoint<T>{r.x, r.xs}, d)) : mw_inf<T>();
             f[i] = fx;
             T pf = own_one ? pf_own : Pf[i];
             if (fx < pf) {  // the point goes to P after the barrier: others are gathering P now

@@ -4,6 +4,8 @@
 //
 // Shape of every functor:
 //     struct Name { template <typename T, typename X> __device__ static T eval(const X& x, int d); };
+// or a fold (MwFold below: Sphere, Step, Quartic, Schwefel226, Rastrigin, Ackley, Griewank), whose
+// eval MwFold derives.
 // x[j] is coordinate j as T (StridedPoint, PatchedPoint or DensePoint of common.cuh), d the dimension.
 //
 // Mirroring rules, so that numpy and cuda agree to rounding:
@@ -21,14 +23,54 @@
 
 template <typename T> __device__ __forceinline__ T mwp_sq(T v) { return v * v; }
 
+// Folds (issue 14). A functor whose value is a left-to-right fold over its coordinates, each read
+// once in order, may define the fold instead of eval and derive from MwFold<Self>:
+//     template <typename T> struct Acc { ... };                         // the running state
+//     template <typename T> __device__ static Acc<T> start();
+//     template <typename T> __device__ static void add(Acc<T>& a, T v, int j);   // coordinate j = v
+//     template <typename T> __device__ static T finish(const Acc<T>& a, int d);
+// MwFold's eval runs that fold over x[0..d-1], so every kernel sees one definition; a kernel that
+// makes its coordinates one at a time (evaluation-only draws four per Philox block) folds them as
+// they come, in registers, instead of storing the point and reading it back: the same operations
+// in the same order, so the same value bit for bit. mw_folds<F>::value says whether F is one.
+template <typename F> struct MwFold {
+    static constexpr bool folds = true;
+    template <typename T, typename X> __device__ static T eval(const X& x, int d) {
+        typename F::template Acc<T> a = F::template start<T>();
+        for (int j = 0; j < d; ++j) F::add(a, T(x[j]), j);
+        return F::finish(a, d);
+    }
+};
+
+template <typename F, typename = void> struct mw_folds { static constexpr bool value = false; };
+template <typename F> struct mw_folds<F, decltype(void(F::folds))> { static constexpr bool value = F::folds; };
+
+// The objective of a point a kernel makes coordinate by coordinate (a particle's move): fed each
+// coordinate as it is made (add) when F is a fold, so value() needs no second pass; for the other
+// functors add does nothing and value() evaluates the stored point x. One code path for both.
+template <typename F, typename T, bool = mw_folds<F>::value> struct MwRunningEval {
+    __device__ __forceinline__ void add(T, int) {}
+    template <typename X> __device__ __forceinline__ T value(const X& x, int d) const { return F::template eval<T>(x, d); }
+};
+template <typename F, typename T> struct MwRunningEval<F, T, true> {
+    typename F::template Acc<T> a;
+    __device__ __forceinline__ MwRunningEval() : a(F::template start<T>()) {}
+    __device__ __forceinline__ void add(T v, int j) { F::add(a, v, j); }
+    template <typename X> __device__ __forceinline__ T value(const X&, int d) const { return F::finish(a, d); }
+};
+
+// A fold over one accumulated sum (most separable functions): the functor gives term(v, j).
+template <typename F> struct MwSumFold : MwFold<F> {
+    template <typename T> struct Acc { T s; };
+    template <typename T> __device__ static Acc<T> start() { return {T(0)}; }
+    template <typename T> __device__ static void add(Acc<T>& a, T v, int j) { a.s += F::template term<T>(v, j); }
+    template <typename T> __device__ static T finish(const Acc<T>& a, int) { return a.s; }
+};
+
 // ---- Yao, Liu & Lin 1999 (solvers/problems/yao.py) --------------------------------------------
 
-struct Sphere {
-    template <typename T, typename X> __device__ static T eval(const X& x, int d) {
-        T s = T(0);
-        for (int j = 0; j < d; ++j) { const T v = x[j]; s += v * v; }
-        return s;
-    }
+struct Sphere : MwSumFold<Sphere> {
+    template <typename T> __device__ static T term(T v, int) { return v * v; }
 };
 
 struct Schwefel222 {
@@ -70,20 +112,12 @@ struct Rosenbrock {
     }
 };
 
-struct Step {
-    template <typename T, typename X> __device__ static T eval(const X& x, int d) {
-        T s = T(0);
-        for (int j = 0; j < d; ++j) { const T v = mw_floor(x[j] + T(0.5)); s += v * v; }
-        return s;
-    }
+struct Step : MwSumFold<Step> {
+    template <typename T> __device__ static T term(T x, int) { const T v = mw_floor(x + T(0.5)); return v * v; }
 };
 
-struct Quartic {
-    template <typename T, typename X> __device__ static T eval(const X& x, int d) {
-        T s = T(0);
-        for (int j = 0; j < d; ++j) { const T v = x[j]; const T v2 = v * v; s += T(j + 1) * (v2 * v2); }
-        return s;
-    }
+struct Quartic : MwSumFold<Quartic> {
+    template <typename T> __device__ static T term(T v, int j) { const T v2 = v * v; return T(j + 1) * (v2 * v2); }
 };
 
 // The noise of Yao's f7 as a hash of the point (yao.point_noise): the float64 bits of each
@@ -112,47 +146,37 @@ struct QuarticNoisy {
     }
 };
 
-struct Schwefel226 {
-    template <typename T, typename X> __device__ static T eval(const X& x, int d) {
-        T s = T(0);
-        for (int j = 0; j < d; ++j) { const T v = x[j]; s += v * mw_sin(mw_sqrt(mw_fabs(v))); }
-        return T(418.9829 * d) - s;
+struct Schwefel226 : MwFold<Schwefel226> {
+    template <typename T> struct Acc { T s; };
+    template <typename T> __device__ static Acc<T> start() { return {T(0)}; }
+    template <typename T> __device__ static void add(Acc<T>& a, T v, int) { a.s += v * mw_sin(mw_sqrt(mw_fabs(v))); }
+    template <typename T> __device__ static T finish(const Acc<T>& a, int d) { return T(418.9829 * d) - a.s; }
+};
+
+struct Rastrigin : MwSumFold<Rastrigin> {
+    template <typename T> __device__ static T term(T v, int) { return v * v - T(10) * mw_cospi(T(2) * v) + T(10); }
+};
+
+struct Ackley : MwFold<Ackley> {
+    template <typename T> struct Acc { T s1, s2; };
+    template <typename T> __device__ static Acc<T> start() { return {T(0), T(0)}; }
+    template <typename T> __device__ static void add(Acc<T>& a, T v, int) {
+        a.s1 += v * v;
+        a.s2 += mw_cospi(T(2) * v);
+    }
+    template <typename T> __device__ static T finish(const Acc<T>& a, int d) {
+        return T(-20) * mw_exp(T(-0.2) * mw_sqrt(a.s1 / T(d))) - mw_exp(a.s2 / T(d)) + T(20) + T(MW_E);
     }
 };
 
-struct Rastrigin {
-    template <typename T, typename X> __device__ static T eval(const X& x, int d) {
-        T s = T(0);
-        for (int j = 0; j < d; ++j) {
-            const T v = x[j];
-            s += v * v - T(10) * mw_cospi(T(2) * v) + T(10);
-        }
-        return s;
+struct Griewank : MwFold<Griewank> {
+    template <typename T> struct Acc { T s, p; };
+    template <typename T> __device__ static Acc<T> start() { return {T(0), T(1)}; }
+    template <typename T> __device__ static void add(Acc<T>& a, T v, int j) {
+        a.s += v * v;
+        a.p *= mw_cos(v / mw_sqrt(T(j + 1)));
     }
-};
-
-struct Ackley {
-    template <typename T, typename X> __device__ static T eval(const X& x, int d) {
-        T s1 = T(0), s2 = T(0);
-        for (int j = 0; j < d; ++j) {
-            const T v = x[j];
-            s1 += v * v;
-            s2 += mw_cospi(T(2) * v);
-        }
-        return T(-20) * mw_exp(T(-0.2) * mw_sqrt(s1 / T(d))) - mw_exp(s2 / T(d)) + T(20) + T(MW_E);
-    }
-};
-
-struct Griewank {
-    template <typename T, typename X> __device__ static T eval(const X& x, int d) {
-        T s = T(0), p = T(1);
-        for (int j = 0; j < d; ++j) {
-            const T v = x[j];
-            s += v * v;
-            p *= mw_cos(v / mw_sqrt(T(j + 1)));
-        }
-        return s / T(4000) - p + T(1);
-    }
+    template <typename T> __device__ static T finish(const Acc<T>& a, int) { return a.s / T(4000) - a.p + T(1); }
 };
 
 // Yao's u(x, a, k, 4) for one coordinate: k (x - a)^4 above a, k (-x - a)^4 below -a.

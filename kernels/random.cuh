@@ -29,6 +29,16 @@
 
 struct MwWords { unsigned int x, y, z, w; };  // one Philox output block (own type: host tests too)
 
+MW_HD unsigned long long mw_mul_wide(unsigned int a, unsigned int b) {
+#if defined(__CUDA_ARCH__)
+    unsigned long long p;
+    asm("mul.wide.u32 %0, %1, %2;" : "=l"(p) : "r"(a), "r"(b));
+    return p;
+#else
+    return (unsigned long long)a * b;
+#endif
+}
+
 // Philox4x32 with 10 rounds; round constants from Random123. Each round's two products are taken
 // whole (one 32x32->64 IMAD.WIDE each, both halves used): written as mulhi and a separate low
 // product, nvcc emitted an extra 32-bit IMAD per product, 60 instructions per block instead of 40
@@ -36,7 +46,7 @@ struct MwWords { unsigned int x, y, z, w; };  // one Philox output block (own ty
 MW_HD MwWords mw_philox4x32_10(MwWords c, unsigned int k0, unsigned int k1) {
 #pragma unroll
     for (int round = 0; round < 10; ++round) {
-        const unsigned long long p0 = 0xD2511F53ull * c.x, p1 = 0xCD9E8D57ull * c.z;
+        const unsigned long long p0 = mw_mul_wide(0xD2511F53u, c.x), p1 = mw_mul_wide(0xCD9E8D57u, c.z);
         MwWords n;
         n.x = (unsigned int)(p1 >> 32) ^ c.y ^ k0;
         n.y = (unsigned int)p1;

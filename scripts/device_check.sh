@@ -2,7 +2,7 @@
 # The GPU check in one call: device and library versions, the GPU tests (pytest -m gpu) and the
 # benchmark suite, everything written into one folder.
 #
-#   scripts/device_check.sh [OUTDIR] [all|tests|bench|quick|gui|gui+bench|gui+tune|tune|records] [extra pytest arguments...]
+#   scripts/device_check.sh [OUTDIR] [all|tests|bench|quick|gui|gui+bench|gui+tune|tune|records|compare] [extra pytest arguments...]
 #
 # OUTDIR defaults to $OUT (the device tool's folder) or ./device_out. TESTS=... narrows the test
 # files (default tests/test_gpu_*.py). "quick" runs the GPU tests
@@ -25,6 +25,7 @@ export PYTHONUNBUFFERED=1
 export CUPY_CACHE_DIR="${CUPY_CACHE_DIR:-/tmp/multiwalk-cupy-cache}"
 cd "$(dirname "$0")/.."
 mkdir -p "$OUTDIR"
+OUTDIR="$(cd "$OUTDIR" && pwd)"  # absolute: "compare" runs commands in another tree
 status=0
 
 # The device image has no Dask and no pytest-timeout and reaches no package index: wheels carried
@@ -165,6 +166,39 @@ if [[ "$MODE" == *tune* ]]; then
   timeout "${TUNE_SECONDS:-200}" "$PY" scripts/tune_bench.py --serial-sample "${TUNE_SERIAL:-16}" \
       --pso-swarms-per-block 1,auto --out "$OUTDIR" 2>&1 | tail -n 30
   [[ ${PIPESTATUS[0]} -ne 0 ]] && status=1
+fi
+if [[ "$MODE" == compare ]]; then
+  # A kernel change against the tree in $BASE (e.g. `git archive <commit> | tar -x -C baseline`):
+  # digests of every cuda algorithm's numbers in both trees (must be identical: issue 14's rule),
+  # then the benchmark rows of both, one tree after the other on the same GPU.
+  base="${BASE:-baseline}"
+  echo "== kernel digests, $base vs this tree (files: $OUTDIR/digests-*.txt)"
+  algos="evaluation_only pattern_search simulated_annealing multidirectional_search particle_swarm differential_evolution"
+  for tree in "$base" .; do
+    tag=$([[ $tree == . ]] && echo after || echo before)
+    for a in $algos; do
+      (cd "$tree" && timeout "${DIGEST_SECONDS:-300}" "$PY" scripts/kernel_digests.py --algorithms "$a" > "/tmp/digest-$tag-$a.txt" 2>&1) &
+    done
+  done
+  wait
+  for tag in before after; do
+    for a in $algos; do cat "/tmp/digest-$tag-$a.txt"; done > "$OUTDIR/digests-$tag.txt"
+  done
+  if diff "$OUTDIR/digests-before.txt" "$OUTDIR/digests-after.txt" > /tmp/digest.diff; then
+    echo "digests identical: $(wc -l < "$OUTDIR/digests-after.txt") cases"
+  else
+    echo "DIGESTS DIFFER:"; cat /tmp/digest.diff | head -n 60; status=1
+  fi
+  grep -c ERROR "$OUTDIR/digests-after.txt" | sed 's/^/cases with an error (after): /'
+  echo "== bench --suite h100 --engines cuda, both trees (files: $OUTDIR/compare-before/after.json, compare.log)"
+  for tree in "$base" .; do
+    tag=$([[ $tree == . ]] && echo after || echo before)
+    (cd "$tree" && timeout "${COMPARE_SECONDS:-240}" "$PY" main.py bench --suite h100 --engines cuda \
+        --json "$OUTDIR/compare-$tag.json") > "/tmp/compare-$tag.log" 2>&1
+    [[ $? -ne 0 ]] && status=1
+    cat "/tmp/compare-$tag.log" >> "$OUTDIR/compare.log"
+    tail -n 45 "/tmp/compare-$tag.log"
+  done
 fi
 if [[ "$MODE" == records ]]; then
   echo "== numba baseline (log: $OUTDIR/numba-baseline.log)"

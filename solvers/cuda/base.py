@@ -87,6 +87,16 @@ class CudaAlgorithm(Algorithm):
         self.lower = xp.ascontiguousarray(self.lower)
         self.upper = xp.ascontiguousarray(self.upper)
 
+    def box_scalars(self):
+        """(lo, hi, uniform) for kernels with a uniform-box fast path: the box's bounds as scalars
+        of the run's dtype when every coordinate has the same ones (every built-in), uniform = 1;
+        else (0, 0, 0) and the kernel reads lower/upper per coordinate."""
+        lower = np.asarray(self.problem.lower, dtype=self.dtype)
+        upper = np.asarray(self.problem.upper, dtype=self.dtype)
+        if lower.size and np.all(lower == lower[0]) and np.all(upper == upper[0]):
+            return lower[0], upper[0], 1
+        return self.dtype.type(0), self.dtype.type(0), 0
+
     # --- a tuning grid: independent runs as groups of one launch -------------------------------------
     # Group g is the run of (setting, seed) g: its walkers are keyed 0..size-1 under its own Philox
     # key (the key that seed gives a run alone), its parameters are row g of a (groups, columns)

@@ -81,17 +81,23 @@ class EvaluationOnlyCuda(CudaAlgorithm):
         """Dynamic shared memory per block for staged points (0: points generated as read).
 
         Staging needs the block's points, d x block values, within the 48 KB a launch may take
-        without opting in (less a little for the kernel's static shared memory)."""
+        without opting in (less a little for the kernel's static shared memory). A fold functor
+        folds each coordinate as drawn and needs no stage."""
+        from kernels.loader import fold_functors  # noqa: PLC0415 - kernels imports without CuPy
+
+        if self.problem.definition.cuda_functor in fold_functors():
+            return 0
         nbytes = self.problem.dim * self.block * self.dtype.itemsize
         return nbytes if nbytes <= STAGE_LIMIT else 0
 
     def _rounds(self, state: CudaState, first_round: int, rounds: int) -> None:
         n = int(self.params.walkers)
         stage = self.stage_bytes()
+        lo, hi, uniform = self.box_scalars()
         self.launch("eo_rounds", n, self.lower, self.upper, np.int64(n), np.int32(self.problem.dim),
                     np.uint64(state.seed), np.int64(first_round), np.int32(rounds), state.f,
                     self._best_round, *self.tracker.args(), np.int32(1 if stage else 0),
-                    shared_mem=stage)
+                    lo, hi, np.int32(uniform), shared_mem=stage)
         state.evals += n * rounds
 
     def step(self, state: CudaState, iterations: int) -> None:
