@@ -96,7 +96,7 @@ def functor_names() -> list[str]:
     return re.findall(rf"\b{re.escape(arg)}\s*\(\s*(\w+)\s*\)", body)
 
 
-_FOLD_STRUCT = re.compile(r"^struct\s+(\w+)\s*:\s*Mw(?:Sum)?Fold<", re.MULTILINE)
+_FOLD_STRUCT = re.compile(r"^struct\s+(\w+)\s*:\s*Mw(?:Sum)?Fold<\1>", re.MULTILINE)
 
 
 def fold_functors() -> frozenset[str]:

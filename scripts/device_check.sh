@@ -173,6 +173,7 @@ if [[ "$MODE" == compare ]]; then
   # then the benchmark rows of both, one tree after the other on the same GPU.
   base="${BASE:-baseline}"
   echo "== kernel digests, $base vs this tree (files: $OUTDIR/digests-*.txt)"
+  cp scripts/kernel_digests.py "$base/scripts/"  # the same cases in both trees
   algos="evaluation_only pattern_search simulated_annealing multidirectional_search particle_swarm differential_evolution"
   for tree in "$base" .; do
     tag=$([[ $tree == . ]] && echo after || echo before)

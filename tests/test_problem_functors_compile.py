@@ -49,10 +49,12 @@ static_assert(0 MW_FOR_EACH_FUNCTOR(MW_COUNT_ONE) == MW_EXPECTED_FUNCTORS, "func
 
 
 def functor_structs() -> list[str]:
-    """Names of the structs in problems.cuh that define a templated eval."""
+    """Names of the structs in problems.cuh that define a templated eval, or derive it as folds."""
     code = re.sub(r"//[^\n]*", "", HEADER)  # the header's comments show the shape too
-    return re.findall(r"struct\s+(\w+)\s*\{\s*template\s*<typename T, typename X>\s*__device__ static T eval",
-                      code)
+    plain = re.findall(r"struct\s+(\w+)\s*\{\s*template\s*<typename T, typename X>\s*__device__ static T eval",
+                       code)
+    folds = re.findall(r"struct\s+(\w+)\s*:\s*Mw(?:Sum)?Fold<\1>", code)  # eval from MwFold
+    return plain + folds
 
 
 def translation_unit(functors: list[str]) -> str:
