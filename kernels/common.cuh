@@ -28,6 +28,9 @@ __device__ __forceinline__ float mw_fabs(float x) { return fabsf(x); }
 __device__ __forceinline__ float mw_floor(float x) { return floorf(x); }
 __device__ __forceinline__ float mw_fmin(float a, float b) { return fminf(a, b); }
 __device__ __forceinline__ float mw_fmax(float a, float b) { return fmaxf(a, b); }
+// a * b + c rounded once, whatever the context: fold terms pin the fused form nvcc contracts them to
+// (problems.cuh), so that a term computed apart or hoisted out of a loop rounds the same
+__device__ __forceinline__ float mw_fma(float a, float b, float c) { return fmaf(a, b, c); }
 
 __device__ __forceinline__ double mw_sin(double x) { return sin(x); }
 __device__ __forceinline__ double mw_cos(double x) { return cos(x); }
@@ -40,6 +43,7 @@ __device__ __forceinline__ double mw_fabs(double x) { return fabs(x); }
 __device__ __forceinline__ double mw_floor(double x) { return floor(x); }
 __device__ __forceinline__ double mw_fmin(double a, double b) { return fmin(a, b); }
 __device__ __forceinline__ double mw_fmax(double a, double b) { return fmax(a, b); }
+__device__ __forceinline__ double mw_fma(double a, double b, double c) { return fma(a, b, c); }
 
 // max_evals as a hard cap where a kernel's evaluations depend on its moves (multi-directional
 // search, the hybrid's Nelder-Mead): a group of `width` lanes (its lane 0 the leader, `mask` its
@@ -82,7 +86,12 @@ template <typename T> struct PatchedPoint {
     long long stride;
     int jj;
     T v;
-    __device__ __forceinline__ T operator[](int j) const { return j == jj ? v : base[(long long)j * stride]; }
+    // the load is unconditional (every j < d is in the column) and the patch a select: a predicated
+    // load cost the move of its address pair and a default value per coordinate (issue 14)
+    __device__ __forceinline__ T operator[](int j) const {
+        const T stored = base[(long long)j * stride];
+        return j == jj ? v : stored;
+    }
 };
 
 // A contiguous point (shared memory, a local array or a row of a (n, d) array).

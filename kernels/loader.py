@@ -96,11 +96,11 @@ def functor_names() -> list[str]:
     return re.findall(rf"\b{re.escape(arg)}\s*\(\s*(\w+)\s*\)", body)
 
 
-_FOLD_STRUCT = re.compile(r"^struct\s+(\w+)\s*:\s*Mw(?:Sum)?Fold<\1>", re.MULTILINE)
+_FOLD_STRUCT = re.compile(r"^struct\s+(\w+)\s*:\s*Mw\w*Fold<\1>", re.MULTILINE)
 
 
 def fold_functors() -> frozenset[str]:
-    """Functors of problems.cuh written as folds (``struct Name : MwFold<Name>`` or MwSumFold):
+    """Functors of problems.cuh written as folds (``struct Name : MwFold<Name>``, MwSumFold, ...):
     kernels that make coordinates one at a time fold them as drawn (evaluation_only.cu)."""
     path = KERNEL_DIR / "problems.cuh"
     return frozenset(_FOLD_STRUCT.findall(path.read_text(encoding="utf-8"))) if path.exists() else frozenset()

@@ -11,7 +11,10 @@
 // The same trials as the numpy engine are cut, and a shard of a split run (solvers/shards.py) cuts
 // the ones its walkers cut in the unsplit run (rounds of one evaluation per walker).
 // Exactly 2 d full evaluations per walker per iteration; trials are evaluated through PatchedPoint
-// (the walker's column with one coordinate replaced), never written. X is (d, n).
+// (the walker's column with one coordinate replaced), never written. X is (d, n). In ps_iterate the
+// plus and minus trials of a coordinate share every other coordinate: for a fold functor (problems.cuh:
+// MwPair) one pass computes each shared term once and folds it into both values (issue 14; the
+// same values as two evaluations).
 //
 // Two kernels run the same iteration: ps_iterate (a thread per walker) and ps_iterate_group (2, 4
 // or 8 lanes per walker evaluating the plus/minus trials of 1, 2 or 4 consecutive coordinates at
@@ -126,11 +129,17 @@ __global__ void ps_iterate(T* X, T* f, T* step, unsigned char* improved_last,
                 const T xj = xi[(long long)j * n];
                 const T plus = ps_plus(xj, s, lo, hi);
                 const T minus = ps_minus(xj, s, lo, hi);
-                const PatchedPoint<T> xp = {xi, n, j, plus};
                 const long long e = 2LL * j * rn + ri;  // the plus trial's number (budget); minus: e + rn
-                const T fp = e < allowed ? mw_sanitize(F::template eval<T>(xp, d)) : mw_inf<T>();
-                const PatchedPoint<T> xm = {xi, n, j, minus};
-                const T fm = e + rn < allowed ? mw_sanitize(F::template eval<T>(xm, d)) : mw_inf<T>();
+                T fp, fm;
+                if (e + rn < allowed) {  // both trials allowed: one pass for a fold (problems.cuh: MwPair)
+                    MwPair<F, T, StridedPoint<T>>::eval(StridedPoint<T>{xi, n}, d, j, plus, minus, fp, fm);
+                    fp = mw_sanitize(fp);
+                    fm = mw_sanitize(fm);
+                } else {  // the budget's last trials: the plus one alone, or neither
+                    const PatchedPoint<T> xp = {xi, n, j, plus};
+                    fp = e < allowed ? mw_sanitize(F::template eval<T>(xp, d)) : mw_inf<T>();
+                    fm = mw_inf<T>();
+                }
                 const bool take_plus = fp <= fi && fp <= fm;
                 const bool take_minus = !take_plus && fm <= fi;
                 if (take_plus || take_minus) {

@@ -25,19 +25,28 @@ template <typename T> __device__ __forceinline__ T mwp_sq(T v) { return v * v; }
 
 // Folds (issue 14). A functor whose value is a left-to-right fold over its coordinates, each read
 // once in order, may define the fold instead of eval and derive from MwFold<Self>:
-//     template <typename T> struct Acc { ... };                         // the running state
+//     template <typename T> struct Acc { ... };                          // the running state
 //     template <typename T> __device__ static Acc<T> start();
-//     template <typename T> __device__ static void add(Acc<T>& a, T v, int j);   // coordinate j = v
+//     template <typename T> __device__ static auto term(T v, int j);     // coordinate j's part
+//     template <typename T, typename U> __device__ static void accumulate(Acc<T>& a, const U& t);
 //     template <typename T> __device__ static T finish(const Acc<T>& a, int d);
-// MwFold's eval runs that fold over x[0..d-1], so every kernel sees one definition; a kernel that
-// makes its coordinates one at a time (evaluation-only draws four per Philox block) folds them as
-// they come, in registers, instead of storing the point and reading it back: the same operations
-// in the same order, so the same value bit for bit. mw_folds<F>::value says whether F is one.
+// A coordinate is folded in as accumulate(a, term(v, j)): the term (the costly part: a cosine, a
+// sine) apart from its accumulation, so that two points sharing a coordinate compute its term once
+// and fold it into both (pattern search's plus and minus trials: MwPair below). MwFold's eval runs
+// the fold over x[0..d-1], so every kernel sees one definition; a kernel that makes its coordinates
+// one at a time (evaluation-only draws four per Philox block, a particle's move) folds them as they
+// come, in registers, instead of storing the point and reading it back: the same operations in the
+// same order, so the same value bit for bit (scripts/kernel_digests.py checks it on the GPU).
+// mw_folds<F>::value says whether F is one.
 template <typename F> struct MwFold {
     static constexpr bool folds = true;
+    // A: F::Acc<T> (a parameter: F is incomplete where this base is instantiated)
+    template <typename T, typename A> __device__ static void add(A& a, T v, int j) {
+        F::template accumulate<T>(a, F::template term<T>(v, j));
+    }
     template <typename T, typename X> __device__ static T eval(const X& x, int d) {
         typename F::template Acc<T> a = F::template start<T>();
-        for (int j = 0; j < d; ++j) F::add(a, T(x[j]), j);
+        for (int j = 0; j < d; ++j) add<T>(a, T(x[j]), j);
         return F::finish(a, d);
     }
 };
@@ -55,22 +64,61 @@ template <typename F, typename T, bool = mw_folds<F>::value> struct MwRunningEva
 template <typename F, typename T> struct MwRunningEval<F, T, true> {
     typename F::template Acc<T> a;
     __device__ __forceinline__ MwRunningEval() : a(F::template start<T>()) {}
-    __device__ __forceinline__ void add(T v, int j) { F::add(a, v, j); }
+    __device__ __forceinline__ void add(T v, int j) { F::template add<T>(a, v, j); }
     template <typename X> __device__ __forceinline__ T value(const X&, int d) const { return F::finish(a, d); }
 };
 
+// Two points equal to x but in coordinate jj (va and vb there): their values fa, fb. For a fold,
+// one pass: every other coordinate's term is computed once and folded into both (each sum sees the
+// same terms in the same order as evaluating the point alone: the same values); otherwise two
+// evaluations of the patched point.
+template <typename F, typename T, typename X, bool = mw_folds<F>::value> struct MwPair {
+    __device__ static void eval(const X& x, int d, int jj, T va, T vb, T& fa, T& fb) {
+        fa = F::template eval<T>(PatchedPoint<T>{x.base, x.stride, jj, va}, d);
+        fb = F::template eval<T>(PatchedPoint<T>{x.base, x.stride, jj, vb}, d);
+    }
+};
+template <typename F, typename T, typename X> struct MwPair<F, T, X, true> {
+    // coordinates [k0, k1) of x: each term once, into both folds
+    __device__ __forceinline__ static void shared(const X& x, int k0, int k1, typename F::template Acc<T>& a,
+                                                  typename F::template Acc<T>& b) {
+        for (int k = k0; k < k1; ++k) {
+            const auto t = F::template term<T>(T(x[k]), k);
+            F::template accumulate<T>(a, t);
+            F::template accumulate<T>(b, t);
+        }
+    }
+    __device__ static void eval(const X& x, int d, int jj, T va, T vb, T& fa, T& fb) {
+        typename F::template Acc<T> a = F::template start<T>(), b = F::template start<T>();
+        shared(x, 0, jj, a, b);  // three loops, not a test of k == jj in one: each unrolls
+        F::template accumulate<T>(a, F::template term<T>(va, jj));
+        F::template accumulate<T>(b, F::template term<T>(vb, jj));
+        shared(x, jj + 1, d, a, b);
+        fa = F::finish(a, d);
+        fb = F::finish(b, d);
+    }
+};
+
 // A fold over one accumulated sum (most separable functions): the functor gives term(v, j).
+// Terms are written with mw_fma where nvcc fuses a product into the term's sum (it decides by
+// context: a term hoisted out of a loop was fused the other way round), so a term rounds the same
+// wherever it is computed.
 template <typename F> struct MwSumFold : MwFold<F> {
     template <typename T> struct Acc { T s; };
     template <typename T> __device__ static Acc<T> start() { return {T(0)}; }
-    template <typename T> __device__ static void add(Acc<T>& a, T v, int j) { a.s += F::template term<T>(v, j); }
+    template <typename T> __device__ static void accumulate(Acc<T>& a, T t) { a.s += t; }
     template <typename T> __device__ static T finish(const Acc<T>& a, int) { return a.s; }
 };
 
-// ---- Yao, Liu & Lin 1999 (solvers/problems/yao.py) --------------------------------------------
+// A sum of squares of term(v, j): s = fma(t, t, s), the form nvcc gives s += t * t.
+template <typename F> struct MwSquareSumFold : MwSumFold<F> {
+    template <typename T> __device__ static void accumulate(typename MwSumFold<F>::template Acc<T>& a, T t) {
+        a.s = mw_fma(t, t, a.s);
+    }
+};
 
-struct Sphere : MwSumFold<Sphere> {
-    template <typename T> __device__ static T term(T v, int) { return v * v; }
+struct Sphere : MwSquareSumFold<Sphere> {
+    template <typename T> __device__ static T term(T v, int) { return v; }
 };
 
 struct Schwefel222 {
@@ -112,12 +160,17 @@ struct Rosenbrock {
     }
 };
 
-struct Step : MwSumFold<Step> {
-    template <typename T> __device__ static T term(T x, int) { const T v = mw_floor(x + T(0.5)); return v * v; }
+struct Step : MwSquareSumFold<Step> {
+    template <typename T> __device__ static T term(T x, int) { return mw_floor(x + T(0.5)); }
 };
 
-struct Quartic : MwSumFold<Quartic> {
-    template <typename T> __device__ static T term(T v, int j) { const T v2 = v * v; return T(j + 1) * (v2 * v2); }
+struct Quartic : MwFold<Quartic> {  // s += (j + 1) v^4, the product and the sum fused
+    template <typename T> struct Acc { T s; };
+    template <typename T> struct Term { T w, q; };
+    template <typename T> __device__ static Acc<T> start() { return {T(0)}; }
+    template <typename T> __device__ static Term<T> term(T v, int j) { const T v2 = v * v; return {T(j + 1), v2 * v2}; }
+    template <typename T> __device__ static void accumulate(Acc<T>& a, const Term<T>& t) { a.s = mw_fma(t.w, t.q, a.s); }
+    template <typename T> __device__ static T finish(const Acc<T>& a, int) { return a.s; }
 };
 
 // The noise of Yao's f7 as a hash of the point (yao.point_noise): the float64 bits of each
@@ -146,23 +199,25 @@ struct QuarticNoisy {
     }
 };
 
-struct Schwefel226 : MwFold<Schwefel226> {
-    template <typename T> struct Acc { T s; };
-    template <typename T> __device__ static Acc<T> start() { return {T(0)}; }
-    template <typename T> __device__ static void add(Acc<T>& a, T v, int) { a.s += v * mw_sin(mw_sqrt(mw_fabs(v))); }
+struct Schwefel226 : MwSumFold<Schwefel226> {
+    template <typename T> __device__ static T term(T v, int) { return v * mw_sin(mw_sqrt(mw_fabs(v))); }
     template <typename T> __device__ static T finish(const Acc<T>& a, int d) { return T(418.9829 * d) - a.s; }
 };
 
-struct Rastrigin : MwSumFold<Rastrigin> {
-    template <typename T> __device__ static T term(T v, int) { return v * v - T(10) * mw_cospi(T(2) * v) + T(10); }
+struct Rastrigin : MwSumFold<Rastrigin> {  // v^2 - 10 cos(2 pi v) + 10, v^2 fused into the difference
+    template <typename T> __device__ static T term(T v, int) {
+        return mw_fma(v, v, -(T(10) * mw_cospi(T(2) * v))) + T(10);
+    }
 };
 
 struct Ackley : MwFold<Ackley> {
     template <typename T> struct Acc { T s1, s2; };
+    template <typename T> struct Term { T v, c; };
     template <typename T> __device__ static Acc<T> start() { return {T(0), T(0)}; }
-    template <typename T> __device__ static void add(Acc<T>& a, T v, int) {
-        a.s1 += v * v;
-        a.s2 += mw_cospi(T(2) * v);
+    template <typename T> __device__ static Term<T> term(T v, int) { return {v, mw_cospi(T(2) * v)}; }
+    template <typename T> __device__ static void accumulate(Acc<T>& a, const Term<T>& t) {
+        a.s1 = mw_fma(t.v, t.v, a.s1);
+        a.s2 += t.c;
     }
     template <typename T> __device__ static T finish(const Acc<T>& a, int d) {
         return T(-20) * mw_exp(T(-0.2) * mw_sqrt(a.s1 / T(d))) - mw_exp(a.s2 / T(d)) + T(20) + T(MW_E);
@@ -171,10 +226,12 @@ struct Ackley : MwFold<Ackley> {
 
 struct Griewank : MwFold<Griewank> {
     template <typename T> struct Acc { T s, p; };
+    template <typename T> struct Term { T v, c; };
     template <typename T> __device__ static Acc<T> start() { return {T(0), T(1)}; }
-    template <typename T> __device__ static void add(Acc<T>& a, T v, int j) {
-        a.s += v * v;
-        a.p *= mw_cos(v / mw_sqrt(T(j + 1)));
+    template <typename T> __device__ static Term<T> term(T v, int j) { return {v, mw_cos(v / mw_sqrt(T(j + 1)))}; }
+    template <typename T> __device__ static void accumulate(Acc<T>& a, const Term<T>& t) {
+        a.s = mw_fma(t.v, t.v, a.s);
+        a.p *= t.c;
     }
     template <typename T> __device__ static T finish(const Acc<T>& a, int) { return a.s / T(4000) - a.p + T(1); }
 };

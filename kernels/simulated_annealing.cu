@@ -13,7 +13,8 @@
 // The best point of a launch: each chain keeps its own best value of the launch and, lazily, its
 // point (copied to B only when the chain moves away from it); the launch ends with a grid argmin
 // over the chains' bests and the winner is folded into best_f/best_x (no host round trip).
-// Every proposal is one full evaluation (through PatchedPoint, never written unless accepted).
+// Every proposal is one full evaluation, of the chain's column with the proposal written in place
+// (put back if rejected).
 //
 // Nelder-Mead polishing (hybrid): one warp per simplex, many iterations per launch, exactly the
 // batched reference (solvers/algorithms/nelder_mead.py); vertices stay in place and a per-simplex
@@ -88,22 +89,28 @@ __device__ __forceinline__ bool sa_propose(const MwRng& rng, unsigned long long 
                                            T& chain_best, bool& at_chain_best, unsigned int& count) {
     const SaDraw<T> s = sa_draw(rng(t), d, T(0));
     const T lo = lower[s.j], hi = upper[s.j];
-    const T x = xi[(long long)s.j * n];
+    T* const xj = xi + (long long)s.j * n;
+    const T x = *xj;
     const T proposal = sa_neighbour(x, lo, hi, w, s.u);
-    const PatchedPoint<T> xp = {xi, n, s.j, proposal};
+    // evaluated in place: the proposal written into the chain's own column and put back if rejected
+    // (issue 14: a PatchedPoint paid a compare and a select per coordinate; no other thread reads
+    // this column until the launch's end or a barrier, and the proposal is gone by then)
+    *xj = proposal;
+    const StridedPoint<T> xp = {xi, n};
     const T fn = mw_sanitize(F::template eval<T>(xp, d));
     const bool acc = sa_accept(fn, fi, temp, s.a);
     if (acc) {
         if (fn < chain_best) {
             chain_best = fn;
             at_chain_best = true;
-        } else if (at_chain_best) {  // leaving the chain's best point: keep a copy
-            for (int j = 0; j < d; ++j) B[(long long)j * n + i] = xi[(long long)j * n];
+        } else if (at_chain_best) {  // leaving the chain's best point: keep a copy (the old value at s.j)
+            for (int j = 0; j < d; ++j) B[(long long)j * n + i] = j == s.j ? x : xi[(long long)j * n];
             at_chain_best = false;
         }
-        xi[(long long)s.j * n] = proposal;
         fi = fn;
         ++count;
+    } else {
+        *xj = x;
     }
     return acc;
 }

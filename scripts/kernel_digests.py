@@ -27,12 +27,15 @@ from solvers.params import make_params  # noqa: E402
 from solvers.problems import get_problem  # noqa: E402
 from solvers.rng import ArrayRNG  # noqa: E402
 
-FUNCTIONS = [("rastrigin", 30), ("ackley", 7), ("schwefel_2_26", 5), ("rosenbrock", 6)]  # folds, then not
+FUNCTIONS = [("rastrigin", 30), ("ackley", 7), ("schwefel_2_26", 5), ("griewank", 6), ("sphere", 3),
+             ("quartic", 5), ("step", 4),  # the folds of kernels/problems.cuh, then two that are not
+             ("rosenbrock", 6), ("schwefel", 9)]
 CASES = [  # (algorithm, params, walkers: per swarm / population for PSO and DE)
     ("evaluation_only", {}, 3000),
     ("pattern_search", {}, 1000),
     ("simulated_annealing", {"variant": "async"}, 1000),
     ("simulated_annealing", {"variant": "sync"}, 1000),
+    ("simulated_annealing", {"variant": "hybrid"}, 1000),
     ("multidirectional_search", {}, 500),
     ("particle_swarm", {"variant": "classic", "swarms": 1}, 3000),
     ("particle_swarm", {"variant": "classic", "swarms": 50}, 40),

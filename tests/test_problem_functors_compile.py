@@ -53,7 +53,7 @@ def functor_structs() -> list[str]:
     code = re.sub(r"//[^\n]*", "", HEADER)  # the header's comments show the shape too
     plain = re.findall(r"struct\s+(\w+)\s*\{\s*template\s*<typename T, typename X>\s*__device__ static T eval",
                        code)
-    folds = re.findall(r"struct\s+(\w+)\s*:\s*Mw(?:Sum)?Fold<\1>", code)  # eval from MwFold
+    folds = re.findall(r"struct\s+(\w+)\s*:\s*Mw\w*Fold<\1>", code)  # eval from MwFold
     return plain + folds
 
 
@@ -125,3 +125,13 @@ def test_every_functor_compiles_with_nvcc(tmp_path):
     ptx = (tmp_path / "functors_fm0.ptx").read_text()
     for f in functors:  # every instantiation is in the PTX (mangled names contain the struct name)
         assert re.search(rf"mw_eval_kernel\w*{len(f)}{f}", ptx), f"no kernel for {f} in the PTX"
+
+
+def test_fold_functors_are_registered_and_found_by_the_loader():
+    """The loader's list of fold functors (evaluation_only.cu folds their coordinates as drawn; its
+    host stages no points for them) is exactly the fold structs of problems.cuh, all registered."""
+    code = re.sub(r"//[^\n]*", "", HEADER)
+    structs = set(re.findall(r"struct\s+(\w+)\s*:\s*Mw\w*Fold<\1>", code))
+    assert {"Rastrigin", "Ackley", "Sphere"} <= structs
+    assert loader.fold_functors() == structs
+    assert structs <= set(loader.functor_names())
