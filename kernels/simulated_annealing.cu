@@ -79,24 +79,24 @@ template <typename T> __device__ __forceinline__ bool sa_accept(T fn, T fi, doub
     return (e >= T(0)) || (a < mw_exp(e));
 }
 
-// One proposal of chain i (column i of X, xi = X + i) at draw t: the move, the Metropolis rule and
+// One proposal of chain i (its point xi, stride xs: column i of X or its staged copy) at draw t: the move, the Metropolis rule and
 // the chain's best bookkeeping (B keeps a copy of the chain's best point when it moves away from
 // it). Shared by sa_anneal and sa_anneal_groups, so that a grid's run and a run alone round alike.
 template <typename F, typename T>
-__device__ __forceinline__ bool sa_propose(const MwRng& rng, unsigned long long t, T* xi, T* B, long long n,
-                                           int d, long long i, const T* __restrict__ lower,
+__device__ __forceinline__ bool sa_propose(const MwRng& rng, unsigned long long t, T* xi, long long xs, T* B,
+                                           long long n, int d, long long i, const T* __restrict__ lower,
                                            const T* __restrict__ upper, T w, double temp, T& fi,
                                            T& chain_best, bool& at_chain_best, unsigned int& count) {
     const SaDraw<T> s = sa_draw(rng(t), d, T(0));
     const T lo = lower[s.j], hi = upper[s.j];
-    T* const xj = xi + (long long)s.j * n;
+    T* const xj = xi + (long long)s.j * xs;
     const T x = *xj;
     const T proposal = sa_neighbour(x, lo, hi, w, s.u);
     // evaluated in place: the proposal written into the chain's own column and put back if rejected
     // (issue 14: a PatchedPoint paid a compare and a select per coordinate; no other thread reads
     // this column until the launch's end or a barrier, and the proposal is gone by then)
     *xj = proposal;
-    const StridedPoint<T> xp = {xi, n};
+    const StridedPoint<T> xp = {xi, xs};
     const T fn = mw_sanitize(F::template eval<T>(xp, d));
     const bool acc = sa_accept(fn, fi, temp, s.a);
     if (acc) {
@@ -104,7 +104,7 @@ __device__ __forceinline__ bool sa_propose(const MwRng& rng, unsigned long long 
             chain_best = fn;
             at_chain_best = true;
         } else if (at_chain_best) {  // leaving the chain's best point: keep a copy (the old value at s.j)
-            for (int j = 0; j < d; ++j) B[(long long)j * n + i] = j == s.j ? x : xi[(long long)j * n];
+            for (int j = 0; j < d; ++j) B[(long long)j * n + i] = j == s.j ? x : xi[(long long)j * xs];
             at_chain_best = false;
         }
         fi = fn;
@@ -114,6 +114,35 @@ __device__ __forceinline__ bool sa_propose(const MwRng& rng, unsigned long long 
     }
     return acc;
 }
+
+// The chain's point during a launch (issue 14). Staged (STAGED, the host passing d x blockDim values
+// of dynamic shared memory), it is copied from column i of X into the thread's column of shared
+// memory at the start and back at the end: a proposal's evaluation then reads shared memory, where
+// column i of X costs a warp one L2 line per coordinate (131,072 chains' columns are far more than
+// L1 holds). The pointer comes straight from the shared array in the STAGED instantiation, so the
+// loads are shared-memory loads, not generic ones.
+template <typename T, bool STAGED> struct SaColumn {
+    T* x;
+    long long stride;
+    __device__ __forceinline__ SaColumn(T* X, long long n, int d, long long i, bool active) {
+        extern __shared__ __align__(16) unsigned char sa_stage_bytes[];
+        if (STAGED) {
+            x = reinterpret_cast<T*>(sa_stage_bytes) + threadIdx.x;
+            stride = blockDim.x;
+            if (active) {
+                for (int j = 0; j < d; ++j) x[j * stride] = X[(long long)j * n + i];
+            }
+        } else {
+            x = X + (active ? i : 0);
+            stride = n;
+        }
+    }
+    __device__ __forceinline__ void write_back(T* X, long long n, int d, long long i) const {
+        if (STAGED) {
+            for (int j = 0; j < d; ++j) X[(long long)j * n + i] = x[j * stride];
+        }
+    }
+};
 
 // Sum of a per-thread count over the warp, added once per warp to *out (all lanes must call).
 __device__ __forceinline__ void sa_flush_count(unsigned int count, unsigned long long* out) {
@@ -125,33 +154,26 @@ __device__ __forceinline__ void sa_flush_count(unsigned int count, unsigned long
 // `iterations` proposals per chain from global iteration `first_iter`. temperature/level_iter: the
 // schedule at the start (double, as the host keeps it). level_counts[k]: accepted proposals in the
 // k-th level touched by this launch. B (d, n) and at_best (n,): per-chain best bookkeeping.
-template <typename F, typename T>
-__global__ void sa_anneal(T* X, T* f, unsigned char* accepted, T* B, unsigned char* at_best,
-                          const T* __restrict__ lower, const T* __restrict__ upper, long long n, int d,
-                          unsigned long long seed, long long walker0, long long first_iter,
-                          int iterations, double temperature, int level_iter, int chain_length, double alpha,
-                          double t_min, double t0, T width, double width_power,
-                          long long last_chains, unsigned long long* level_counts,
-                          T* part_f, long long* part_i, unsigned int* ticket, T* best_f, T* best_x,
-                          long long* best_i) {
-    __shared__ MwBest<T> winner;
-    const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-    const bool active = i < n;  // inactive threads still loop: warp counts and the grid argmin
-    T* xi = X + (active ? i : 0);
-    T fi = active ? f[i] : mw_inf<T>();
-    T chain_best = fi;
-    bool at_chain_best = true;
-    bool acc = false;
+// The proposals of one sa_anneal launch for chain i (every thread, active or not: the warp counts
+// need all lanes), its point staged or not; the schedule state (temp, level_iter, w) advances alike
+// in every thread.
+template <typename F, typename T, bool STAGED>
+__device__ __forceinline__ void sa_anneal_chains(T* X, T* B, const T* __restrict__ lower,
+                                                 const T* __restrict__ upper, long long n, int d, long long i,
+                                                 bool active, const MwRng& rng, long long first_iter,
+                                                 int iterations, double& temp, int level_iter, int chain_length,
+                                                 double alpha, double t_min, double t0, T width,
+                                                 double width_power, T& w, long long last_chains,
+                                                 unsigned long long* level_counts, T& fi, T& chain_best,
+                                                 bool& at_chain_best, bool& acc) {
+    const SaColumn<T, STAGED> col(X, n, d, i, active);
     unsigned int count = 0;
     int slot = 0;
-    double temp = temperature;
-    T w = width_power > 0.0 ? (T)(width * pow(fmin(temp / t0, 1.0), width_power)) : width;
-    const MwRng rng(seed, (unsigned long long)(active ? walker0 + i : 0), MW_STREAM_STEP);
     for (int it = 0; it < iterations; ++it) {
         // max_evals as a hard cap: only the first last_chains chains make the last proposal
         if (active && (it + 1 < iterations || i < last_chains)) {
-            acc = sa_propose<F, T>(rng, (unsigned long long)(first_iter + it), xi, B, n, d, i, lower, upper, w,
-                                   temp, fi, chain_best, at_chain_best, count);
+            acc = sa_propose<F, T>(rng, (unsigned long long)(first_iter + it), col.x, col.stride, B, n, d, i,
+                                   lower, upper, w, temp, fi, chain_best, at_chain_best, count);
         }
         if (++level_iter >= chain_length) {  // uniform across the grid
             sa_flush_count(count, level_counts + slot);
@@ -164,6 +186,41 @@ __global__ void sa_anneal(T* X, T* f, unsigned char* accepted, T* B, unsigned ch
         }
     }
     sa_flush_count(count, level_counts + slot);
+    if (active) col.write_back(X, n, d, i);
+}
+
+// `iterations` proposals per chain from global iteration `first_iter`. temperature/level_iter: the
+// schedule at the start (double, as the host keeps it). level_counts[k]: accepted proposals in the
+// k-th level touched by this launch. B (d, n) and at_best (n,): per-chain best bookkeeping.
+// staged: the chains' points in shared memory during the launch (SaColumn).
+template <typename F, typename T>
+__global__ void sa_anneal(T* X, T* f, unsigned char* accepted, T* B, unsigned char* at_best,
+                          const T* __restrict__ lower, const T* __restrict__ upper, long long n, int d,
+                          unsigned long long seed, long long walker0, long long first_iter,
+                          int iterations, double temperature, int level_iter, int chain_length, double alpha,
+                          double t_min, double t0, T width, double width_power,
+                          long long last_chains, unsigned long long* level_counts,
+                          T* part_f, long long* part_i, unsigned int* ticket, T* best_f, T* best_x,
+                          long long* best_i, int staged) {
+    __shared__ MwBest<T> winner;
+    const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    const bool active = i < n;  // inactive threads still loop: warp counts and the grid argmin
+    T fi = active ? f[i] : mw_inf<T>();
+    T chain_best = fi;
+    bool at_chain_best = true;
+    bool acc = false;
+    double temp = temperature;
+    T w = width_power > 0.0 ? (T)(width * pow(fmin(temp / t0, 1.0), width_power)) : width;
+    const MwRng rng(seed, (unsigned long long)(active ? walker0 + i : 0), MW_STREAM_STEP);
+    if (staged) {
+        sa_anneal_chains<F, T, true>(X, B, lower, upper, n, d, i, active, rng, first_iter, iterations, temp,
+                                     level_iter, chain_length, alpha, t_min, t0, width, width_power, w,
+                                     last_chains, level_counts, fi, chain_best, at_chain_best, acc);
+    } else {
+        sa_anneal_chains<F, T, false>(X, B, lower, upper, n, d, i, active, rng, first_iter, iterations, temp,
+                                      level_iter, chain_length, alpha, t_min, t0, width, width_power, w,
+                                      last_chains, level_counts, fi, chain_best, at_chain_best, acc);
+    }
     MwBest<T> mine = mw_no_best<T>();
     if (active) {
         f[i] = fi;
@@ -200,24 +257,32 @@ __global__ void sa_anneal_groups(T* X, T* f, unsigned char* accepted, T* B, unsi
                                  const T* __restrict__ upper, long long n, int d,
                                  const unsigned long long* gseeds, long long gsize,
                                  const double* __restrict__ gtemp, long long first_iter, int iterations,
-                                 T width, long long last_chains, unsigned long long* group_counts) {
+                                 T width, long long last_chains, unsigned long long* group_counts,
+                                 int staged) {
     const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
     if (i >= n) return;
     const MwGroupKey k = mw_group_key(0ull, gseeds, gsize, i);
     const long long c = i - k.first;  // the chain's index within its run
     const double temp = gtemp[k.index];
-    T* xi = X + i;
     T fi = f[i];
     T chain_best = fi;
     bool at_chain_best = true;
     bool acc = false;
     unsigned int count = 0;
     const MwRng rng(k.seed, (unsigned long long)c, MW_STREAM_STEP);
-    for (int it = 0; it < iterations; ++it) {
-        if (it + 1 < iterations || c < last_chains) {
-            acc = sa_propose<F, T>(rng, (unsigned long long)(first_iter + it), xi, B, n, d, i, lower, upper,
-                                   width, temp, fi, chain_best, at_chain_best, count);
+    const auto chains = [&](auto col) {  // col: SaColumn<T, staged or not>
+        for (int it = 0; it < iterations; ++it) {
+            if (it + 1 < iterations || c < last_chains) {
+                acc = sa_propose<F, T>(rng, (unsigned long long)(first_iter + it), col.x, col.stride, B, n, d, i,
+                                       lower, upper, width, temp, fi, chain_best, at_chain_best, count);
+            }
         }
+        col.write_back(X, n, d, i);
+    };
+    if (staged) {
+        chains(SaColumn<T, true>(X, n, d, i, true));
+    } else {
+        chains(SaColumn<T, false>(X, n, d, i, true));
     }
     f[i] = fi;
     accepted[i] = acc ? 1 : 0;

@@ -85,8 +85,10 @@ class EmulatedKernels:
 
     def sa_anneal(self, X, f, accepted, B, at_best, lower, upper, n, d, seed, walker0, first_iter,
                   iterations, temperature, level_iter, chain_length, alpha, t_min, t0, width,
-                  width_power, last_chains, level_counts, part_f, part_i, ticket, best_f, best_x, best_i):
+                  width_power, last_chains, level_counts, part_f, part_i, ticket, best_f, best_x, best_i,
+                  staged):
         assert width_power == 0.0  # the fixed schedule
+        assert staged in (0, 1)  # chains' points in shared memory or not: the same numbers
         bests = np.empty(int(n), X.dtype)
         for i in range(int(n)):
             ends = []
@@ -109,7 +111,8 @@ class EmulatedKernels:
             best_f[...] = bests[w]
 
     def sa_anneal_groups(self, X, f, accepted, B, at_best, chain_best, lower, upper, n, d, gseeds,
-                         gsize, gtemp, first_iter, iterations, width, last_chains, group_counts):
+                         gsize, gtemp, first_iter, iterations, width, last_chains, group_counts, staged):
+        assert staged in (0, 1)
         for i in range(int(n)):
             g, chain = i // int(gsize), i % int(gsize)
             chain_best[i], at_best[i], accepted[i], count = self._chain(

@@ -32,6 +32,15 @@ __global__ void t_philox(const unsigned int* in, unsigned int* out, int k) {
     const MwWords r = mw_philox4x32_10(c, in[6 * t + 4], in[6 * t + 5]);
     out[4 * t] = r.x; out[4 * t + 1] = r.y; out[4 * t + 2] = r.z; out[4 * t + 3] = r.w;
 }
+template <typename F, typename T>
+__global__ void t_pair(const T* X, long long n, int d, int jj, T va, T vb, T* paired, T* alone) {
+    const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    const StridedPoint<T> x = {X + i, n};
+    MwPair<F, T, StridedPoint<T>>::eval(x, d, jj, va, vb, paired[2 * i], paired[2 * i + 1]);
+    alone[2 * i] = F::template eval<T>(PatchedPoint<T>{X + i, n, jj, va}, d);
+    alone[2 * i + 1] = F::template eval<T>(PatchedPoint<T>{X + i, n, jj, vb}, d);
+}
 template <typename T>
 __global__ void t_points(const T* lower, const T* upper, long long n, int d, unsigned long long seed,
                          unsigned long long draw, T* filled, T* generated) {
@@ -63,6 +72,7 @@ def _cases():
 def module(cupy):
     functors = loader.functor_names()
     exprs = [f"t_eval<{f}, {t}>" for f in functors for t in ("float", "double")]
+    exprs += [f"t_pair<{f}, {t}>" for f in functors for t in ("float", "double")]
     exprs += ["t_points<float>", "t_points<double>"]
     mod = cupy.RawModule(code=loader.header_text() + TEST_KERNELS, options=loader.options(False),
                          name_expressions=exprs)
@@ -136,3 +146,35 @@ def test_uniform_points_in_box_and_generated_equals_filled(cupy, module, dtype):
     assert abs(u.mean() - 0.5) < 0.01 and abs(u.var() - 1 / 12) < 0.005
     # every walker got its own point (single coordinates may collide: 24-bit uniforms, birthday bound)
     assert len(np.unique(a.T, axis=0)) == n
+
+
+@pytest.mark.parametrize("functor", sorted(loader.fold_functors()) + ["Rosenbrock"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_pair_evaluation_equals_two_patched_evaluations(cupy, module, functor, dtype):
+    """MwPair (pattern search's two trials of a coordinate in one pass, issue 14) gives exactly the
+    values of the two patched points evaluated alone, at every patched coordinate."""
+    n, d = 512, 9
+    rng = np.random.default_rng(7)
+    X = cupy.asarray(np.ascontiguousarray(rng.uniform(-4, 4, (d, n)).astype(dtype)))
+    ctype = "float" if dtype == np.float32 else "double"
+    kernel = module.get_function(f"t_pair<{functor}, {ctype}>")
+    for jj in range(d):
+        paired = cupy.empty(2 * n, dtype=dtype)
+        alone = cupy.empty(2 * n, dtype=dtype)
+        kernel(((n + 127) // 128,), (128,), (X, np.int64(n), np.int32(d), np.int32(jj), dtype(1.25),
+                                             dtype(-3.5), paired, alone))
+        assert np.array_equal(paired.get(), alone.get()), (functor, jj)
+
+
+@pytest.mark.parametrize("name", ["rastrigin", "ackley", "griewank", "step"])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_evaluation_only_folded_values_equal_evaluating_its_points(cupy, module, name, dtype):
+    """Evaluation-only folds a fold functor's coordinates as it draws them (issue 14): each walker's
+    last value is exactly the functor evaluated at the point regenerated from its counter."""
+    from tests.gpu_run import run
+
+    algo, state = run(cupy, "evaluation_only", {}, [3, 2], problem=name, dtype=dtype, dim=7, walkers=700)
+    assert algo.stage_bytes() == 0  # folds need no stage
+    points = algo.points(state, np.arange(700)).get().astype(dtype)
+    got = _evaluate(cupy, module, algo.problem.definition.cuda_functor, points, np.dtype(dtype).type)
+    assert np.array_equal(state.f.get(), got)

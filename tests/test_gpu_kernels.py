@@ -114,17 +114,35 @@ def test_snapshots_through_the_runner(cupy):
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_evaluation_only_staged_points_equal_points_generated_as_read(cupy, monkeypatch, dtype):
-    """Staging a round's points in shared memory (issue 14) draws and evaluates the same points."""
-    from solvers.cuda import evaluation_only
+    """Staging a round's points in shared memory (issue 14) draws and evaluates the same points
+    (a function that is not a fold: folds are folded as drawn, never staged)."""
+    from solvers.cuda import base
 
-    algo, state = run(cupy, "evaluation_only", {}, [3, 2], dtype=dtype, dim=7)
+    algo, state = run(cupy, "evaluation_only", {}, [3, 2], problem="rosenbrock", dtype=dtype, dim=7)
     assert algo.stage_bytes() > 0
     staged = everything(algo, state)
-    monkeypatch.setattr(evaluation_only, "STAGE_LIMIT", 0)
-    algo, state = run(cupy, "evaluation_only", {}, [3, 2], dtype=dtype, dim=7)
+    monkeypatch.setattr(base, "STAGE_LIMIT", 0)
+    algo, state = run(cupy, "evaluation_only", {}, [3, 2], problem="rosenbrock", dtype=dtype, dim=7)
     assert algo.stage_bytes() == 0
     plain = everything(algo, state)
     assert same(staged, plain)
+
+
+@pytest.mark.parametrize("variant", ["async", "sync", "hybrid"])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_annealing_staged_chains_equal_chains_in_global_memory(cupy, monkeypatch, variant, dtype):
+    """Chains' points staged in shared memory during a launch (issue 14: SaColumn) anneal exactly as
+    chains read from X: the same proposals, acceptances, chain bests and schedule."""
+    from solvers.cuda import base
+
+    params = {"variant": variant, "chain_length": 7}
+    algo, state = run(cupy, "simulated_annealing", params, [5, 9, 13], dtype=dtype, dim=7)
+    assert algo.column_stage_bytes() > 0
+    staged = everything(algo, state)
+    monkeypatch.setattr(base, "STAGE_LIMIT", 0)
+    algo, state = run(cupy, "simulated_annealing", params, [5, 9, 13], dtype=dtype, dim=7)
+    assert algo.column_stage_bytes() == 0
+    assert same(staged, everything(algo, state))
 
 
 @pytest.mark.parametrize("lanes", [1, 2, 8])

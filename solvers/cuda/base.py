@@ -19,6 +19,7 @@ from ..errors import DeviceMemoryError, EngineUnavailable
 from ..algorithms.base import Algorithm, State
 
 BLOCK = 128  # threads per block of the per-walker kernels (a thread per walker)
+STAGE_LIMIT = 44 * 1024  # bytes of staged columns per block (48 KB default cap, minus static use)
 REDUCE_BLOCKS = 512  # blocks of the standalone best-walker reduction
 
 
@@ -86,6 +87,13 @@ class CudaAlgorithm(Algorithm):
                             device=int(xp.cuda.runtime.getDevice()))  # a module per device
         self.lower = xp.ascontiguousarray(self.lower)
         self.upper = xp.ascontiguousarray(self.upper)
+
+    def column_stage_bytes(self, block: int | None = None) -> int:
+        """Dynamic shared memory for every thread's point as a column of a (d, block) tile (kernels
+        that stage their walkers' points: evaluation-only, annealing), or 0 when it does not fit the
+        48 KB a launch may take without opting in (less a little for static shared memory)."""
+        nbytes = self.problem.dim * (block or self.block) * self.dtype.itemsize
+        return nbytes if nbytes <= STAGE_LIMIT else 0
 
     def box_scalars(self):
         """(lo, hi, uniform) for kernels with a uniform-box fast path: the box's bounds as scalars

@@ -19,8 +19,6 @@ from ..params import param
 from ..algorithms.base import Algorithm, SnapshotData, State
 from .base import CudaAlgorithm, CudaState, allocation_guard
 
-STAGE_LIMIT = 44 * 1024  # bytes of staged points per block (48 KB default cap, minus static use)
-
 
 @dataclass(frozen=True)
 class EvaluationOnlyParams:
@@ -80,15 +78,12 @@ class EvaluationOnlyCuda(CudaAlgorithm):
     def stage_bytes(self) -> int:
         """Dynamic shared memory per block for staged points (0: points generated as read).
 
-        Staging needs the block's points, d x block values, within the 48 KB a launch may take
-        without opting in (less a little for the kernel's static shared memory). A fold functor
-        folds each coordinate as drawn and needs no stage."""
+        A fold functor folds each coordinate as drawn and needs no stage."""
         from kernels.loader import fold_functors  # noqa: PLC0415 - kernels imports without CuPy
 
         if self.problem.definition.cuda_functor in fold_functors():
             return 0
-        nbytes = self.problem.dim * self.block * self.dtype.itemsize
-        return nbytes if nbytes <= STAGE_LIMIT else 0
+        return self.column_stage_bytes()
 
     def _rounds(self, state: CudaState, first_round: int, rounds: int) -> None:
         n = int(self.params.walkers)

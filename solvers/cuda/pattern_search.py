@@ -48,8 +48,15 @@ class PatternSearchCuda(CudaAlgorithm, PatternSearch):
     # 1 lane 1.91/1.91 ms, 2 lanes 1.16/1.15, 4 lanes 1.18/1.17, 8 lanes 1.77/1.74 (the discarded
     # speculative trials then cost more than the latency they hide): 15,360 walkers get 2 lanes.
     # None = choose by walker count; 1/2/4/8 force it.
+    # A fold objective (kernels/problems.cuh: Rastrigin, Ackley, ...) changes the balance: ps_iterate
+    # evaluates a coordinate's two trials in one pass (MwPair), so one lane does a pair of group
+    # lanes' work for little more than one trial. Measured on the H100, Table 1 setting (ackley, a
+    # fold), device time of the 20 iterations in one run: 1 lane 0.624 ms, 2 lanes 0.862, 4 lanes
+    # 0.921, 8 lanes 1.471 (docs/benchmarks/notes-gpu.md, issue 14): a fold gets 1 lane from
+    # FOLD_ONE_LANE_WALKERS_PER_SM walkers per multiprocessor.
     GROUP_BELOW_THREADS_PER_SM = 512
     GROUP_LANES_THREADS_PER_SM = 256
+    FOLD_ONE_LANE_WALKERS_PER_SM = 64
     lanes: int | None = None
 
     def bytes_needed(self, n: int) -> int:
@@ -145,6 +152,12 @@ class PatternSearchCuda(CudaAlgorithm, PatternSearch):
         state.iteration += todo
         self.fold_group_best(state, state.f)  # before a restart redraws the walkers
 
+    def pairs_trials(self) -> bool:
+        """Whether ps_iterate evaluates a coordinate's two trials in one pass (a fold functor)."""
+        from kernels.loader import fold_functors  # noqa: PLC0415 - kernels imports without CuPy
+
+        return self.problem.definition.cuda_functor in fold_functors()
+
     def _lanes(self, n: int) -> int:
         if self.lanes is not None:
             if self.lanes not in (1, 2, 4, 8):
@@ -152,6 +165,8 @@ class PatternSearchCuda(CudaAlgorithm, PatternSearch):
             return int(self.lanes)
         sms = self.sm_count()
         if n >= self.GROUP_BELOW_THREADS_PER_SM * sms:
+            return 1
+        if self.pairs_trials() and n >= self.FOLD_ONE_LANE_WALKERS_PER_SM * sms:
             return 1
         lanes = 2
         while lanes < 8 and 2 * lanes * n <= self.GROUP_LANES_THREADS_PER_SM * sms:

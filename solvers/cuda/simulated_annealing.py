@@ -160,10 +160,12 @@ class SimulatedAnnealingCuda(CudaAlgorithm, SimulatedAnnealing):
         todo = min(int(budget), int((sched.chain_length - sched.level_iteration).min()))
         todo, last_chains = self.capped_chains(state, todo, m)
         counts = xp.zeros(groups, dtype=np.uint64)
+        stage = self.column_stage_bytes()  # chains' points in shared memory (SaColumn) when they fit
         self.launch("sa_anneal_groups", n, state.XT, state.f, state.accepted, state.B, state.at_best,
                     state.chain_best, self.lower, self.upper, np.int64(n), np.int32(d),
                     *self.group_args(values=False), self._temperatures, np.int64(state.iteration),
-                    np.int32(todo), self.scalar(self.params.width), np.int64(last_chains), counts)
+                    np.int32(todo), self.scalar(self.params.width), np.int64(last_chains), counts,
+                    np.int32(1 if stage else 0), shared_mem=stage)
         state.evals += groups * (m * (todo - 1) + last_chains)
         state.iteration += todo
         sched.level_accepts = sched.level_accepts + counts.astype(np.int64)
@@ -187,6 +189,7 @@ class SimulatedAnnealingCuda(CudaAlgorithm, SimulatedAnnealing):
         todo, last_chains = self.capped_chains(state, todo, n)
         ends = 0 if todo < first_end else 1 + (todo - first_end) // L
         counts = self.xp.zeros(ends + 1, dtype=np.uint64)
+        stage = self.column_stage_bytes()  # chains' points in shared memory (SaColumn) when they fit
         self.launch("sa_anneal", n, state.XT, state.f, state.accepted, state.B, state.at_best,
                     self.lower, self.upper, np.int64(n), np.int32(d), np.uint64(state.seed),
                     np.int64(self.walker0), np.int64(state.iteration), np.int32(todo),
@@ -194,7 +197,7 @@ class SimulatedAnnealingCuda(CudaAlgorithm, SimulatedAnnealing):
                     np.int32(state.level_iteration), np.int32(L), np.float64(p.alpha),
                     np.float64(p.t_min), np.float64(p.t0), self.scalar(p.width),
                     np.float64(WIDTH_POWER if p.schedule == "auto" else 0.0), np.int64(last_chains),
-                    counts, *self.tracker.args())
+                    counts, *self.tracker.args(), np.int32(1 if stage else 0), shared_mem=stage)
         state.evals += n * (todo - 1) + last_chains
         state.iteration += todo
         if ends == 0:
