@@ -99,6 +99,7 @@ def functor_names() -> list[str]:
 _FOLD_STRUCT = re.compile(r"^struct\s+(\w+)\s*:\s*Mw\w*Fold<\1>", re.MULTILINE)
 
 
+@functools.lru_cache(maxsize=None)  # hosts ask per launch (thread mapping, staging): parse once
 def fold_functors() -> frozenset[str]:
     """Functors of problems.cuh written as folds (``struct Name : MwFold<Name>``, MwSumFold, ...):
     kernels that make coordinates one at a time fold them as drawn (evaluation_only.cu)."""

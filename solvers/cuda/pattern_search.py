@@ -43,20 +43,20 @@ class PatternSearchCuda(CudaAlgorithm, PatternSearch):
     # Lanes per walker: 1 (ps_iterate) or 2, 4, 8 (ps_iterate_group: the plus/minus trials of 1, 2
     # or 4 coordinates at once). Groups are used while one lane per walker would leave fewer than
     # GROUP_BELOW_THREADS_PER_SM threads per multiprocessor, with the most lanes that keep the
-    # threads within GROUP_LANES_THREADS_PER_SM. Measured on the H100, Table 1 setting (15,360
-    # walkers), device time of the 20 iterations in two runs (docs/benchmarks/notes-gpu.md):
-    # 1 lane 1.91/1.91 ms, 2 lanes 1.16/1.15, 4 lanes 1.18/1.17, 8 lanes 1.77/1.74 (the discarded
-    # speculative trials then cost more than the latency they hide): 15,360 walkers get 2 lanes.
+    # threads within GROUP_LANES_THREADS_PER_SM. A fold objective (kernels/problems.cuh: Rastrigin,
+    # Ackley, ...) shifts the balance: ps_iterate evaluates a coordinate's two trials in one pass
+    # (MwPair), one lane doing a pair of group lanes' work for little more than one trial, so a fold
+    # takes 1 lane from FOLD_ONE_LANE_WALKERS_PER_SM. Measured on the H100 (scripts/ps_lanes.py,
+    # 20-D, device ms of the 20-iteration launch, docs/benchmarks/notes-gpu.md, issue 14):
+    #   ackley (fold), 1/2/4/8 lanes:   1,024: 0.497/0.660/0.542/0.487   4,096: 0.498/0.663/0.570/0.531
+    #                                  15,360: 0.497/0.728/0.789/1.194
+    #   rosenbrock:                     1,024: 0.317/0.317/0.268/0.247   8,448: 0.318/0.324/0.300/0.355
+    #                                  15,360: 0.318/0.365/0.413/0.614  33,792: 0.396/0.503/0.729/1.106
+    # (before issue 14's kernels, 2 lanes won at 15,360: 1.16 ms against 1.91 for 1 lane).
     # None = choose by walker count; 1/2/4/8 force it.
-    # A fold objective (kernels/problems.cuh: Rastrigin, Ackley, ...) changes the balance: ps_iterate
-    # evaluates a coordinate's two trials in one pass (MwPair), so one lane does a pair of group
-    # lanes' work for little more than one trial. Measured on the H100, Table 1 setting (ackley, a
-    # fold), device time of the 20 iterations in one run: 1 lane 0.624 ms, 2 lanes 0.862, 4 lanes
-    # 0.921, 8 lanes 1.471 (docs/benchmarks/notes-gpu.md, issue 14): a fold gets 1 lane from
-    # FOLD_ONE_LANE_WALKERS_PER_SM walkers per multiprocessor.
-    GROUP_BELOW_THREADS_PER_SM = 512
+    GROUP_BELOW_THREADS_PER_SM = 96
     GROUP_LANES_THREADS_PER_SM = 256
-    FOLD_ONE_LANE_WALKERS_PER_SM = 64
+    FOLD_ONE_LANE_WALKERS_PER_SM = 16
     lanes: int | None = None
 
     def bytes_needed(self, n: int) -> int:
@@ -153,7 +153,8 @@ class PatternSearchCuda(CudaAlgorithm, PatternSearch):
         self.fold_group_best(state, state.f)  # before a restart redraws the walkers
 
     def pairs_trials(self) -> bool:
-        """Whether ps_iterate evaluates a coordinate's two trials in one pass (a fold functor)."""
+        """Whether ps_iterate evaluates a coordinate's two trials in one pass (a fold functor).
+        (fold_functors parses problems.cuh once per process: this is asked per launch.)"""
         from kernels.loader import fold_functors  # noqa: PLC0415 - kernels imports without CuPy
 
         return self.problem.definition.cuda_functor in fold_functors()
