@@ -41,7 +41,8 @@
 // Data written by another block of the same launch is read with ld.global.cg (L2), never from a
 // possibly stale L1 line.
 //
-// Layout: X, V, P are (d, n) coordinate-major (coalesced). When a thread owns exactly one particle,
+// Layout: X, V, P are (d, n) coordinate-major (coalesced); SPSO's Z (d, n) holds a particle's normals
+// of the iteration between its two passes (written and read by its own thread). When a thread owns exactly one particle,
 // its x, v and p stay in shared memory for the whole launch as far as they fit with every block of
 // the swarm resident (the host picks: all three for a swarm spread thin, 16,384 or 1,024 over the
 // multiprocessors, where an iteration is latency-bound; x alone at 131,072, where 993 particles
@@ -600,7 +601,7 @@ template <typename T> __device__ __forceinline__ void pso_normals(const MwWords&
 template <typename F, typename T>
 __global__ void __launch_bounds__(256, 4)
 pso_spso(T* X, T* V, T* P, T* f, T* Pf, T* swarm_f, long long* swarm_i, long long* epochs,
-         unsigned char* redrawn, unsigned long long* gkeys, unsigned char* pending, const T* __restrict__ lower,
+         unsigned char* redrawn, unsigned long long* gkeys, unsigned char* pending, T* Z, const T* __restrict__ lower,
          const T* __restrict__ upper, long long n, int m, int d, long long first_swarm, int bps,
          unsigned long long seed, long long walker0, long long first_iter, int iterations,
          long long last_active, int K, int flags,
@@ -689,30 +690,34 @@ pso_spso(T* X, T* V, T* P, T* f, T* Pf, T* swarm_f, long long* swarm_i, long lon
                         const T tc = coef * (r.p[(long long)j * r.ps] + pl[q] - T(2) * x);
                         tc2 += tc * tc;
                         dir2 += z[q] * z[q];
+                        Z[(long long)j * n + i] = z[q];  // for pass 2: no second Philox + Box-Muller
                     }
                 }
             }
             const MwWords ru = rng(t * per_iter + normal_blocks);
             const T scale = mw_sqrt(tc2) * mw_uniform<T>(ru, 0) / mw_fmax(mw_sqrt(dir2), tiny);
-            // pass 2: the same numbers again, and the move (running addresses and a folded
-            // objective, as in the classic move)
+            // pass 2: the same numbers again (the normals as pass 1 stored them in Z, issue 14: the
+            // Philox blocks and Box-Muller transforms were computed twice), and the move (running
+            // addresses and a folded objective, as in the classic move)
             T* xq = r.x;
             T* vq = r.v;
             const T* pq = r.p;
+            const T* zq = Z + i;
             MwRunningEval<F, T> fold;
 #pragma unroll 2
             for (int j0 = 0; j0 < d; j0 += NP) {
-                T pl[4], z[4];
+                T pl[4];
 #pragma unroll
                 for (int q = 0; q < NP; ++q) pl[q] = j0 + q < d ? mw_ldcg(li + (long long)(j0 + q) * n) : T(0);
-                pso_normals(rng(t * per_iter + (unsigned long long)(j0 / NP)), z);
 #pragma unroll
                 for (int q = 0; q < NP; ++q) {
                     const int j = j0 + q;
                     if (j < d) {
                         T x = *xq;
                         const T tc = coef * (*pq + pl[q] - T(2) * x);
-                        T v = w * *vq + tc + scale * z[q];
+                        const T zj = *zq;
+                        zq += n;
+                        T v = w * *vq + tc + scale * zj;
                         x = x + v;
                         pso_confine(x, v, lower[j], upper[j]);
                         *xq = x;

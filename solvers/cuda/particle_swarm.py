@@ -84,6 +84,7 @@ class ParticleSwarmCudaState(CudaState):
     redrawn: Any = None  # spso: (swarms,) uint8, links redrawn after the last iteration
     keys: Any = None  # spso: informant keys in global memory (all ~0 between iterations)
     pending: Any = None  # spso: (n,) uint8, personal best to write after the iteration's barrier
+    ZT: Any = None  # spso: (d, n) the iteration's normals, from the move's first pass to its second
     links: Any = None  # spso: _Links, for the reference's snapshot
 
 
@@ -140,7 +141,7 @@ class ParticleSwarmCuda(CudaAlgorithm, ParticleSwarm):
         d, item = self.problem.dim, self.dtype.itemsize
         per_particle = (3 * d + 2) * item  # X, V, P (d, n), f, Pf
         if self.params.variant == "spso2011":
-            per_particle += 17  # informant keys, pending flag
+            per_particle += 17 + d * item  # informant keys, pending flag, normals (Z)
         # exchange partials (2 x blocks x d at most one per 32 particles) and per-swarm arrays
         return n * per_particle + (n // 32 + 1) * 2 * (d + 2) * item + self.params.swarms * 32
 
@@ -231,6 +232,7 @@ class ParticleSwarmCuda(CudaAlgorithm, ParticleSwarm):
                 words = n * (2 if self.dtype.itemsize == 8 else 1)
                 state.keys = xp.full(words if not self._launch.keys_shared else 1, ~np.uint64(0), dtype=np.uint64)
                 state.pending = xp.zeros(n, dtype=np.uint8)
+                state.ZT = xp.empty((d, n), dtype=self.dtype)
                 state.links = _Links(self, state)
             self.tracker = self.new_best(parts=max(REDUCE_BLOCKS, grid))
             self._bars = xp.zeros(shape.groups_per_launch, dtype=np.uint64)  # barrier arrival counters
@@ -284,7 +286,8 @@ class ParticleSwarmCuda(CudaAlgorithm, ParticleSwarm):
                         self.scalar(p.lr), np.int32(launch.flags), *reduce, *self.group_args())
             else:
                 args = (state.XT, state.VT, state.PT, state.f, state.Pf, state.swarm_best_f,
-                        state.swarm_best_i, state.epochs, state.redrawn, state.keys, state.pending, self.lower,
+                        state.swarm_best_i, state.epochs, state.redrawn, state.keys, state.pending, state.ZT,
+                        self.lower,
                         self.upper, *common, np.int64(first), np.int32(shape.per_group), *where,
                         np.int32(p.informants), np.int32(launch.flags),
                         np.int32(launch.keys_shared), *reduce)
