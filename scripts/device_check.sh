@@ -167,7 +167,7 @@ if [[ "$MODE" == *tune* ]]; then
       --pso-swarms-per-block 1,auto --out "$OUTDIR" 2>&1 | tail -n 30
   [[ ${PIPESTATUS[0]} -ne 0 ]] && status=1
 fi
-if [[ "$MODE" == compare ]]; then
+if [[ "$MODE" == *compare* ]]; then
   # A kernel change against the tree in $BASE (e.g. `git archive <commit> | tar -x -C baseline`):
   # digests of every cuda algorithm's numbers in both trees (must be identical: issue 14's rule),
   # then the benchmark rows of both, one tree after the other on the same GPU.
