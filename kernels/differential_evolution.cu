@@ -14,14 +14,22 @@
 // `bpp` consecutive blocks, which meet at a barrier after every generation (__syncthreads when
 // bpp = 1; else a counter barrier in global memory, so the host launches no more blocks than are
 // resident together and batches populations over launches). Per tile:
-//   1. each lane draws its individual's r1, r2, r3, j_rand and the crossover mask of its d genes
-//      (one Philox block for the indices, one per P genes for the mask: nothing is redundant);
-//   2. for each of the 32 individuals in turn, the lanes build the trial gene by gene: lane j
-//      reads gene j of x_r1, x_r2, x_r3 and x_i, so every read of a random member is one
-//      coalesced row read rather than d scattered ones (the population is row-major (n, d) for
-//      this reason: random members dominate DE's memory traffic);
-//   3. each lane evaluates its individual's trial from shared memory (rows padded to an odd
-//      stride: conflict-free), then the selected rows are written as coalesced rows.
+//   1. each lane draws its individual's r1, r2, r3, j_rand and, 32 genes (a chunk) at a time, the
+//      crossover mask (one Philox block for the indices, one per P genes for the mask: nothing is
+//      redundant; U(0,1) <= Cr decided on the integer draw, DeCross) and publishes them as its
+//      pick in shared memory: the three rows' byte offsets and the chunk's mask, one 16-byte
+//      broadcast load per trial for the whole warp;
+//   2. for each of the 32 individuals in turn (DE_BATCH at a time), the lanes build the trial gene
+//      by gene: lane j reads gene j of x_r1, x_r2, x_r3 or x_i, so every read of a random member
+//      is one coalesced row read rather than d scattered ones (the population is row-major (n, d)
+//      for this reason: random members dominate DE's memory traffic). No branch per trial
+//      (predicated loads and selects; a gene that left the box is redrawn after its batch); the
+//      trial goes to the warp's scratch, gene-major: gene j of trial k at j * DE_COLUMN + k (odd
+//      stride: conflict-free both ways; a batch's stores at immediate offsets);
+//   3. each lane evaluates its individual's trial from the scratch (its column), then the selected
+//      rows are written as coalesced rows (the target's row re-read where the trial lost).
+// Issue 14: built this way, a trial costs about a third of the instructions it did (SASS counts
+// in docs/benchmarks/notes-gpu.md), with the same numbers bit for bit.
 // Reads of the population use ld.global.cg: another block wrote it in the last generation, and a
 // stale L1 line from two generations ago must not be used. Bounce-back uniforms are drawn only
 // where a mutant gene leaves the box (their own stream, keyed by individual, generation and gene).
@@ -40,6 +48,219 @@
 
 #define DE_STREAM_BOUNCE 16u
 #define DE_BATCH 4  // individuals whose rows are read together
+#define DE_COLUMN 33  // scratch: a gene's 32 trial values, padded to an odd stride (conflict-free)
+
+// A trial in the warp's scratch as the objective reads it: gene j at j * DE_COLUMN (its own column k
+// of the gene-major scratch; a compile-time stride, so an unrolled objective loop reads at
+// immediate offsets, as from a dense row).
+template <typename T> struct DeColumn {
+    const T* p;
+    __device__ __forceinline__ T operator[](int j) const { return p[j * DE_COLUMN]; }
+};
+
+// Loads through L2 (ld.global.cg, as group_sync.cuh's mw_ldcg) without its "memory" clobber: the
+// rows read here are not written during the generation (the next one goes to the other buffer, the
+// barrier between generations is a compiler barrier of its own), and without the clobber the
+// compiler keeps the bounds, the pointers and the picks in registers across the loads instead of
+// reloading them after each one.
+__device__ __forceinline__ float de_ldcg(const float* p) {
+    float v;
+    asm volatile("ld.global.cg.f32 %0, [%1];" : "=f"(v) : "l"(p));
+    return v;
+}
+__device__ __forceinline__ double de_ldcg(const double* p) {
+    double v;
+    asm volatile("ld.global.cg.f64 %0, [%1];" : "=d"(v) : "l"(p));
+    return v;
+}
+// The same where `load` holds, else v unchanged: a predicated load, with no zero to materialise
+// for the lanes that skip it (their value is never used).
+__device__ __forceinline__ void de_ldcg_if(bool load, const float* p, float& v) {
+    asm volatile("{\n\t.reg .pred q;\n\tsetp.ne.b32 q, %2, 0;\n\t@q ld.global.cg.f32 %0, [%1];\n\t}"
+                 : "+f"(v) : "l"(p), "r"((int)load));
+}
+__device__ __forceinline__ void de_ldcg_if(bool load, const double* p, double& v) {
+    asm volatile("{\n\t.reg .pred q;\n\tsetp.ne.b32 q, %2, 0;\n\t@q ld.global.cg.f64 %0, [%1];\n\t}"
+                 : "+d"(v) : "l"(p), "r"((int)load));
+}
+
+// The address `bytes` bytes past p (bytes < 2^32: the host keeps a population below 4 GiB): an
+// unsigned 32-bit offset added to a 64-bit pointer, two instructions (IADD3, IADD3.X), where
+// (long long)row * d * sizeof(T) took a 64-bit multiply and shifts (seven).
+template <typename T>
+__device__ __forceinline__ T* de_at(T* p, unsigned int bytes) {
+    return (T*)((char*)p + bytes);
+}
+
+// random.cuh's Philox4x32-10 (the same words for the same generator and draw), each round's two
+// products taken as one mul.wide.u32 each: nvcc 13 still adds the zero high cross-products of
+// random.cuh's 64-bit products (six instructions a round instead of four).
+__device__ __forceinline__ void de_mul_wide(unsigned int a, unsigned int b, unsigned int& lo, unsigned int& hi) {
+    unsigned long long p;
+    asm("mul.wide.u32 %0, %1, %2;" : "=l"(p) : "r"(a), "r"(b));
+    asm("mov.b64 {%0, %1}, %2;" : "=r"(lo), "=r"(hi) : "l"(p));
+}
+__device__ __forceinline__ MwWords de_philox(const MwRng& g, unsigned long long draw) {
+    MwWords c = {(unsigned int)draw, (unsigned int)(draw >> 32), g.z, g.w};
+    unsigned int k0 = g.k0, k1 = g.k1;
+#pragma unroll
+    for (int round = 0; round < 10; ++round) {
+        unsigned int lo0, hi0, lo1, hi1;
+        de_mul_wide(0xD2511F53u, c.x, lo0, hi0);
+        de_mul_wide(0xCD9E8D57u, c.z, lo1, hi1);
+        const MwWords n = {hi1 ^ c.y ^ k0, lo1, hi0 ^ c.w ^ k1, lo0};
+        c = n;
+        k0 += 0x9E3779B9u;
+        k1 += 0xBB67AE85u;
+    }
+    return c;
+}
+
+// The crossover test U(0, 1) <= Cr decided on the Philox word itself, with the same outcome for
+// every word and every Cr (NaN included): U = (w >> 8) 2^-24 in float, bits 2^-53 in double
+// (random.cuh's mw_u01f / mw_u01d), both exact, so U <= Cr exactly when the integer draw is at most
+// Cr 2^24 (2^53), a scaling by a power of two that is exact too. One unsigned compare per gene
+// instead of a conversion, a multiply and a float compare.
+template <typename T> struct DeCross;
+template <> struct DeCross<float> {
+    unsigned int most;  // a word w passes when w <= most (and `any`)
+    bool any;           // false: no uniform passes (Cr < 0 or NaN)
+    __device__ explicit DeCross(float Cr) {
+        const float c = Cr * 16777216.0f;
+        any = c >= 0.0f;
+        // values of w >> 8 that pass: 0 .. floor(c), all 2^24 from c >= 2^24 - 1 on
+        const float cc = any ? c : 0.0f;  // no conversion of a NaN or a negative
+        const unsigned long long passing = cc >= 16777215.0f ? 16777216ull : (unsigned long long)(unsigned int)cc + 1ull;
+        most = any ? (unsigned int)(passing * 256ull - 1ull) : 0u;  // w >> 8 < passing <=> w < passing * 2^8
+    }
+    __device__ __forceinline__ bool take(const MwWords& r, int q) const { return mw_word(r, q) <= most; }
+};
+template <> struct DeCross<double> {
+    unsigned long long most;
+    bool any;
+    __device__ explicit DeCross(double Cr) {
+        const double c = Cr * 9007199254740992.0;
+        any = c >= 0.0;
+        const double cc = any ? c : 0.0;  // no conversion of a NaN or a negative
+        most = cc >= 9007199254740991.0 ? 9007199254740991ull : (unsigned long long)cc;  // bits <= floor(c)
+    }
+    __device__ __forceinline__ bool take(const MwWords& r, int q) const {
+        // mw_u01d's 53 bits: hi << 21 fills bits 21..52 and lo >> 11 bits 0..20 (its mask is a no-op)
+        const unsigned int hi = q == 0 ? r.x : r.z, lo = q == 0 ? r.y : r.w;
+        return (((unsigned long long)hi << 21) | (unsigned long long)(lo >> 11)) <= most;
+    }
+};
+
+// The genes j_lo .. j_lo + n - 1 (n <= 32, j_lo a multiple of 32) of one individual taken from the
+// mutant, as bits j - j_lo: U(0, 1) <= Cr, or j = j_rand (`jr_bit`: its bit, 0 outside the chunk).
+// `draw`: the chunk's first crossover block. Blocks unrolled, so every bit position is a constant.
+template <typename T>
+__device__ __forceinline__ unsigned int de_cross_mask(const MwRng& rng, unsigned long long draw, int n,
+                                                      unsigned int jr_bit, const DeCross<T>& cross) {
+    const int P = MwPerBlock<T>::value;
+    unsigned int mask = 0u;
+#pragma unroll
+    for (int b = 0; b < 32 / P; ++b) {
+        if (b * P < n) {
+            const MwWords r = de_philox(rng, draw + (unsigned long long)b);
+#pragma unroll
+            for (int q = 0; q < P; ++q) mask |= cross.take(r, q) ? 1u << (b * P + q) : 0u;
+        }
+    }
+    mask = (cross.any ? mask : 0u) | jr_bit;
+    return n < 32 ? mask & ((1u << n) - 1u) : mask;
+}
+
+// One individual's draws for the tile, as the warp's lanes read them while building its trial.
+struct __align__(16) DePick {
+    unsigned int o1, o2, o3;  // x_r1, x_r2, x_r3: their rows' byte offsets r * d * sizeof(T) in the population
+    unsigned int mask;        // genes of the current chunk taken from the mutant (0 past the population)
+};
+
+// The rare half of de_build_batch: the batch's taken genes that left the box (as stored: the
+// mutant gene v) are redrawn between x_r1's gene (re-read: the population does not change within a
+// generation) and the bound crossed. Only live genes are taken (lanebit 0 past the genes, mask 0
+// past the population). Kept apart so that nothing of the common path stays live across it.
+template <typename T>
+__device__ __forceinline__ void de_bounce_batch(const DePick* pick, const T* col, unsigned int lanebit, T lo, T hi,
+                                             T* out, unsigned long long key, long long ind0,
+                                             unsigned long long bdraw, int bword) {
+#pragma unroll 1
+    for (int u = 0; u < DE_BATCH; ++u) {
+        const DePick e = pick[u];
+        if ((e.mask & lanebit) != 0u) {  // taken: live, and its scratch slot was written
+            const T v = out[u];
+            if (v < lo || v > hi) {
+                const T a = de_ldcg(de_at(col, e.o1));
+                const T bound = v < lo ? lo : hi;
+                const MwRng bounce(key, (unsigned long long)(ind0 + u), DE_STREAM_BOUNCE);
+                const MwWords rb = de_philox(bounce, bdraw);
+                out[u] = bound + mw_uniform<T>(rb, bword) * (a - bound);
+            }
+        }
+    }
+}
+
+// Gene j (this lane's) of the trials of DE_BATCH consecutive individuals k0 + u of a tile (FULL:
+// all of them in the population, else only u < nk), into out[u] (the scratch column of gene j from
+// trial k0 on). `pick`: their picks; `col`: gene j of the population's row 0; `own`: the byte offset
+// of row k0 of the tile (rows of rbytes bytes). All the batch's row reads are issued before the
+// first is used, so the L2 round trips overlap (a population of 1,024 has a warp per tile and
+// nothing else to hide them behind). Per trial: one broadcast shared load, a mask test, three
+// 64-bit address adds and predicated loads, the mutant, the box test, a select and the store; no
+// branch. Bounce-back: the stream of individual ind0 + u, block bdraw, word bword.
+template <typename T, bool FULL>
+__device__ __forceinline__ void de_build_batch(const DePick* pick, int nk, const T* col, unsigned int own,
+                                               unsigned int rbytes, bool jv, unsigned int lanebit, T lo, T hi,
+                                               T Fw, T* out, unsigned long long key,
+                                               long long ind0, unsigned long long bdraw, int bword) {
+    T aa[DE_BATCH], ba[DE_BATCH], ca[DE_BATCH];  // aa: x_r1's gene, or x's if not taken (unset: unused)
+    bool live[DE_BATCH], tk[DE_BATCH];
+#pragma unroll
+    for (int u = 0; u < DE_BATCH; ++u) {
+        const DePick e = pick[u];  // one broadcast 16-byte shared load
+        live[u] = jv && (FULL || u < nk);
+        tk[u] = (e.mask & lanebit) != 0u;  // lanebit 0 past the genes, mask 0 past the population
+        de_ldcg_if(live[u], de_at(col, tk[u] ? e.o1 : own + u * rbytes), aa[u]);
+        de_ldcg_if(tk[u], de_at(col, e.o2), ba[u]);  // tk implies live
+        de_ldcg_if(tk[u], de_at(col, e.o3), ca[u]);
+    }
+    // branch-free: mutant or target gene by a select; genes that left the box are redrawn after the
+    // batch (one branch per batch, none per trial), from what was stored and re-read
+    bool out_of_box = false;
+#pragma unroll
+    for (int u = 0; u < DE_BATCH; ++u) {
+        const T v = aa[u] + Fw * (ba[u] - ca[u]);
+        out_of_box |= tk[u] & ((v < lo) | (v > hi));
+        if (live[u]) out[u] = tk[u] ? v : aa[u];
+    }
+    if (out_of_box) de_bounce_batch<T>(pick, col, lanebit, lo, hi, out, key, ind0, bdraw, bword);
+}
+
+// Gene j of the next population's rows k0 + u of a tile (bit u of `taken`: the trial replaced its
+// target) and, in the last generation (LAST), of the trial rows. `col`, `col_next`, `col_trials`:
+// gene j of row 0 of the population in the current and next buffer and in the trials; `own`: the
+// offset of row k0 of the tile; `in`: the batch's first scratch row. Rejected trials re-read the
+// target's row, all in one batch before the stores.
+template <typename T, bool FULL, bool LAST>
+__device__ __forceinline__ void de_select_batch(int nk, unsigned int taken, const T* col, T* col_next,
+                                                T* col_trials, unsigned int own, unsigned int rbytes, bool jv,
+                                                const T* in) {
+    T kept[DE_BATCH], trial[DE_BATCH];  // unset where not live or not needed: never used
+#pragma unroll
+    for (int u = 0; u < DE_BATCH; ++u) {
+        const bool live = jv && (FULL || u < nk);
+        de_ldcg_if(live && !((taken >> u) & 1u), de_at(col, own + u * rbytes), kept[u]);  // unset: unused
+        if (live) trial[u] = in[u];  // unset: unused
+    }
+#pragma unroll
+    for (int u = 0; u < DE_BATCH; ++u) {
+        if (jv && (FULL || u < nk)) {
+            *de_at(col_next, own + u * rbytes) = ((taken >> u) & 1u) ? trial[u] : kept[u];
+            if (LAST) *de_at(col_trials, own + u * rbytes) = trial[u];
+        }
+    }
+}
 
 // The launch's best individual folded into the run's best; its row copied through L2. X (n, d).
 template <typename T>
@@ -106,18 +327,20 @@ __device__ __forceinline__ void de_distinct(const MwWords& r, int m, int self, i
 // gsize (whole populations), each with its own Philox key and its own F and Cr (row of gvals), so
 // each run draws and moves exactly as it does alone.
 // X0 holds the current population on entry; after an odd number of generations the result is in
-// X1 (the host swaps). `stride` is the scratch row stride (odd), scratch in shared memory when
-// `scratch_shared`, else scratch_g + (block * warps + warp) * 32 * stride.
+// X1 (the host swaps). Dynamic shared memory: the picks (16 bytes a thread), then, when
+// `scratch_shared`, each warp's scratch (DE_COLUMN * d values); else the scratch is
+// scratch_g + (block * warps + warp) * DE_COLUMN * d. A population holds fewer than 2^32 bytes (the
+// host checks): row offsets are 32-bit.
 #define DE_GENERATIONS_PARAMS                                                                          \
     T *X0, T *X1, T *f, T *trials, unsigned char *accepted, const T *__restrict__ lower,                \
         const T *__restrict__ upper, long long n, int m, int d, long long first_pop, int bpp,          \
         unsigned long long seed, long long walker0, long long first_gen, int generations,              \
-        long long last_active, T Fw, T Cr, int scratch_shared, T *scratch_g, int stride,               \
+        long long last_active, T Fw, T Cr, int scratch_shared, T *scratch_g,                          \
         unsigned long long *bars, T *part_f, long long *part_i, unsigned int *ticket, T *best_f,       \
         T *best_x, long long *best_i, const unsigned long long *gseeds, const T *gvals, long long gsize
 #define DE_GENERATIONS_ARGS                                                                            \
     X0, X1, f, trials, accepted, lower, upper, n, m, d, first_pop, bpp, seed, walker0, first_gen,      \
-        generations, last_active, Fw, Cr, scratch_shared, scratch_g, stride, bars, part_f, part_i,     \
+        generations, last_active, Fw, Cr, scratch_shared, scratch_g, bars, part_f, part_i,             \
         ticket, best_f, best_x, best_i, gseeds, gvals, gsize
 
 // The body of de_generations and de_generations_grid below (GROUPED: a tuning grid's launch).
@@ -138,15 +361,20 @@ __device__ __forceinline__ void de_generations_run(DE_GENERATIONS_PARAMS) {
         Fw = gvals[gk.index * 2 + 0];
         Cr = gvals[gk.index * 2 + 1];
     }
+    const DeCross<T> cross(Cr);
     MwGroupSync sync = {bars + group, 0ull, bpp};  // the population's barrier (group_sync.cuh)
     const int tiles = (m + 31) >> 5;
     const int wg = block * W + warp, wstride = bpp * W;
-    T* scratch = scratch_shared ? (T*)de_smem + warp * 32 * stride
-                                : scratch_g + ((long long)blockIdx.x * W + warp) * 32 * stride;
+    // dynamic shared memory: the picks (16 bytes a thread), then the scratch rows if they fit
+    DePick* picks = (DePick*)de_smem + warp * 32;
+    const int span = DE_COLUMN * d;  // a warp's scratch: gene j of its 32 trials at j * DE_COLUMN + k
+    T* scratch = scratch_shared ? (T*)(de_smem + blockDim.x * sizeof(DePick)) + warp * span
+                                : scratch_g + ((long long)blockIdx.x * W + warp) * span;
     const int P = MwPerBlock<T>::value;
     const unsigned long long cross_blocks = (unsigned long long)((d + P - 1) / P);
     const unsigned long long per_gen = 1 + cross_blocks;
     const int chunks = (d + 31) >> 5;
+    const unsigned int rbytes = (unsigned int)d * sizeof(T);
     T* cur = X0;
     T* nxt = X1;
     MwBest<T> mine = mw_no_best<T>();
@@ -154,16 +382,19 @@ __device__ __forceinline__ void de_generations_run(DE_GENERATIONS_PARAMS) {
     for (int gen = 0; gen < generations; ++gen) {
         const unsigned long long t = (unsigned long long)(first_gen + gen);
         const bool last = gen == generations - 1;
+        const T* pop = cur + base * d;  // row 0 of the population in either buffer
+        T* pop_next = nxt + base * d;
         for (int tile = wg; tile < tiles; tile += wstride) {
-            const int il = tile * 32 + lane;
+            const int row0 = tile * 32;  // the tile's first row in the population
+            const int il = row0 + lane;
             const bool valid = il < m;
             const long long i = base + il;
-            const int count = min(32, m - tile * 32);
+            const int count = min(32, m - row0);
             const MwRng rng(key, (unsigned long long)(keyed + (valid ? i : base)), MW_STREAM_STEP);
             int r1 = 0, r2 = 0, r3 = 0, jr = 0;
             T fi = mw_inf<T>();
             if (valid) {
-                const MwWords r = rng(t * per_gen);
+                const MwWords r = de_philox(rng, t * per_gen);
                 de_distinct(r, m, il, r1, r2, r3);
                 jr = (int)mw_below(r.w, (unsigned int)d);
                 fi = f[i];
@@ -172,67 +403,40 @@ __device__ __forceinline__ void de_generations_run(DE_GENERATIONS_PARAMS) {
                 const int j_lo = c * 32, j_hi = min(d, j_lo + 32);
                 unsigned int mask = 0u;  // genes j_lo .. j_hi - 1 of this lane's individual taken from the mutant
                 if (valid) {
-#pragma unroll 2
-                    for (int jb = j_lo; jb < j_hi; jb += P) {  // 32 is a multiple of P: blocks align
-                        const MwWords r = rng(t * per_gen + 1 + (unsigned long long)(jb / P));
-#pragma unroll
-                        for (int q = 0; q < P; ++q) {
-                            const int j = jb + q;
-                            if (j < j_hi && (mw_uniform<T>(r, q) <= Cr || j == jr)) mask |= 1u << (j - j_lo);
-                        }
-                    }
+                    const unsigned int jr_bit = jr >= j_lo && jr < j_hi ? 1u << (jr - j_lo) : 0u;
+                    mask = de_cross_mask<T>(rng, t * per_gen + 1 + (unsigned long long)(j_lo / P), j_hi - j_lo,
+                                            jr_bit, cross);
                 }
+                __syncwarp();  // the last chunk's picks are read
+                picks[lane] = DePick{(unsigned int)r1 * rbytes, (unsigned int)r2 * rbytes, (unsigned int)r3 * rbytes, mask};
+                __syncwarp();
                 const int j = j_lo + lane;
                 const bool jv = j < j_hi;
-                // DE_BATCH individuals at a time: all their row reads are issued before the first
-                // is used, so the L2 round trips overlap (a population of 1,024 has a warp per tile
-                // and nothing else to hide them behind)
-                for (int k0 = 0; k0 < count; k0 += DE_BATCH) {
-                    T aa[DE_BATCH], ba[DE_BATCH], ca[DE_BATCH];  // aa: x_r1's gene, or x's if not taken
-                    unsigned int takes = 0u;
-#pragma unroll
-                    for (int u = 0; u < DE_BATCH; ++u) {
-                        const int k = k0 + u;
-                        const unsigned int mk = __shfl_sync(0xFFFFFFFFu, mask, k & 31);
-                        const long long a1 = base + __shfl_sync(0xFFFFFFFFu, r1, k & 31);
-                        const long long a2 = base + __shfl_sync(0xFFFFFFFFu, r2, k & 31);
-                        const long long a3 = base + __shfl_sync(0xFFFFFFFFu, r3, k & 31);
-                        const long long ik = base + tile * 32 + k;
-                        const bool live = k < count && jv;
-                        const bool tk = live && ((mk >> lane) & 1u);
-                        takes |= (tk ? 1u : 0u) << u;
-                        aa[u] = live ? mw_ldcg(cur + (tk ? a1 : ik) * d + j) : T(0);
-                        ba[u] = tk ? mw_ldcg(cur + a2 * d + j) : T(0);
-                        ca[u] = tk ? mw_ldcg(cur + a3 * d + j) : T(0);
-                    }
-#pragma unroll
-                    for (int u = 0; u < DE_BATCH; ++u) {
-                        const int k = k0 + u;
-                        if (k < count && jv) {
-                            T value = aa[u];
-                            if ((takes >> u) & 1u) {
-                                const T a = aa[u];
-                                const T v = a + Fw * (ba[u] - ca[u]);
-                                const T lo = lower[j], hi = upper[j];
-                                value = v;
-                                if (v < lo || v > hi) {
-                                    const T bound = v < lo ? lo : hi;
-                                    const MwRng bounce(key, (unsigned long long)(keyed + base + tile * 32 + k),
-                                                       DE_STREAM_BOUNCE);
-                                    const MwWords rb = bounce(t * cross_blocks + (unsigned long long)(j / P));
-                                    value = bound + mw_uniform<T>(rb, j % P) * (a - bound);
-                                }
-                            }
-                            scratch[k * stride + j] = value;
-                        }
-                    }
+                const unsigned int lanebit = jv ? 1u << lane : 0u;
+                const T lo = jv ? lower[j] : T(0), hi = jv ? upper[j] : T(0);
+                const unsigned long long bdraw = t * cross_blocks + (unsigned long long)(j / P);
+                const long long ind = keyed + base + row0;  // bounce-back streams: ind + k
+                // the batches step through the picks, the rows (bytes) and the scratch rows
+                const DePick* pick = picks;
+                unsigned int own = (unsigned int)row0 * rbytes;
+                T* out = scratch + j * DE_COLUMN;
+                int k0 = 0;
+                for (; k0 + DE_BATCH <= count; k0 += DE_BATCH) {
+                    de_build_batch<T, true>(pick, DE_BATCH, pop + j, own, rbytes, jv, lanebit, lo, hi, Fw, out,
+                                            key, ind + k0, bdraw, j % P);
+                    pick += DE_BATCH;
+                    own += DE_BATCH * rbytes;
+                    out += DE_BATCH;
                 }
+                if (k0 < count)
+                    de_build_batch<T, false>(pick, count - k0, pop + j, own, rbytes, jv, lanebit, lo, hi, Fw, out,
+                                             key, ind + k0, bdraw, j % P);
             }
             __syncwarp();
             bool take = false;
             T fu = mw_inf<T>();
             if (valid && (!last || i - first < last_active)) {  // max_evals: only the allowed trials
-                const DensePoint<T> up = {scratch + lane * stride};
+                const DeColumn<T> up = {scratch + lane};
                 fu = mw_sanitize(F::template eval<T>(up, d));
                 take = fu <= fi;
             }
@@ -240,24 +444,32 @@ __device__ __forceinline__ void de_generations_run(DE_GENERATIONS_PARAMS) {
             for (int c = 0; c < chunks; ++c) {
                 const int j = c * 32 + lane;
                 const bool jv = j < d;
-                for (int k0 = 0; k0 < count; k0 += DE_BATCH) {
-                    T kept[DE_BATCH];  // rejected trials: the target's genes, read in one batch
-#pragma unroll
-                    for (int u = 0; u < DE_BATCH; ++u) {
-                        const int k = k0 + u;
-                        const bool reread = k < count && jv && !((taken >> (k & 31)) & 1u);
-                        kept[u] = reread ? mw_ldcg(cur + (base + tile * 32 + k) * d + j) : T(0);
+                const T* col = pop + j;
+                T* col_next = pop_next + j;
+                T* col_trials = trials + base * d + j;
+                unsigned int own = (unsigned int)row0 * rbytes;
+                const T* in = scratch + j * DE_COLUMN;
+                int k0 = 0;
+                if (last) {
+                    for (; k0 + DE_BATCH <= count; k0 += DE_BATCH) {
+                        de_select_batch<T, true, true>(DE_BATCH, taken >> k0, col, col_next, col_trials, own, rbytes,
+                                                       jv, in);
+                        own += DE_BATCH * rbytes;
+                        in += DE_BATCH;
                     }
-#pragma unroll
-                    for (int u = 0; u < DE_BATCH; ++u) {
-                        const int k = k0 + u;
-                        if (k < count && jv) {
-                            const long long ik = base + tile * 32 + k;
-                            const T trial = scratch[k * stride + j];
-                            nxt[ik * d + j] = ((taken >> k) & 1u) ? trial : kept[u];
-                            if (last) trials[ik * d + j] = trial;
-                        }
+                    if (k0 < count)
+                        de_select_batch<T, false, true>(count - k0, taken >> k0, col, col_next, col_trials, own,
+                                                        rbytes, jv, in);
+                } else {
+                    for (; k0 + DE_BATCH <= count; k0 += DE_BATCH) {
+                        de_select_batch<T, true, false>(DE_BATCH, taken >> k0, col, col_next, col_trials, own,
+                                                        rbytes, jv, in);
+                        own += DE_BATCH * rbytes;
+                        in += DE_BATCH;
                     }
+                    if (k0 < count)
+                        de_select_batch<T, false, false>(count - k0, taken >> k0, col, col_next, col_trials, own,
+                                                         rbytes, jv, in);
                 }
             }
             if (valid) {
@@ -267,7 +479,7 @@ __device__ __forceinline__ void de_generations_run(DE_GENERATIONS_PARAMS) {
                     mine = mw_better(mine, mw_make_best(take ? fu : fi, i));
                 }
             }
-            __syncwarp();  // the scratch rows are rewritten by the next tile
+            __syncwarp();  // the scratch rows and picks are rewritten by the next tile
         }
         mw_group_sync(sync);
         T* s = cur;

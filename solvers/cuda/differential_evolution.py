@@ -17,10 +17,13 @@ from typing import Any
 import numpy as np
 
 from ..algorithms.differential_evolution import DifferentialEvolution
+from ..errors import ConfigError
 from .base import REDUCE_BLOCKS, CudaAlgorithm, CudaState, allocation_guard
 from .resident import WARP, allow_shared, group_shape, resident_blocks, spread
 
 MAX_BLOCK = 256  # __launch_bounds__ of de_generations
+COLUMN = 33  # DE_COLUMN: a warp's scratch holds gene j of its 32 trials at j * COLUMN + k
+PICK_BYTES = 16  # a thread's DePick in shared memory (three row offsets and a crossover mask)
 
 
 @dataclass
@@ -33,8 +36,8 @@ class DifferentialEvolutionCudaState(CudaState):
 @dataclass(frozen=True)
 class _Launch:
     shape: Any  # resident.GroupShape
-    stride: int  # scratch row stride (odd: conflict-free shared-memory rows)
-    shared_bytes: int  # 0: the scratch rows are in global memory
+    shared_bytes: int  # the picks, and the scratch when scratch_shared
+    scratch_shared: bool  # False: the trial scratch is in global memory
 
 
 class DifferentialEvolutionCuda(CudaAlgorithm, DifferentialEvolution):
@@ -46,7 +49,7 @@ class DifferentialEvolutionCuda(CudaAlgorithm, DifferentialEvolution):
 
     def bytes_needed(self, n: int) -> int:
         d, item = self.problem.dim, self.dtype.itemsize
-        return n * ((3 * d + 1) * item + 1) + (n // 32 + 1) * 32 * (d + 1) * item  # + scratch at most
+        return n * ((3 * d + 1) * item + 1) + (n // 32 + 1) * COLUMN * d * item  # + scratch at most
 
     def _kernel_name(self) -> str:
         return "de_generations" if self._group_values is None else "de_generations_grid"  # a tuning grid
@@ -54,16 +57,19 @@ class DifferentialEvolutionCuda(CudaAlgorithm, DifferentialEvolution):
     def _launch_shape(self) -> _Launch:
         p, d, item = self.params, self.problem.dim, self.dtype.itemsize
         m, populations = int(p.walkers), int(p.populations)
+        if m * d * item >= 2**32:  # the kernel's row offsets within a population are 32-bit
+            raise ConfigError(f"a population of {m:,} walkers at d={d} ({self.dtype.name}) is "
+                              f"{m * d * item / 2**30:.1f} GiB, beyond the cuda engine's 4 GiB per "
+                              "population: use more populations of fewer walkers")
         kernel = self.kernels.get(self._kernel_name())
         threads = -(-m // WARP) * WARP  # a warp per 32 individuals
         block, per_group = spread(threads, populations, min(int(self.block), MAX_BLOCK))
-        stride = d | 1
-        nbytes = block * stride * item  # 32 rows per warp
-        if nbytes > self.scratch_shared_max:
-            nbytes = 0
+        scratch = block // WARP * COLUMN * d * item  # a warp's 32 trials, gene-major
+        scratch_shared = scratch <= self.scratch_shared_max
+        nbytes = block * PICK_BYTES + (scratch if scratch_shared else 0)
         allow_shared(kernel, nbytes)
         resident = resident_blocks(kernel, block, nbytes) if per_group > 1 else 0
-        return _Launch(group_shape(threads, populations, block, per_group, resident), stride, nbytes)
+        return _Launch(group_shape(threads, populations, block, per_group, resident), nbytes, scratch_shared)
 
     def init(self, rng) -> DifferentialEvolutionCudaState:
         xp, d, n = self.xp, self.problem.dim, self.total_walkers()
@@ -79,8 +85,8 @@ class DifferentialEvolutionCuda(CudaAlgorithm, DifferentialEvolution):
                 accepted=xp.zeros(n, dtype=np.uint8))
             self.tracker = self.new_best(parts=max(REDUCE_BLOCKS, grid, self.blocks(n)))
             self._bars = xp.zeros(shape.groups_per_launch, dtype=np.uint64)  # barrier arrival counters
-            rows = 1 if launch.shared_bytes else grid * shape.block * launch.stride
-            self._scratch = xp.empty(rows, dtype=self.dtype)
+            size = 1 if launch.scratch_shared else grid * shape.block // WARP * COLUMN * d
+            self._scratch = xp.empty(size, dtype=self.dtype)
             self.bind_groups(rng)
         self.link_best(state, self.tracker)
         self.launch("de_init", n, state.X, state.f, self.lower, self.upper, np.int64(n), np.int32(d),
@@ -117,8 +123,8 @@ class DifferentialEvolutionCuda(CudaAlgorithm, DifferentialEvolution):
                 np.int64(n), np.int32(p.walkers), np.int32(d), np.int64(first), np.int32(shape.per_group),
                 np.uint64(state.seed), np.int64(self.walker0), np.int64(state.iteration),
                 np.int32(iterations), np.int64(last_active), self.scalar(p.F), self.scalar(p.Cr),
-                np.int32(launch.shared_bytes > 0), self._scratch,
-                np.int32(launch.stride), self._bars, *self.tracker.args(), *self.group_args()),
+                np.int32(launch.scratch_shared), self._scratch, self._bars, *self.tracker.args(),
+                *self.group_args()),
                 shared_mem=launch.shared_bytes)
         if iterations % 2:  # the kernel ping-pongs the buffers once per generation
             state.X, state.X_next = state.X_next, state.X
