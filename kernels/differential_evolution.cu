@@ -23,9 +23,10 @@
 //      by gene: lane j reads gene j of x_r1, x_r2, x_r3 or x_i, so every read of a random member
 //      is one coalesced row read rather than d scattered ones (the population is row-major (n, d)
 //      for this reason: random members dominate DE's memory traffic). No branch per trial
-//      (predicated loads and selects; a gene that left the box is redrawn after its batch); the
-//      trial goes to the warp's scratch, gene-major: gene j of trial k at j * DE_COLUMN + k (odd
-//      stride: conflict-free both ways; a batch's stores at immediate offsets);
+//      (predicated loads and selects); the trial goes to the warp's scratch, gene-major: gene j of
+//      trial k at j * DE_COLUMN + k (odd stride: conflict-free both ways; a batch's stores at
+//      immediate offsets). A gene that left the box is flagged (a ballot per trial) and redrawn
+//      after the chunk by its trial's owner lane, the warp's trials in parallel;
 //   3. each lane evaluates its individual's trial from the scratch (its column), then the selected
 //      rows are written as coalesced rows (the target's row re-read where the trial lost).
 // Issue 14: built this way, a trial costs about a third of the instructions it did (SASS counts
@@ -159,12 +160,21 @@ __device__ __forceinline__ unsigned int de_cross_mask(const MwRng& rng, unsigned
                                                       unsigned int jr_bit, const DeCross<T>& cross) {
     const int P = MwPerBlock<T>::value;
     unsigned int mask = 0u;
+    if (n > 32 - P) {  // all 32 / P blocks (d >= 32, or d = 30 for float): no branch per block
 #pragma unroll
-    for (int b = 0; b < 32 / P; ++b) {
-        if (b * P < n) {
+        for (int b = 0; b < 32 / P; ++b) {
             const MwWords r = de_philox(rng, draw + (unsigned long long)b);
 #pragma unroll
             for (int q = 0; q < P; ++q) mask |= cross.take(r, q) ? 1u << (b * P + q) : 0u;
+        }
+    } else {
+#pragma unroll
+        for (int b = 0; b < 32 / P; ++b) {
+            if (b * P < n) {
+                const MwWords r = de_philox(rng, draw + (unsigned long long)b);
+#pragma unroll
+                for (int q = 0; q < P; ++q) mask |= cross.take(r, q) ? 1u << (b * P + q) : 0u;
+            }
         }
     }
     mask = (cross.any ? mask : 0u) | jr_bit;
@@ -174,30 +184,40 @@ __device__ __forceinline__ unsigned int de_cross_mask(const MwRng& rng, unsigned
 // One individual's draws for the tile, as the warp's lanes read them while building its trial.
 struct __align__(16) DePick {
     unsigned int o1, o2, o3;  // x_r1, x_r2, x_r3: their rows' byte offsets r * d * sizeof(T) in the population
-    unsigned int mask;        // genes of the current chunk taken from the mutant (0 past the population)
+    unsigned int mask;        // genes of the current chunk taken from the mutant (0 past the population);
+                              // after its batch, those that left the box
 };
 
-// The rare half of de_build_batch: the batch's taken genes that left the box (as stored: the
-// mutant gene v) are redrawn between x_r1's gene (re-read: the population does not change within a
-// generation) and the bound crossed. Only live genes are taken (lanebit 0 past the genes, mask 0
-// past the population). Kept apart so that nothing of the common path stays live across it.
+// Bounce-back, by the trial's owner (the lane of its individual) after the warp has built the
+// chunk: `bm` holds the genes j_lo + g of its trial that left the box (bit g, a ballot of the
+// building lanes), whose mutant gene v sits in its scratch column (`col`, gene j at
+// j * DE_COLUMN). Each is redrawn between x_r1's gene (`row_r1`, re-read: the population does not
+// change within a generation) and the bound crossed, with word j % P of block `draw0` + (j - j_lo)
+// / P of the owner's bounce stream: the same numbers as drawing them where the gene is built, but
+// one Philox block per P genes of one trial computed by one lane, the warp's 32 trials in
+// parallel, instead of one block per trial computed by the whole warp (bounces are frequent while
+// a population is spread over the box: about one gene in five on rastrigin).
 template <typename T>
-__device__ __forceinline__ void de_bounce_batch(const DePick* pick, const T* col, unsigned int lanebit, T lo, T hi,
-                                             T* out, unsigned long long key, long long ind0,
-                                             unsigned long long bdraw, int bword) {
-#pragma unroll 1
-    for (int u = 0; u < DE_BATCH; ++u) {
-        const DePick e = pick[u];
-        if ((e.mask & lanebit) != 0u) {  // taken: live, and its scratch slot was written
-            const T v = out[u];
-            if (v < lo || v > hi) {
-                const T a = de_ldcg(de_at(col, e.o1));
+__device__ __forceinline__ void de_bounce_owner(unsigned int bm, const MwRng& bounce, unsigned long long draw0,
+                                                const T* row_r1, const T* __restrict__ lower,
+                                                const T* __restrict__ upper, int j_lo, T* col) {
+    const int P = MwPerBlock<T>::value;
+    while (bm) {
+        const int b = (__ffs(bm) - 1) / P;  // the first block of P genes with a gene to redraw
+        const MwWords rb = de_philox(bounce, draw0 + (unsigned long long)b);
+#pragma unroll
+        for (int q = 0; q < P; ++q) {
+            const int g = b * P + q;
+            if ((bm >> g) & 1u) {
+                const int j = j_lo + g;
+                T* at = col + j * DE_COLUMN;
+                const T v = *at, lo = lower[j], hi = upper[j];
+                const T a = de_ldcg(row_r1 + j);
                 const T bound = v < lo ? lo : hi;
-                const MwRng bounce(key, (unsigned long long)(ind0 + u), DE_STREAM_BOUNCE);
-                const MwWords rb = de_philox(bounce, bdraw);
-                out[u] = bound + mw_uniform<T>(rb, bword) * (a - bound);
+                *at = bound + mw_uniform<T>(rb, q) * (a - bound);
             }
         }
+        bm &= ~(((1u << P) - 1u) << (b * P));
     }
 }
 
@@ -208,12 +228,12 @@ __device__ __forceinline__ void de_bounce_batch(const DePick* pick, const T* col
 // first is used, so the L2 round trips overlap (a population of 1,024 has a warp per tile and
 // nothing else to hide them behind). Per trial: one broadcast shared load, a mask test, three
 // 64-bit address adds and predicated loads, the mutant, the box test, a select and the store; no
-// branch. Bounce-back: the stream of individual ind0 + u, block bdraw, word bword.
+// branch. A mutant gene outside the box is stored as it is and flagged: pick[u].mask becomes the
+// genes of trial k0 + u that left the box (a ballot), for de_bounce_owner.
 template <typename T, bool FULL>
-__device__ __forceinline__ void de_build_batch(const DePick* pick, int nk, const T* col, unsigned int own,
+__device__ __forceinline__ void de_build_batch(DePick* pick, int nk, const T* col, unsigned int own,
                                                unsigned int rbytes, bool jv, unsigned int lanebit, T lo, T hi,
-                                               T Fw, T* out, unsigned long long key,
-                                               long long ind0, unsigned long long bdraw, int bword) {
+                                               T Fw, T* out) {
     T aa[DE_BATCH], ba[DE_BATCH], ca[DE_BATCH];  // aa: x_r1's gene, or x's if not taken (unset: unused)
     bool live[DE_BATCH], tk[DE_BATCH];
 #pragma unroll
@@ -225,16 +245,18 @@ __device__ __forceinline__ void de_build_batch(const DePick* pick, int nk, const
         de_ldcg_if(tk[u], de_at(col, e.o2), ba[u]);  // tk implies live
         de_ldcg_if(tk[u], de_at(col, e.o3), ca[u]);
     }
-    // branch-free: mutant or target gene by a select; genes that left the box are redrawn after the
-    // batch (one branch per batch, none per trial), from what was stored and re-read
-    bool out_of_box = false;
+    // branch-free: mutant or target gene by a select; the genes that left the box are flagged
+    unsigned int leave[DE_BATCH];
 #pragma unroll
     for (int u = 0; u < DE_BATCH; ++u) {
         const T v = aa[u] + Fw * (ba[u] - ca[u]);
-        out_of_box |= tk[u] & ((v < lo) | (v > hi));
+        leave[u] = __ballot_sync(0xFFFFFFFFu, tk[u] & ((v < lo) | (v > hi)));
         if (live[u]) out[u] = tk[u] ? v : aa[u];
     }
-    if (out_of_box) de_bounce_batch<T>(pick, col, lanebit, lo, hi, out, key, ind0, bdraw, bword);
+    // the masks are spent (each pick is read by its own batch only, before the ballots, which every
+    // lane reaches after its loads): they now hold the ballots, for the trials' owners
+#pragma unroll
+    for (int u = 0; u < DE_BATCH; ++u) pick[u].mask = leave[u];
 }
 
 // Gene j of the next population's rows k0 + u of a tile (bit u of `taken`: the trial replaced its
@@ -365,7 +387,7 @@ __device__ __forceinline__ void de_generations_run(DE_GENERATIONS_PARAMS) {
     MwGroupSync sync = {bars + group, 0ull, bpp};  // the population's barrier (group_sync.cuh)
     const int tiles = (m + 31) >> 5;
     const int wg = block * W + warp, wstride = bpp * W;
-    // dynamic shared memory: the picks (16 bytes a thread), then the scratch rows if they fit
+    // dynamic shared memory: the picks (16 bytes a thread), then the scratch if it fits
     DePick* picks = (DePick*)de_smem + warp * 32;
     const int span = DE_COLUMN * d;  // a warp's scratch: gene j of its 32 trials at j * DE_COLUMN + k
     T* scratch = scratch_shared ? (T*)(de_smem + blockDim.x * sizeof(DePick)) + warp * span
@@ -414,23 +436,26 @@ __device__ __forceinline__ void de_generations_run(DE_GENERATIONS_PARAMS) {
                 const bool jv = j < j_hi;
                 const unsigned int lanebit = jv ? 1u << lane : 0u;
                 const T lo = jv ? lower[j] : T(0), hi = jv ? upper[j] : T(0);
-                const unsigned long long bdraw = t * cross_blocks + (unsigned long long)(j / P);
-                const long long ind = keyed + base + row0;  // bounce-back streams: ind + k
                 // the batches step through the picks, the rows (bytes) and the scratch rows
-                const DePick* pick = picks;
+                DePick* pick = picks;
                 unsigned int own = (unsigned int)row0 * rbytes;
                 T* out = scratch + j * DE_COLUMN;
                 int k0 = 0;
                 for (; k0 + DE_BATCH <= count; k0 += DE_BATCH) {
-                    de_build_batch<T, true>(pick, DE_BATCH, pop + j, own, rbytes, jv, lanebit, lo, hi, Fw, out,
-                                            key, ind + k0, bdraw, j % P);
+                    de_build_batch<T, true>(pick, DE_BATCH, pop + j, own, rbytes, jv, lanebit, lo, hi, Fw, out);
                     pick += DE_BATCH;
                     own += DE_BATCH * rbytes;
                     out += DE_BATCH;
                 }
                 if (k0 < count)
-                    de_build_batch<T, false>(pick, count - k0, pop + j, own, rbytes, jv, lanebit, lo, hi, Fw, out,
-                                             key, ind + k0, bdraw, j % P);
+                    de_build_batch<T, false>(pick, count - k0, pop + j, own, rbytes, jv, lanebit, lo, hi, Fw, out);
+                __syncwarp();
+                const unsigned int bm = valid ? picks[lane].mask : 0u;  // genes of this lane's trial that left the box
+                if (bm) {
+                    const MwRng bounce(key, (unsigned long long)(keyed + i), DE_STREAM_BOUNCE);
+                    de_bounce_owner<T>(bm, bounce, t * cross_blocks + (unsigned long long)(j_lo / P),
+                                       de_at(pop, (unsigned int)r1 * rbytes), lower, upper, j_lo, scratch + lane);
+                }
             }
             __syncwarp();
             bool take = false;
