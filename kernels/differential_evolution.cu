@@ -131,7 +131,8 @@ template <> struct DeCross<float> {
         any = c >= 0.0f;
         // values of w >> 8 that pass: 0 .. floor(c), all 2^24 from c >= 2^24 - 1 on
         const float cc = any ? c : 0.0f;  // no conversion of a NaN or a negative
-        const unsigned long long passing = cc >= 16777215.0f ? 16777216ull : (unsigned long long)(unsigned int)cc + 1ull;
+        const unsigned long long passing =
+            cc >= 16777215.0f ? 16777216ull : (unsigned long long)(unsigned int)cc + 1ull;
         most = any ? (unsigned int)(passing * 256ull - 1ull) : 0u;  // w >> 8 < passing <=> w < passing * 2^8
     }
     __device__ __forceinline__ bool take(const MwWords& r, int q) const { return mw_word(r, q) <= most; }
@@ -430,7 +431,8 @@ __device__ __forceinline__ void de_generations_run(DE_GENERATIONS_PARAMS) {
                                             jr_bit, cross);
                 }
                 __syncwarp();  // the last chunk's picks are read
-                picks[lane] = DePick{(unsigned int)r1 * rbytes, (unsigned int)r2 * rbytes, (unsigned int)r3 * rbytes, mask};
+                picks[lane] = DePick{(unsigned int)r1 * rbytes, (unsigned int)r2 * rbytes,
+                                     (unsigned int)r3 * rbytes, mask};
                 __syncwarp();
                 const int j = j_lo + lane;
                 const bool jv = j < j_hi;

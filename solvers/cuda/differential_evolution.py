@@ -45,7 +45,9 @@ class DifferentialEvolutionCuda(CudaAlgorithm, DifferentialEvolution):
     block = MAX_BLOCK
     group_params = DifferentialEvolution.group_params  # a tuning grid's runs in one launch
     group_columns = ("F", "Cr")  # de_generations' gvals row
-    scratch_shared_max = 48 * 1024  # per block; larger trial rows go to a global scratch buffer
+    # per block; larger trial scratch goes to a global buffer. 52 KB with the 4 KB of picks still
+    # lets the four blocks that the registers allow share a multiprocessor (float: d <= 48 in shared)
+    scratch_shared_max = 52 * 1024
 
     def bytes_needed(self, n: int) -> int:
         d, item = self.problem.dim, self.dtype.itemsize
