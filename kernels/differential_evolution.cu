@@ -59,30 +59,15 @@ template <typename T> struct DeColumn {
     __device__ __forceinline__ T operator[](int j) const { return p[j * DE_COLUMN]; }
 };
 
-// Loads through L2 (ld.global.cg, as group_sync.cuh's mw_ldcg) without its "memory" clobber: the
-// rows read here are not written during the generation (the next one goes to the other buffer, the
-// barrier between generations is a compiler barrier of its own), and without the clobber the
-// compiler keeps the bounds, the pointers and the picks in registers across the loads instead of
-// reloading them after each one.
-__device__ __forceinline__ float de_ldcg(const float* p) {
-    float v;
-    asm volatile("ld.global.cg.f32 %0, [%1];" : "=f"(v) : "l"(p));
+// Loads of the population through L2: group_sync.cuh's mw_ldcg_if (no "memory" clobber: the rows
+// are not written during the generation), predicated where `load` is false (v unset: unused).
+template <typename T> __device__ __forceinline__ void de_ldcg_if(bool load, const T* p, T& v) {
+    mw_ldcg_if(load, p, v);
+}
+template <typename T> __device__ __forceinline__ T de_ldcg(const T* p) {
+    T v;
+    mw_ldcg_if(true, p, v);
     return v;
-}
-__device__ __forceinline__ double de_ldcg(const double* p) {
-    double v;
-    asm volatile("ld.global.cg.f64 %0, [%1];" : "=d"(v) : "l"(p));
-    return v;
-}
-// The same where `load` holds, else v unchanged: a predicated load, with no zero to materialise
-// for the lanes that skip it (their value is never used).
-__device__ __forceinline__ void de_ldcg_if(bool load, const float* p, float& v) {
-    asm volatile("{\n\t.reg .pred q;\n\tsetp.ne.b32 q, %2, 0;\n\t@q ld.global.cg.f32 %0, [%1];\n\t}"
-                 : "+f"(v) : "l"(p), "r"((int)load));
-}
-__device__ __forceinline__ void de_ldcg_if(bool load, const double* p, double& v) {
-    asm volatile("{\n\t.reg .pred q;\n\tsetp.ne.b32 q, %2, 0;\n\t@q ld.global.cg.f64 %0, [%1];\n\t}"
-                 : "+d"(v) : "l"(p), "r"((int)load));
 }
 
 // The address `bytes` bytes past p (bytes < 2^32: the host keeps a population below 4 GiB): an

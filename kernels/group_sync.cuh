@@ -28,6 +28,18 @@ __device__ __forceinline__ unsigned long long mw_ldcg(const unsigned long long* 
     asm volatile("ld.global.cg.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
     return v;
 }
+// The same for data that nothing writes while it is read (differential_evolution.cu: the population
+// within one generation; the next goes to the other buffer), without the "memory" clobber, so the
+// compiler keeps pointers and bounds in registers across the loads; and predicated: where `load` is
+// false v keeps its value (nothing to initialise for the lanes that skip the load).
+__device__ __forceinline__ void mw_ldcg_if(bool load, const float* p, float& v) {
+    asm volatile("{\n\t.reg .pred q;\n\tsetp.ne.b32 q, %2, 0;\n\t@q ld.global.cg.f32 %0, [%1];\n\t}"
+                 : "+f"(v) : "l"(p), "r"((int)load));
+}
+__device__ __forceinline__ void mw_ldcg_if(bool load, const double* p, double& v) {
+    asm volatile("{\n\t.reg .pred q;\n\tsetp.ne.b32 q, %2, 0;\n\t@q ld.global.cg.f64 %0, [%1];\n\t}"
+                 : "+d"(v) : "l"(p), "r"((int)load));
+}
 
 // Barrier among the `count` blocks of one group. *bar counts arrivals and only grows (the host zeroes
 // it before each launch): the k-th barrier of a launch is passed once it reaches k * count. One
