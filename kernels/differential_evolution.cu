@@ -174,37 +174,59 @@ struct __align__(16) DePick {
                               // after its batch, those that left the box
 };
 
-// Bounce-back, by the trial's owner (the lane of its individual) after the warp has built the
-// chunk: `bm` holds the genes j_lo + g of its trial that left the box (bit g, a ballot of the
-// building lanes), whose mutant gene v sits in its scratch column (`col`, gene j at
-// j * DE_COLUMN). Each is redrawn between x_r1's gene (`row_r1`, re-read: the population does not
-// change within a generation) and the bound crossed, with word j % P of block `draw0` + (j - j_lo)
-// / P of the owner's bounce stream: the same numbers as drawing them where the gene is built, but
-// one Philox block per P genes of one trial computed by one lane, the warp's 32 trials in
-// parallel, instead of one block per trial computed by the whole warp (bounces are frequent while
-// a population is spread over the box: from a uniform start with F = 0.5, about one taken gene in
-// six, so nearly every trial of 30 genes has one).
+// Bounce-back, after the warp has built a chunk of its 32 trials: picks[k].mask holds the genes
+// j_lo + g of trial k that left the box (bit g, the ballot of the building lanes), whose mutant gene
+// v sits in the scratch (gene j of trial k at j * DE_COLUMN + k). Each is redrawn between x_r1's
+// gene (re-read: the population does not change within a generation) and the bound crossed, with
+// word j % P of block draw0 + (j - j_lo) / P of trial k's bounce stream (individual ind0 + k): the
+// numbers of drawing them where the gene is built. The work is one Philox block per (trial, block
+// of P genes) with a gene to redraw; the warp lists those pairs in shared memory (`list`, 32 * 32 /
+// P entries) and its lanes take them 32 at a time, so a lane whose trial has many does not keep the
+// others waiting (bounces are frequent while a population is spread over the box: from a uniform
+// start with F = 0.5, about one taken gene in six, nearly every trial of 30 genes has some).
 template <typename T>
-__device__ __forceinline__ void de_bounce_owner(unsigned int bm, const MwRng& bounce, unsigned long long draw0,
-                                                const T* row_r1, const T* __restrict__ lower,
-                                                const T* __restrict__ upper, int j_lo, T* col) {
-    const int P = MwPerBlock<T>::value;
-    while (bm) {
-        const int b = (__ffs(bm) - 1) / P;  // the first block of P genes with a gene to redraw
-        const MwWords rb = de_philox(bounce, draw0 + (unsigned long long)b);
+__device__ __forceinline__ void de_bounce(const DePick* picks, bool valid, int lane, unsigned long long key,
+                                          long long ind0, unsigned long long draw0, const T* pop,
+                                          const T* __restrict__ lower, const T* __restrict__ upper, int j_lo,
+                                          T* scratch, unsigned short* list) {
+    const int P = MwPerBlock<T>::value, NB = 32 / P;  // blocks of a chunk
+    const unsigned int bm = valid ? picks[lane].mask : 0u;  // this lane's trial's genes to redraw
+    unsigned int lead = bm;  // bit b * P: block b of this trial has a gene to redraw
 #pragma unroll
-        for (int q = 0; q < P; ++q) {
-            const int g = b * P + q;
-            if ((bm >> g) & 1u) {
-                const int j = j_lo + g;
-                T* at = col + j * DE_COLUMN;
-                const T v = *at, lo = lower[j], hi = upper[j];
-                const T a = de_ldcg(row_r1 + j);
-                const T bound = v < lo ? lo : hi;
-                *at = bound + mw_uniform<T>(rb, q) * (a - bound);
+    for (int sh = 1; sh < P; ++sh) lead |= bm >> sh;
+    lead &= P == 4 ? 0x11111111u : 0x55555555u;
+    const int n = __popc(lead);
+    int end = n;  // inclusive prefix sum of the lanes' counts
+#pragma unroll
+    for (int o = 1; o < 32; o <<= 1) {
+        const int x = __shfl_up_sync(0xFFFFFFFFu, end, o);
+        if (lane >= o) end += x;
+    }
+    const int total = __shfl_sync(0xFFFFFFFFu, end, 31);
+    if (total == 0) return;  // uniform
+    for (int at = end - n; lead; lead &= lead - 1u) list[at++] = (unsigned short)(lane * NB + (__ffs(lead) - 1) / P);
+    __syncwarp();
+    for (int first = 0; first < total; first += 32) {  // uniform
+        const int item = first + lane;
+        if (item < total) {
+            const int entry = list[item], k = entry / NB, b = entry % NB;
+            const DePick e = picks[k];
+            const unsigned int bits = (e.mask >> (b * P)) & ((1u << P) - 1u);
+            const MwRng bounce(key, (unsigned long long)(ind0 + k), DE_STREAM_BOUNCE);
+            const MwWords rb = de_philox(bounce, draw0 + (unsigned long long)b);
+            const T* row_r1 = de_at(pop, e.o1);
+#pragma unroll
+            for (int q = 0; q < P; ++q) {
+                if ((bits >> q) & 1u) {
+                    const int j = j_lo + b * P + q;
+                    T* v_at = scratch + j * DE_COLUMN + k;
+                    const T v = *v_at, lo = lower[j], hi = upper[j];
+                    const T a = de_ldcg(row_r1 + j);
+                    const T bound = v < lo ? lo : hi;
+                    *v_at = bound + mw_uniform<T>(rb, q) * (a - bound);
+                }
             }
         }
-        bm &= ~(((1u << P) - 1u) << (b * P));
     }
 }
 
@@ -216,7 +238,7 @@ __device__ __forceinline__ void de_bounce_owner(unsigned int bm, const MwRng& bo
 // nothing else to hide them behind). Per trial: one broadcast shared load, a mask test, three
 // 64-bit address adds and predicated loads, the mutant, the box test, a select and the store; no
 // branch. A mutant gene outside the box is stored as it is and flagged: pick[u].mask becomes the
-// genes of trial k0 + u that left the box (a ballot), for de_bounce_owner.
+// genes of trial k0 + u that left the box (a ballot), for de_bounce.
 template <typename T, bool FULL>
 __device__ __forceinline__ void de_build_batch(DePick* pick, int nk, const T* col, unsigned int own,
                                                unsigned int rbytes, bool jv, unsigned int lanebit, T lo, T hi,
@@ -336,7 +358,8 @@ __device__ __forceinline__ void de_distinct(const MwWords& r, int m, int self, i
 // gsize (whole populations), each with its own Philox key and its own F and Cr (row of gvals), so
 // each run draws and moves exactly as it does alone.
 // X0 holds the current population on entry; after an odd number of generations the result is in
-// X1 (the host swaps). Dynamic shared memory: the picks (16 bytes a thread), then, when
+// X1 (the host swaps). Dynamic shared memory: the picks (16 bytes a thread), the bounce lists
+// (4 sizeof(T) bytes a thread: 32 * 32 / P two-byte entries a warp), then, when
 // `scratch_shared`, each warp's scratch (DE_COLUMN * d values); else the scratch is
 // scratch_g + (block * warps + warp) * DE_COLUMN * d. A population holds fewer than 2^32 bytes (the
 // host checks): row offsets are 32-bit.
@@ -374,10 +397,13 @@ __device__ __forceinline__ void de_generations_run(DE_GENERATIONS_PARAMS) {
     MwGroupSync sync = {bars + group, 0ull, bpp};  // the population's barrier (group_sync.cuh)
     const int tiles = (m + 31) >> 5;
     const int wg = block * W + warp, wstride = bpp * W;
-    // dynamic shared memory: the picks (16 bytes a thread), then the scratch if it fits
+    // dynamic shared memory: the picks (16 bytes a thread), the bounce lists (4 sizeof(T)), then the
+    // scratch if it fits
     DePick* picks = (DePick*)de_smem + warp * 32;
+    unsigned short* list =
+        (unsigned short*)(de_smem + blockDim.x * sizeof(DePick)) + warp * (1024 / MwPerBlock<T>::value);
     const int span = DE_COLUMN * d;  // a warp's scratch: gene j of its 32 trials at j * DE_COLUMN + k
-    T* scratch = scratch_shared ? (T*)(de_smem + blockDim.x * sizeof(DePick)) + warp * span
+    T* scratch = scratch_shared ? (T*)(de_smem + blockDim.x * (sizeof(DePick) + 4 * sizeof(T))) + warp * span
                                 : scratch_g + ((long long)blockIdx.x * W + warp) * span;
     const int P = MwPerBlock<T>::value;
     const unsigned long long cross_blocks = (unsigned long long)((d + P - 1) / P);
@@ -438,12 +464,9 @@ __device__ __forceinline__ void de_generations_run(DE_GENERATIONS_PARAMS) {
                 if (k0 < count)
                     de_build_batch<T, false>(pick, count - k0, pop + j, own, rbytes, jv, lanebit, lo, hi, Fw, out);
                 __syncwarp();
-                const unsigned int bm = valid ? picks[lane].mask : 0u;  // genes of this lane's trial that left the box
-                if (bm) {
-                    const MwRng bounce(key, (unsigned long long)(keyed + i), DE_STREAM_BOUNCE);
-                    de_bounce_owner<T>(bm, bounce, t * cross_blocks + (unsigned long long)(j_lo / P),
-                                       de_at(pop, (unsigned int)r1 * rbytes), lower, upper, j_lo, scratch + lane);
-                }
+                de_bounce<T>(picks, valid, lane, key, keyed + base + row0,
+                             t * cross_blocks + (unsigned long long)(j_lo / P), pop, lower, upper, j_lo, scratch,
+                             list);
             }
             __syncwarp();
             bool take = false;

@@ -24,6 +24,7 @@ from .resident import WARP, allow_shared, group_shape, resident_blocks, spread
 MAX_BLOCK = 256  # __launch_bounds__ of de_generations
 COLUMN = 33  # DE_COLUMN: a warp's scratch holds gene j of its 32 trials at j * COLUMN + k
 PICK_BYTES = 16  # a thread's DePick in shared memory (three row offsets and a crossover mask)
+LIST_WORDS = 4  # the bounce lists: 4 * itemsize bytes a thread (32 * 32 / P two-byte entries a warp)
 
 
 @dataclass
@@ -36,7 +37,7 @@ class DifferentialEvolutionCudaState(CudaState):
 @dataclass(frozen=True)
 class _Launch:
     shape: Any  # resident.GroupShape
-    shared_bytes: int  # the picks, and the scratch when scratch_shared
+    shared_bytes: int  # the picks and bounce lists, and the scratch when scratch_shared
     scratch_shared: bool  # False: the trial scratch is in global memory
 
 
@@ -45,9 +46,10 @@ class DifferentialEvolutionCuda(CudaAlgorithm, DifferentialEvolution):
     block = MAX_BLOCK
     group_params = DifferentialEvolution.group_params  # a tuning grid's runs in one launch
     group_columns = ("F", "Cr")  # de_generations' gvals row
-    # per block; larger trial scratch goes to a global buffer. 52 KB with the 4 KB of picks still
-    # lets the four blocks that the registers allow share a multiprocessor (float: d <= 48 in shared)
-    scratch_shared_max = 52 * 1024
+    # dynamic shared memory per block (picks, bounce lists and the trial scratch) at most: beyond, the
+    # scratch goes to a global buffer. 56 KB lets the four blocks that the registers allow share a
+    # multiprocessor (float: d <= 46 in shared memory)
+    scratch_shared_max = 56 * 1024
 
     def bytes_needed(self, n: int) -> int:
         d, item = self.problem.dim, self.dtype.itemsize
@@ -67,8 +69,9 @@ class DifferentialEvolutionCuda(CudaAlgorithm, DifferentialEvolution):
         threads = -(-m // WARP) * WARP  # a warp per 32 individuals
         block, per_group = spread(threads, populations, min(int(self.block), MAX_BLOCK))
         scratch = block // WARP * COLUMN * d * item  # a warp's 32 trials, gene-major
-        scratch_shared = scratch <= self.scratch_shared_max
-        nbytes = block * PICK_BYTES + (scratch if scratch_shared else 0)
+        always = block * (PICK_BYTES + LIST_WORDS * item)
+        scratch_shared = always + scratch <= self.scratch_shared_max
+        nbytes = always + (scratch if scratch_shared else 0)
         allow_shared(kernel, nbytes)
         resident = resident_blocks(kernel, block, nbytes) if per_group > 1 else 0
         return _Launch(group_shape(threads, populations, block, per_group, resident), nbytes, scratch_shared)
