@@ -78,30 +78,6 @@ __device__ __forceinline__ T* de_at(T* p, unsigned int bytes) {
     return (T*)((char*)p + bytes);
 }
 
-// random.cuh's Philox4x32-10 (the same words for the same generator and draw), each round's two
-// products taken as one mul.wide.u32 each: nvcc 13 still adds the zero high cross-products of
-// random.cuh's 64-bit products (six instructions a round instead of four).
-__device__ __forceinline__ void de_mul_wide(unsigned int a, unsigned int b, unsigned int& lo, unsigned int& hi) {
-    unsigned long long p;
-    asm("mul.wide.u32 %0, %1, %2;" : "=l"(p) : "r"(a), "r"(b));
-    asm("mov.b64 {%0, %1}, %2;" : "=r"(lo), "=r"(hi) : "l"(p));
-}
-__device__ __forceinline__ MwWords de_philox(const MwRng& g, unsigned long long draw) {
-    MwWords c = {(unsigned int)draw, (unsigned int)(draw >> 32), g.z, g.w};
-    unsigned int k0 = g.k0, k1 = g.k1;
-#pragma unroll
-    for (int round = 0; round < 10; ++round) {
-        unsigned int lo0, hi0, lo1, hi1;
-        de_mul_wide(0xD2511F53u, c.x, lo0, hi0);
-        de_mul_wide(0xCD9E8D57u, c.z, lo1, hi1);
-        const MwWords n = {hi1 ^ c.y ^ k0, lo1, hi0 ^ c.w ^ k1, lo0};
-        c = n;
-        k0 += 0x9E3779B9u;
-        k1 += 0xBB67AE85u;
-    }
-    return c;
-}
-
 // The crossover test U(0, 1) <= Cr decided on the Philox word itself, with the same outcome for
 // every word and every Cr (NaN included): U = (w >> 8) 2^-24 in float, bits 2^-53 in double
 // (random.cuh's mw_u01f / mw_u01d), both exact, so U <= Cr exactly when the integer draw is at most
@@ -149,7 +125,7 @@ __device__ __forceinline__ unsigned int de_cross_mask(const MwRng& rng, unsigned
     if (n > 32 - P) {  // all 32 / P blocks (d >= 32, or d = 30 for float): no branch per block
 #pragma unroll
         for (int b = 0; b < 32 / P; ++b) {
-            const MwWords r = de_philox(rng, draw + (unsigned long long)b);
+            const MwWords r = rng(draw + (unsigned long long)b);
 #pragma unroll
             for (int q = 0; q < P; ++q) mask |= cross.take(r, q) ? 1u << (b * P + q) : 0u;
         }
@@ -157,7 +133,7 @@ __device__ __forceinline__ unsigned int de_cross_mask(const MwRng& rng, unsigned
 #pragma unroll
         for (int b = 0; b < 32 / P; ++b) {
             if (b * P < n) {
-                const MwWords r = de_philox(rng, draw + (unsigned long long)b);
+                const MwWords r = rng(draw + (unsigned long long)b);
 #pragma unroll
                 for (int q = 0; q < P; ++q) mask |= cross.take(r, q) ? 1u << (b * P + q) : 0u;
             }
@@ -213,7 +189,7 @@ __device__ __forceinline__ void de_bounce(const DePick* picks, bool valid, int l
             const DePick e = picks[k];
             const unsigned int bits = (e.mask >> (b * P)) & ((1u << P) - 1u);
             const MwRng bounce(key, (unsigned long long)(ind0 + k), DE_STREAM_BOUNCE);
-            const MwWords rb = de_philox(bounce, draw0 + (unsigned long long)b);
+            const MwWords rb = bounce(draw0 + (unsigned long long)b);
             const T* row_r1 = de_at(pop, e.o1);
 #pragma unroll
             for (int q = 0; q < P; ++q) {
@@ -429,7 +405,7 @@ __device__ __forceinline__ void de_generations_run(DE_GENERATIONS_PARAMS) {
             int r1 = 0, r2 = 0, r3 = 0, jr = 0;
             T fi = mw_inf<T>();
             if (valid) {
-                const MwWords r = de_philox(rng, t * per_gen);
+                const MwWords r = rng(t * per_gen);
                 de_distinct(r, m, il, r1, r2, r3);
                 jr = (int)mw_below(r.w, (unsigned int)d);
                 fi = f[i];

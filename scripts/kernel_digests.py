@@ -46,18 +46,43 @@ CASES = [  # (algorithm, params, walkers: per swarm / population for PSO and DE)
 ]
 
 
-def digest(algorithm: str, params: dict, walkers: int, function: str, dim: int, dtype: str) -> str:
+# Shapes that take one kernel's other paths (differential evolution: several gene chunks, a
+# population that is not whole warps, populations spread over blocks with the trial scratch in
+# global memory, a max_evals cut inside a generation): (name, algorithm, function, dim, dtype,
+# params, chunks, knobs set on the solver).
+SHAPES = [
+    ("de r30-f32", "differential_evolution", "rastrigin", 30, "float32",
+     {"walkers": 1024, "populations": 3}, [5, 7], {}),
+    ("de r30-f32-odd", "differential_evolution", "rastrigin", 30, "float32",
+     {"walkers": 70, "populations": 4}, [1, 9, 3], {}),
+    ("de r70-f64", "differential_evolution", "rastrigin", 70, "float64",
+     {"walkers": 70, "populations": 2}, [6], {}),
+    ("de s6-f32-spread-global", "differential_evolution", "sphere", 6, "float32",
+     {"walkers": 200, "populations": 2}, [11], {"block": 32, "scratch_shared_max": 0}),
+    ("de a20-f32-spread", "differential_evolution", "ackley", 20, "float32",
+     {"walkers": 4096, "populations": 1}, [4], {"block": 64}),
+    ("de r30-f32-cap", "differential_evolution", "rastrigin", 30, "float32",
+     {"walkers": 96, "populations": 2}, [10], {"max_evals": 96 * 2 * 4 + 37}),
+]
+
+
+def digest(algorithm: str, params: dict, walkers: int | None, function: str, dim: int, dtype: str,
+           chunks=(3, 1, 4), knobs=None) -> str:
     import cupy  # noqa: PLC0415 - the GPU host only
 
     problem = get_problem(function, dim)
     cls = solver_class(algorithm, "cuda")
-    algo = cls(problem, make_params(cls.Params, {"walkers": walkers, **params}), xp=cupy, dtype=dtype)
+    given = dict(params) if walkers is None else {"walkers": walkers, **params}
+    algo = cls(problem, make_params(cls.Params, given), xp=cupy, dtype=dtype)
+    for attr, value in (knobs or {}).items():
+        setattr(algo, attr, value)
     state = algo.init(ArrayRNG(cupy, 11))
-    for k in (3, 1, 4):
+    for k in chunks:
         algo.step(state, k)
     snap = algo.snapshot(state, np.arange(algo.total_walkers()))
     h = hashlib.sha256()
-    for part in (snap.positions, snap.fitness, to_numpy(state.best_x)):
+    extra = [getattr(state, name) for name in ("trials", "accepted") if getattr(state, name, None) is not None]
+    for part in (snap.positions, snap.fitness, to_numpy(state.best_x), *map(to_numpy, extra)):
         h.update(np.ascontiguousarray(part).tobytes())
     h.update(repr((float(state.best_f), int(state.evals), int(state.iteration))).encode())
     return h.hexdigest()[:16]
@@ -75,11 +100,19 @@ def main() -> int:
         for function, dim in FUNCTIONS:
             for dtype in ("float32", "float64"):
                 label = f"{algorithm} {params} n={walkers} {function}-{dim} {dtype}"
-                try:
-                    print(label, digest(algorithm, params, walkers, function, dim, dtype), flush=True)
-                except Exception as exc:  # a case the tree cannot run is a line, not the end
-                    print(label, f"ERROR {type(exc).__name__}: {str(exc).splitlines()[0][:120]}", flush=True)
+                report(label, lambda: digest(algorithm, params, walkers, function, dim, dtype))
+    for name, algorithm, function, dim, dtype, params, chunks, knobs in SHAPES:
+        if not wanted or algorithm in wanted:
+            report(name, lambda: digest(algorithm, params, None, function, dim, dtype, chunks, knobs))
     return 0
+
+
+def report(label: str, compute) -> None:
+    """One line: the case and its digest, or the error (a case the tree cannot run is a line)."""
+    try:
+        print(label, compute(), flush=True)
+    except Exception as exc:  # noqa: BLE001
+        print(label, f"ERROR {type(exc).__name__}: {str(exc).splitlines()[0][:120]}", flush=True)
 
 
 if __name__ == "__main__":
