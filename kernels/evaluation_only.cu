@@ -35,42 +35,73 @@ template <typename T, bool UNIFORM> struct EoBox {
     }
 };
 
-// Round `draw` (its first Philox block) of one walker as a fold: P coordinates per block, each
-// folded as drawn; the last block's words past d are drawn and dropped, as mw_fill_uniform does.
-template <typename F, typename T, bool UNIFORM>
-__device__ __forceinline__ T eo_folded(const MwRng& rng, unsigned long long draw, const EoBox<T, UNIFORM>& box,
-                                       int d) {
+// R rounds of one walker as folds, side by side (round k's first Philox block at draw[k]): P
+// coordinates per block, each folded as drawn; the last block's words past d are drawn and dropped,
+// as mw_fill_uniform does. Two rounds in one loop give the scheduler two independent Philox and
+// cosine chains per thread (131,072 walkers fill only half the GPU's warps), the same values.
+template <typename F, typename T, bool UNIFORM, int R>
+__device__ __forceinline__ void eo_folded(const MwRng& rng, const unsigned long long (&draw)[R],
+                                          const EoBox<T, UNIFORM>& box, int d, T (&f)[R]) {
     const int P = MwPerBlock<T>::value;
-    typename F::template Acc<T> a = F::template start<T>();
+    typename F::template Acc<T> a[R];
+#pragma unroll
+    for (int k = 0; k < R; ++k) a[k] = F::template start<T>();
+    unsigned long long b = 0;
     int j0 = 0;
-    for (; j0 + P <= d; j0 += P, ++draw) {
-        const MwWords r = rng(draw);
+    for (; j0 + P <= d; j0 += P, ++b) {
 #pragma unroll
-        for (int k = 0; k < P; ++k) F::add(a, box.at(j0 + k, mw_uniform<T>(r, k)), j0 + k);
-    }
-    if (j0 < d) {
-        const MwWords r = rng(draw);
+        for (int k = 0; k < R; ++k) {
+            const MwWords r = rng(draw[k] + b);
 #pragma unroll
-        for (int k = 0; k < P; ++k) {
-            if (j0 + k < d) F::add(a, box.at(j0 + k, mw_uniform<T>(r, k)), j0 + k);
+            for (int q = 0; q < P; ++q) F::template add<T>(a[k], box.at(j0 + q, mw_uniform<T>(r, q)), j0 + q);
         }
     }
-    return F::finish(a, d);
+    if (j0 < d) {
+#pragma unroll
+        for (int k = 0; k < R; ++k) {
+            const MwWords r = rng(draw[k] + b);
+#pragma unroll
+            for (int q = 0; q < P; ++q) {
+                if (j0 + q < d) F::template add<T>(a[k], box.at(j0 + q, mw_uniform<T>(r, q)), j0 + q);
+            }
+        }
+    }
+#pragma unroll
+    for (int k = 0; k < R; ++k) f[k] = mw_sanitize(F::finish(a[k], d));
 }
 
-// `rounds` rounds of one walker with a fold functor: (its last value, its best value and round).
+// `rounds` rounds of one walker with a fold functor, two at a time: (its last value; its best
+// value and round, compared in round order as one at a time).
 template <typename F, typename T, bool UNIFORM>
 __device__ __forceinline__ T eo_folded_rounds(const MwRng& rng, unsigned long long per_point, long long first_round,
                                               int rounds, const EoBox<T, UNIFORM>& box, int d, MwBest<T>& mine,
                                               long long& kept) {
     T f = mw_inf<T>();
-    for (int r = 0; r < rounds; ++r) {
+    int r = 0;
+    for (; r + 1 < rounds; r += 2) {
         const long long t = first_round + r;
-        f = mw_sanitize(eo_folded<F, T, UNIFORM>(rng, (unsigned long long)t * per_point, box, d));
-        if (f < mine.f) {
-            mine.f = f;
+        const unsigned long long draw[2] = {(unsigned long long)t * per_point, (unsigned long long)(t + 1) * per_point};
+        T v[2];
+        eo_folded<F, T, UNIFORM, 2>(rng, draw, box, d, v);
+#pragma unroll
+        for (int k = 0; k < 2; ++k) {
+            if (v[k] < mine.f) {
+                mine.f = v[k];
+                kept = t + k;
+            }
+        }
+        f = v[1];
+    }
+    if (r < rounds) {
+        const long long t = first_round + r;
+        const unsigned long long draw[1] = {(unsigned long long)t * per_point};
+        T v[1];
+        eo_folded<F, T, UNIFORM, 1>(rng, draw, box, d, v);
+        if (v[0] < mine.f) {
+            mine.f = v[0];
             kept = t;
         }
+        f = v[0];
     }
     return f;
 }
