@@ -408,3 +408,275 @@ def counted(fid, x, bad, k):
         bad[k] += 1
         return np.inf
     return f
+
+
+# --- the two trials of one coordinate together (pattern search) ---------------------------------
+# Pattern search evaluates x + delta e_j and x - delta e_j: two points that differ in coordinate j
+# only. Where the function is a fold of per-coordinate terms every other coordinate's term is the
+# same in both, so it is computed once and added to both trials' sums, as kernels/pattern_search.cu
+# does with MwFold (issue 13: the CPU baseline must not do twice the GPU's work). Each trial keeps
+# its own accumulators, fed its own terms, never f(x) - t_j + t(a). The in-order folds add them in
+# evaluate()'s order (k = 0..d-1, coordinate j's own term in its place): a trial's value is
+# evaluate()'s at that point, bit for bit. Rastrigin and Ackley, whose sums are reassociated into
+# vector lanes, compute their d + 1 distinct terms in one vector loop, then sum both trials over
+# the same positions (j's term selected, not branched around), so they differ from evaluate() by
+# rounding at most and a point's value does not depend on which trial or coordinate made it (a
+# clamped trial, the walker's own point, must not improve on it by a rounding error).
+# Sphere, Schwefel 2.22, Step, Quartic, Schwefel 2.26, Rastrigin, Ackley, Griewank, normalised
+# Schwefel, cosine mixture, exponential, Michalewicz, Salomon; the others: two evaluations.
+PAIR_IDS = (0, 1, 5, 6, 8, 9, 10, 11, 14, 16, 19, 24, 25)
+
+# Compiled without Numba's reference counting (they allocate nothing): around every call that
+# passes an array it increments and decrements the array's count atomically, which took a quarter
+# of a 30-D Rastrigin pair's time through three call levels (106 ns a pair with it, 78 without;
+# one core of this machine's EPYC).
+PAIR_JIT = dict(JIT, _nrt=False)
+PAIR_VECTOR = dict(VECTOR, _nrt=False)
+
+
+@njit(inline="always")
+def _fold_term(fid, v, k):
+    """Coordinate k's term at value v of the one-sum folds, as evaluate() computes it (0: v^2, the
+    sphere's; 1: |v|, Schwefel 2.22's sum; 16: the cosine mixture's cosine)."""
+    if fid == 0:
+        return v * v
+    if fid == 1:
+        return abs(v)
+    if fid == 5:
+        r = math.floor(v + 0.5)
+        return r * r
+    if fid == 6:
+        v2 = v * v
+        return (k + 1.0) * (v2 * v2)
+    if fid == 16:
+        return math.cos(5.0 * PI * v)
+    if fid == 24:
+        q = math.sin((k + 1.0) * v * v / PI)
+        q2 = q * q
+        q4 = q2 * q2
+        q8 = q4 * q4
+        q16 = q8 * q8
+        return math.sin(v) * (q16 * q4)
+    return v * math.sin(math.sqrt(abs(v)))  # 8 and 14: the Schwefel 2.26 pair
+
+
+@njit(**PAIR_JIT)
+def _sum_pair(fid, x, j, a, b):
+    """(sum of _fold_term with x[j] = a, with x[j] = b): k < j, then j's own, then k > j."""
+    sa = 0.0
+    sb = 0.0
+    for k in range(j):
+        t = _fold_term(fid, x[k], k)
+        sa += t
+        sb += t
+    sa += _fold_term(fid, a, j)
+    sb += _fold_term(fid, b, j)
+    for k in range(j + 1, x.shape[0]):
+        t = _fold_term(fid, x[k], k)
+        sa += t
+        sb += t
+    return sa, sb
+
+
+@njit(inline="always")
+def _product_factor(fid, v, k):
+    """Coordinate k's factor of Schwefel 2.22's (1) and Griewank's (11) products."""
+    if fid == 1:
+        return abs(v)
+    return math.cos(v / math.sqrt(k + 1.0))
+
+
+@njit(**PAIR_JIT)
+def _product_pair(fid, x, j, a, b):
+    """(product of the factors with x[j] = a, with x[j] = b), in evaluate()'s order."""
+    pa = 1.0
+    pb = 1.0
+    for k in range(j):
+        t = _product_factor(fid, x[k], k)
+        pa *= t
+        pb *= t
+    pa *= _product_factor(fid, a, j)
+    pb *= _product_factor(fid, b, j)
+    for k in range(j + 1, x.shape[0]):
+        t = _product_factor(fid, x[k], k)
+        pa *= t
+        pb *= t
+    return pa, pb
+
+
+PAIR_LANES = 8  # the term loops' lengths are multiples of this (AVX-512's doubles; AVX2's 4 divide it)
+
+
+@njit(**JIT)
+def pair_work(d):
+    """The scratch row evaluate_pair needs for a d-dimensional point (one per thread or walker)."""
+    return np.zeros(2 * ((d + PAIR_LANES) // PAIR_LANES) * PAIR_LANES)
+
+
+@njit(inline="always")
+def _pair_points(x, j, a, b, work):
+    """Lay out the lanes of a vector term loop in work: w = x with w[j] = a, w[d] = b, zeros up to
+    a multiple of PAIR_LANES (their terms are computed and never summed); returns (w, t), t the
+    row for the terms. The trials' own terms are lanes of the loop too: computed apart, as scalar
+    code, b's alone made a 30-D Rastrigin trial cost 39 ns instead of 28 (one core)."""
+    d = x.shape[0]
+    m = work.shape[0] // 2
+    w = work[:m]
+    for k in range(d):
+        w[k] = x[k]
+    w[j] = a
+    w[d] = b
+    for k in range(d + 1, m):
+        w[k] = 0.0
+    return w, work[m:]
+
+
+@njit(**PAIR_VECTOR)
+def _rastrigin_pair(x, j, a, b, work):
+    # one term loop over the d + 1 values (x's, a in place of x[j], b after them), then the two
+    # sums over positions 0..d-1, b's term selected at position j: the same lanes for both
+    # trials, so a point's value does not depend on which trial or coordinate made it
+    d = x.shape[0]
+    w, t = _pair_points(x, j, a, b, work)
+    for k in range(w.shape[0]):
+        v = w[k]
+        t[k] = v * v - 10.0 * cospi(2.0 * v) + 10.0
+    tb = t[d]
+    sa = 0.0
+    sb = 0.0
+    for k in range(d):
+        sa += t[k]
+        sb += tb if k == j else t[k]
+    return sa, sb
+
+
+@njit(**PAIR_VECTOR)
+def _ackley_pair(x, j, a, b, work):
+    d = x.shape[0]
+    w, t = _pair_points(x, j, a, b, work)
+    for k in range(w.shape[0]):
+        t[k] = cospi(2.0 * w[k])
+    cb = t[d]
+    sa1 = 0.0
+    sa2 = 0.0
+    sb1 = 0.0
+    sb2 = 0.0
+    for k in range(d):
+        own = k == j
+        va = w[k]
+        vb = b if own else va
+        sa1 += va * va
+        sb1 += vb * vb
+        sa2 += t[k]
+        sb2 += cb if own else t[k]
+    fa = -20.0 * math.exp(-0.2 * math.sqrt(sa1 / d)) - math.exp(sa2 / d) + 20.0 + E
+    fb = -20.0 * math.exp(-0.2 * math.sqrt(sb1 / d)) - math.exp(sb2 / d) + 20.0 + E
+    return fa, fb
+
+
+@njit(**PAIR_JIT)
+def _fold_pair(fid, x, j, a, b, work):
+    """(f with x[j] = a, f with x[j] = b) of a built-in of PAIR_IDS; NaN, NaN for another id."""
+    d = x.shape[0]
+    if fid == 0 or fid == 16 or fid == 19 or fid == 25:  # the sphere and those built on its sum
+        qa, qb = _sum_pair(0, x, j, a, b)
+        if fid == 0:
+            return qa, qb
+        if fid == 19:
+            return -math.exp(-0.5 * qa), -math.exp(-0.5 * qb)
+        if fid == 25:
+            ra = math.sqrt(qa)
+            rb = math.sqrt(qb)
+            return (1.0 - math.cos(2.0 * PI * ra) + 0.1 * ra,
+                    1.0 - math.cos(2.0 * PI * rb) + 0.1 * rb)
+        ca, cb = _sum_pair(16, x, j, a, b)
+        return -0.1 * ca + qa, -0.1 * cb + qb
+    if fid == 5 or fid == 6 or fid == 8 or fid == 14 or fid == 24:
+        sa, sb = _sum_pair(fid, x, j, a, b)
+        if fid == 8:
+            return 418.9829 * d - sa, 418.9829 * d - sb
+        if fid == 14:
+            return -(sa / d), -(sb / d)
+        if fid == 24:
+            return -sa, -sb
+        return sa, sb
+    if fid == 1 or fid == 11:  # a sum and a product
+        sa, sb = _sum_pair(1 if fid == 1 else 0, x, j, a, b)
+        pa, pb = _product_pair(fid, x, j, a, b)
+        if fid == 1:
+            return sa + pa, sb + pb
+        return sa / 4000.0 - pa + 1.0, sb / 4000.0 - pb + 1.0
+    if fid == 9:
+        return _rastrigin_pair(x, j, a, b, work)
+    if fid == 10:
+        return _ackley_pair(x, j, a, b, work)
+    return np.nan, np.nan
+
+
+def is_fold(fid):
+    """Whether fold_pair makes `fid`'s two trials together: a built-in of PAIR_IDS; a typed
+    expression's callback is opaque, never (compiled code only)."""
+    raise NotImplementedError("is_fold() runs in compiled code only")  # pragma: no cover
+
+
+@overload(is_fold, jit_options=PAIR_JIT)
+def _is_fold(fid):
+    if isinstance(fid, types.Integer):
+        def impl(fid):
+            for p in PAIR_IDS:
+                if fid == p:
+                    return True
+            return False
+        return impl
+    if isinstance(fid, types.FunctionType):
+        return lambda fid: False
+    return None
+
+
+def fold_pair(fid, x, j, a, b, work):
+    """_fold_pair of a built-in; where is_fold(fid) is False (another id, a callback: the kernels
+    ask first, and also compile this call for callbacks) NaN, NaN (compiled code only)."""
+    raise NotImplementedError("fold_pair() runs in compiled code only")  # pragma: no cover
+
+
+@overload(fold_pair, jit_options=PAIR_JIT)
+def _fold_pair_of(fid, x, j, a, b, work):
+    if isinstance(fid, types.Integer):
+        return lambda fid, x, j, a, b, work: _fold_pair(fid, x, j, a, b, work)
+    if isinstance(fid, types.FunctionType):
+        return lambda fid, x, j, a, b, work: (np.nan, np.nan)
+    return None
+
+
+@njit(**JIT)
+def evaluate_pair(fid, x, j, a, b, work):
+    """(f(x with x[j] = a), f(x with x[j] = b)) of built-in `fid` at the float64 point x (1-D,
+    contiguous; x is left as it was; work: pair_work(d), overwritten): for PAIR_IDS every other
+    coordinate's term once, for both trials (fold_pair); for the other functions two evaluate()
+    calls of the patched point."""
+    if is_fold(fid):
+        return _fold_pair(fid, x, j, a, b, work)
+    old = x[j]
+    x[j] = a
+    fa = evaluate(fid, x)
+    x[j] = b
+    fb = evaluate(fid, x)
+    x[j] = old
+    return fa, fb
+
+
+@njit(**PAIR_JIT)
+def counted_fold_pair(fid, x, j, a, b, both, work, bad, k):
+    """counted() of x with x[j] = a and, if `both`, with x[j] = b, made together by fold_pair
+    (is_fold(fid) must hold); where not `both` b's trial is not counted and reads +inf (max_evals
+    cut between the two; the fold computes it anyway, so a's value is the same either way)."""
+    fa, fb = fold_pair(fid, x, j, a, b, work)
+    if fa != fa or abs(fa) == np.inf:
+        bad[k] += 1
+        fa = np.inf
+    if not both:
+        fb = np.inf
+    elif fb != fb or abs(fb) == np.inf:
+        bad[k] += 1
+        fb = np.inf
+    return fa, fb

@@ -2,6 +2,9 @@
 
 Same Params and iteration as solvers/algorithms/pattern_search.py: one compass search per walker,
 2 d evaluations per walker per iteration, a whole chunk of iterations per call under ``prange``.
+A coordinate's two trials are evaluated together where the objective is a fold of per-coordinate
+terms (functions.fold_pair: Rastrigin, Ackley, ...): every other coordinate's term is computed once
+for both, as the cuda kernel does, each trial still summing its own terms.
 Initial points and restarts are drawn by Philox exactly as ps_init draws them (streams INIT and
 RESTART), so the numba and cuda engines start from the same points.
 """
@@ -42,8 +45,10 @@ def ps_iterate(X, f, step, improved_last, lower, upper, fid, iterations, delta0,
     trial of coordinate j and sign s is (2 j + s) n + i), the others read +inf, uncounted."""
     n, d = X.shape
     no_cap = np.int64(2 * d * n)
+    fold = functions.is_fold(fid)  # a fold's two trials share its other coordinates' terms
     for i in prange(n):
         x = np.empty(d, dtype=np.float64)  # the walker's point widened once; trials patch it
+        work = functions.pair_work(d)
         for j in range(d):
             x[j] = X[i, j]
         fi = f[i]
@@ -62,12 +67,17 @@ def ps_iterate(X, f, step, improved_last, lower, upper, fid, iterations, delta0,
                 e = np.int64(2 * j * n + i)  # the plus trial's number; minus: e + n
                 fp = X.dtype.type(np.inf)
                 fm = X.dtype.type(np.inf)
-                if e < allowed:
+                if e < allowed and fold:  # both trials in one pass, or plus only (max_evals)
+                    vp, vm = functions.counted_fold_pair(fid, x, j, np.float64(plus), np.float64(minus),
+                                                         e + n < allowed, work, bad, i)
+                    fp = X.dtype.type(vp)
+                    fm = X.dtype.type(vm)
+                elif e < allowed:
                     x[j] = plus
                     fp = X.dtype.type(functions.counted(fid, x, bad, i))
-                if e + n < allowed:
-                    x[j] = minus
-                    fm = X.dtype.type(functions.counted(fid, x, bad, i))
+                    if e + n < allowed:
+                        x[j] = minus
+                        fm = X.dtype.type(functions.counted(fid, x, bad, i))
                 take_plus = fp <= fi and fp <= fm
                 take_minus = (not take_plus) and fm <= fi
                 if take_plus or take_minus:
