@@ -199,8 +199,14 @@ struct QuarticNoisy {
     }
 };
 
-struct Schwefel226 : MwSumFold<Schwefel226> {
-    template <typename T> __device__ static T term(T v, int) { return v * mw_sin(mw_sqrt(mw_fabs(v))); }
+// s += v sin(sqrt|v|), the product and the sum fused (the form nvcc contracted them to), so that a
+// term computed apart from its sum (classic PSO's lanes shuffle terms) rounds alike
+struct Schwefel226 : MwFold<Schwefel226> {
+    template <typename T> struct Acc { T s; };
+    template <typename T> struct Term { T v, s; };
+    template <typename T> __device__ static Acc<T> start() { return {T(0)}; }
+    template <typename T> __device__ static Term<T> term(T v, int) { return {v, mw_sin(mw_sqrt(mw_fabs(v)))}; }
+    template <typename T> __device__ static void accumulate(Acc<T>& a, const Term<T>& t) { a.s = mw_fma(t.v, t.s, a.s); }
     template <typename T> __device__ static T finish(const Acc<T>& a, int d) { return T(418.9829 * d) - a.s; }
 };
 
