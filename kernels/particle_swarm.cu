@@ -27,6 +27,23 @@
 // swarm's blocks, which requires them to be resident together: the host never launches more blocks
 // than the device holds at once (occupancy query) and batches swarms over launches. A swarm larger
 // than that gives each thread several particles (`for p = lt; p < m; p += stride`).
+// Lanes (classic only: pso_classic_lanes, the same code as pso_classic with LANED set, `lanes` =
+// L = 2, 4 or 8): where particles are few for the GPU (one swarm of 16,384: 124 threads per
+// multiprocessor, a warp per scheduler, each waiting on its particle's long chain of Philox
+// blocks, loads, velocity updates and objective terms), L consecutive lanes of a warp share a
+// particle, and everything above is counted in particles, not threads (lt, stride, bps blocks of
+// blockDim.x / L particles: pso_place_lanes; blocks of up to 1,024 threads, so no more blocks than
+// with a thread per particle). Lane r makes the coordinates of the move's Philox
+// blocks b = r, r + L, ... (block b: coordinates C b .. C b + C - 1, C = MwPerBlock / 2; the same
+// draws and arithmetic per coordinate), so each lane does 1/L of the draws, moves and objective
+// terms (pso_move_lanes). The objective is the same value bit for bit: a fold's terms (problems.cuh:
+// MwFold) are computed by the lanes owning their coordinates, and after each round of L blocks every
+// lane accumulates the round's terms in coordinate order, fetched with __shfl_sync (PsoLaneEval);
+// any other functor is evaluated whole by every lane once all have written the point (__syncwarp).
+// Each lane copies its own coordinates into P on a new personal best; lane 0 writes f and Pf and
+// alone enters the particle's best in the exchange; shared x, v, p rows are indexed by particle
+// (at.per_block wide). Lanes = 1 is pso_classic itself. The host picks L from the particles per
+// multiprocessor (solvers/cuda/particle_swarm.py: choose_lanes; tuning grids and packed blocks: 1).
 // Packed blocks (classic only: pso_classic_packed, pso_classic_grid_packed, the same code as
 // pso_classic and pso_classic_grid with PACKED set): many small swarms, a tuning grid's 2,048 runs
 // of 40 say, would leave 24 of a block's 64 lanes idle (a swarm per block, whole warps); instead
@@ -72,7 +89,7 @@
 //   PSO_STREAM_LINKS: the K targets, draw (epoch + 1) * ceil(K / 4) + b.
 //
 // MW_KERNELS: pso_init<F,T> pso_classic<F,T> pso_classic_grid<F,T> pso_spso<F,T> pso_links<T>
-// MW_KERNELS: pso_classic_packed<F,T> pso_classic_grid_packed<F,T>
+// MW_KERNELS: pso_classic_packed<F,T> pso_classic_grid_packed<F,T> pso_classic_lanes<F,T>
 // MW_HEADERS: group_sync.cuh
 
 #define PSO_STREAM_LINKS 16u
@@ -83,6 +100,11 @@
 // 2,048-run grid in one wave.
 #define PSO_PACKED_MAX_BLOCK 160
 #define PSO_PACKED_MIN_BLOCKS 4
+// Launch bounds of pso_classic_lanes (solvers/cuda/particle_swarm.py: LANES_MAX_BLOCK): blocks of up
+// to 1,024 threads, the same 64 registers as (256, 4). A swarm of 16,384 with 8 lanes is then 128
+// blocks, as with a thread per particle, not 512: every block reads every other block's partial
+// best each iteration (pso_exchange), traffic that grows with the square of the blocks.
+#define PSO_LANES_MAX_BLOCK 1024
 
 // ---- helpers: the swarm-best exchange (L2 loads and the group barrier: group_sync.cuh) ------------
 
@@ -92,9 +114,11 @@ struct PsoPlace {
     long long swarm;  // global swarm index
     long long base;   // its first particle
     int block;        // block within the swarm, 0..bps-1 (packed: 0)
-    int lt;           // thread within the swarm (m: an idle thread of a packed block)
-    int stride;       // threads per swarm (bps * blockDim.x; packed: m)
+    int lt;           // thread within the swarm (m: an idle thread of a packed block); lanes: particle
+    int stride;       // threads per swarm (bps * blockDim.x; packed: m); lanes: particles (bps * per_block)
     int slot;         // packed: the swarm's place in its block (0..spb-1); else 0
+    unsigned int per_block;  // particles per block, the width of its shared x, v, p rows: blockDim.x;
+                             // lanes: blockDim.x / lanes (pso_place_lanes)
 };
 
 __device__ __forceinline__ PsoPlace pso_place(long long first_swarm, int bps, int m) {
@@ -106,6 +130,7 @@ __device__ __forceinline__ PsoPlace pso_place(long long first_swarm, int bps, in
     s.lt = s.block * blockDim.x + threadIdx.x;
     s.stride = bps * blockDim.x;
     s.slot = 0;
+    s.per_block = blockDim.x;
     return s;
 }
 
@@ -127,6 +152,7 @@ __device__ __forceinline__ PsoPlace pso_place_packed(long long first_swarm, int 
     s.base = s.swarm * (long long)m;
     s.lt = active ? (int)threadIdx.x - k * m : m;
     s.stride = m;
+    s.per_block = blockDim.x;
     return s;
 }
 
@@ -146,8 +172,8 @@ __device__ void pso_exchange(MwBest<T> mine, const T* P, const T* ps, long long 
     const MwBest<T> blk = *g;
     const bool has = g_x && blk.i >= at.base && blk.i < at.base + m;
     // the block's best point: column (particle - first particle of the block) of the shared copy
-    const T* src = ps ? ps + (blk.i - at.base - (long long)at.block * blockDim.x) : P + blk.i;
-    const long long stride = ps ? (long long)blockDim.x : n;
+    const T* src = ps ? ps + (blk.i - at.base - (long long)at.block * at.per_block) : P + blk.i;
+    const long long stride = ps ? (long long)at.per_block : n;
     if (bps == 1) {
         if (has) {
             for (int j = threadIdx.x; j < d; j += blockDim.x) g_x[j] = src[j * stride];
@@ -177,7 +203,7 @@ __device__ void pso_exchange(MwBest<T> mine, const T* P, const T* ps, long long 
     const MwBest<T> w = *g;
     if (g_x && w.i >= at.base && w.i < at.base + m) {
         const long long local = w.i - at.base;
-        const long long owner = first + (local % at.stride) / blockDim.x;
+        const long long owner = first + (local % at.stride) / at.per_block;
         for (int j = threadIdx.x; j < d; j += blockDim.x) g_x[j] = mw_ldcg(gpart_x + owner * d + j);
     }
     __syncthreads();
@@ -335,13 +361,13 @@ __device__ void pso_stage(T* X, T* V, T* P, long long n, int d, long long i, T* 
 }
 
 // Split the dynamic shared memory after `used` bytes: g (g_count values: d, or spb d in a packed
-// block), then the flagged arrays.
+// block), then the flagged arrays, rows of `width` particles (0: blockDim.x; lanes: fewer).
 template <typename T>
 __device__ __forceinline__ T* pso_split(unsigned char* smem, int used, int d, int g_count, int flags, T** xs,
-                                        T** vs, T** ps) {
+                                        T** vs, T** ps, int width = 0) {
     T* g_x = (T*)(smem + used);
     T* next = g_x + g_count;
-    const int Bd = blockDim.x * d;
+    const int Bd = (width ? width : (int)blockDim.x) * d;
     *xs = (flags & PSO_X_SHARED) ? next : (T*)0;
     next += (flags & PSO_X_SHARED) ? Bd : 0;
     *vs = (flags & PSO_V_SHARED) ? next : (T*)0;
@@ -371,16 +397,203 @@ __device__ __forceinline__ T pso_remember(const PsoRows<T>& r, T* P, T* f, T* Pf
     return pf;
 }
 
+// ---- classic PSO with several lanes per particle (pso_classic_lanes) ------------------------------
+
+// A particle's lanes: L = 2, 4 or 8 consecutive lanes of a warp (aligned: L divides 32 and the block
+// size), this one r of them, and their mask for the shuffles and __syncwarp.
+struct PsoLanes {
+    int L;
+    int r;
+    unsigned int mask;
+};
+
+__device__ __forceinline__ PsoLanes pso_lanes(int lanes) {
+    PsoLanes g;
+    g.L = lanes;
+    g.r = (int)(threadIdx.x & (unsigned int)(lanes - 1));
+    g.mask = (lanes >= 32 ? 0xFFFFFFFFu : (1u << lanes) - 1u) << ((threadIdx.x & 31u) & ~(unsigned int)(lanes - 1));
+    return g;
+}
+
+// PsoPlace in particles: lt the particle (of the swarm) whose lanes these are, stride particles per
+// swarm, per_block particles per block (blockDim.x / lanes). pso_exchange takes it as it is.
+__device__ __forceinline__ PsoPlace pso_place_lanes(long long first_swarm, int bps, int m, int lanes) {
+    PsoPlace s = pso_place(first_swarm, bps, m);
+    s.per_block = blockDim.x / (unsigned int)lanes;
+    s.lt = s.block * (int)s.per_block + (int)threadIdx.x / lanes;
+    s.stride = bps * (int)s.per_block;
+    return s;
+}
+
+// pso_rows for a particle of lanes: its shared rows are indexed by particle (column col of rows of
+// `width` particles), not by thread.
+template <typename T>
+__device__ __forceinline__ PsoRows<T> pso_rows_lanes(T* X, T* V, T* P, long long n, long long i, T* xs, T* vs,
+                                                     T* ps, bool own_one, int col, int width) {
+    PsoRows<T> r;
+    r.x = own_one && xs ? xs + col : X + i;
+    r.xs = own_one && xs ? width : (int)n;
+    r.v = own_one && vs ? vs + col : V + i;
+    r.vs = own_one && vs ? width : (int)n;
+    r.p = own_one && ps ? ps + col : P + i;
+    r.ps = own_one && ps ? width : (int)n;
+    return r;
+}
+
+// pso_stage for a particle of lanes, each lane coordinates r, r + L, ...: any split will do, as a
+// __syncthreads (the exchange's) separates the staging from any other lane's use of the copies.
+template <typename T>
+__device__ void pso_stage_lanes(T* X, T* V, T* P, long long n, int d, long long i, T* xs, T* vs, T* ps,
+                                bool to_shared, int col, int width, const PsoLanes& g) {
+    for (int j = g.r; j < d; j += g.L) {
+        const long long gi = (long long)j * n + i;
+        const int si = j * width + col;
+        if (to_shared) {
+            if (xs) xs[si] = X[gi];
+            if (vs) vs[si] = V[gi];
+            if (ps) ps[si] = P[gi];
+        } else {
+            if (xs) X[gi] = xs[si];
+            if (vs) V[gi] = vs[si];
+        }
+    }
+}
+
+// __shfl_sync of any value made of 32-bit words (a fold's term: T or a struct of T).
+template <typename U> union PsoWords {
+    U u;
+    unsigned int w[sizeof(U) / 4];
+};
+template <typename U> __device__ __forceinline__ U pso_shfl(unsigned int mask, const U& v, int src, int width) {
+    static_assert(sizeof(U) % 4 == 0, "a shuffled term is made of 32-bit words");
+    PsoWords<U> a;
+    a.u = v;
+#pragma unroll
+    for (int k = 0; k < (int)(sizeof(U) / 4); ++k) a.w[k] = __shfl_sync(mask, a.w[k], src, width);
+    return a.u;
+}
+
+// The objective of a point whose coordinates a particle's lanes make (pso_move_lanes: Philox block b
+// by lane b mod L, C coordinates per block). A fold (problems.cuh: MwFold): each lane computes the
+// terms of its own coordinates (term: slot q of the current block), and after every round of L
+// blocks each lane folds the round's terms in coordinate order, fetching each from the lane that
+// computed it (gather): the same terms (problems.cuh: a term rounds alike wherever it is computed)
+// accumulated in the same order as one thread folding them, so the same value, in every lane.
+// Otherwise the lanes store the point (they do anyway) and every lane evaluates it whole once all
+// have written it (sync: __syncwarp orders the lanes' writes before the reads).
+template <typename F, typename T, int C, bool = mw_folds<F>::value> struct PsoLaneEval {
+    __device__ __forceinline__ void term(int, T, int) {}
+    __device__ __forceinline__ void gather(int, int, const PsoLanes&) {}
+    __device__ __forceinline__ void sync(const PsoLanes& g) const { __syncwarp(g.mask); }
+    template <typename X> __device__ __forceinline__ T value(const X& x, int d) const {
+        return F::template eval<T>(x, d);
+    }
+};
+template <typename F, typename T, int C> struct PsoLaneEval<F, T, C, true> {
+    using Term = decltype(F::template term<T>(T(0), 0));
+    typename F::template Acc<T> a;
+    Term t[C];  // this lane's terms of the round's block
+    __device__ __forceinline__ PsoLaneEval() : a(F::template start<T>()), t() {}
+    __device__ __forceinline__ void term(int q, T v, int j) { t[q] = F::template term<T>(v, j); }
+    // coordinates j0 .. j0 + L C - 1 (those below d): lane s holds j0 + s C + q in t[q]
+    __device__ __forceinline__ void gather(int j0, int d, const PsoLanes& g) {
+        for (int s = 0; s < g.L; ++s) {
+#pragma unroll
+            for (int q = 0; q < C; ++q) {
+                const Term u = pso_shfl(g.mask, t[q], s, g.L);  // every lane: the shuffle needs them all
+                if (j0 + s * C + q < d) F::template accumulate<T>(a, u);
+            }
+        }
+    }
+    __device__ __forceinline__ void sync(const PsoLanes& g) const { __syncwarp(g.mask); }
+    template <typename X> __device__ __forceinline__ T value(const X&, int d) const { return F::finish(a, d); }
+};
+
+// Particle i's move, objective and personal best by its lanes (pso_classic_run's loop body when
+// LANED). Lane r makes the coordinates of Philox blocks b = r, r + L, ... (block b: coordinates
+// C b .. C b + C - 1 with their r_p, r_g, draw t per_iter + b), each by the one-thread move's
+// arithmetic on the same numbers; the objective by PsoLaneEval; a new personal best is copied by
+// each lane for its own coordinates, f and Pf written by lane 0. pf: the particle's best value so
+// far, read before the move. Returns its best value now (in every lane).
+template <typename F, typename T>
+__device__ __forceinline__ T pso_move_lanes(const PsoRows<T>& r, T* P, T* f, T* Pf, long long n, int d,
+                                           long long i, const MwRng& rng, unsigned long long draw0, int blocks,
+                                           T omega, T phi_p, T phi_g, T lr, const T* __restrict__ lower,
+                                           const T* __restrict__ upper, const T* g_own, bool evaluate, T pf,
+                                           const PsoLanes& g) {
+    const int C = MwPerBlock<T>::value / 2;  // coordinates per Philox block
+    PsoLaneEval<F, T, C> fold;
+    const long long first = (long long)g.r * C, round = (long long)g.L * C;
+    T* xq = r.x + first * r.xs;  // running addresses of the lane's next block
+    T* vq = r.v + first * r.vs;
+    const T* pq = r.p + first * r.ps;
+    // rounds of L blocks: the same trip count in every lane of the particle (the gather's shuffles)
+#pragma unroll 2
+    for (int b0 = 0; b0 < blocks; b0 += g.L) {
+        const int b = b0 + g.r;
+        if (b < blocks) {
+            const MwWords w = rng(draw0 + (unsigned long long)b);
+            T* xb = xq;
+            T* vb = vq;
+            const T* pc = pq;
+#pragma unroll
+            for (int q = 0; q < C; ++q) {
+                const int j = b * C + q;
+                if (j < d) {
+                    const T rp = mw_uniform<T>(w, 2 * q), rg = mw_uniform<T>(w, 2 * q + 1);
+                    T x = *xb;
+                    T v = *vb;
+                    const T pb = *pc;
+                    v = omega * v + phi_p * rp * (pb - x) + phi_g * rg * (g_own[j] - x);
+                    x = x + lr * v;
+                    pso_confine(x, v, lower[j], upper[j]);
+                    *xb = x;
+                    *vb = v;
+                    fold.term(q, x, j);
+                    xb += r.xs;
+                    vb += r.vs;
+                    pc += r.ps;
+                }
+            }
+        }
+        fold.gather(b0 * C, d, g);
+        xq += round * r.xs;
+        vq += round * r.vs;
+        pq += round * r.ps;
+    }
+    fold.sync(g);  // the point complete for a non-fold; every lane's read of Pf[i] before lane 0 writes it
+    const T fx = evaluate ? mw_sanitize(fold.value(StridedPoint<T>{r.x, r.xs}, d)) : mw_inf<T>();
+    if (g.r == 0) f[i] = fx;
+    if (fx < pf) {
+        pf = fx;
+        if (g.r == 0) Pf[i] = fx;
+        const bool twice = r.p != P + i;  // p has its own (shared) copy
+        for (int j0 = (int)first; j0 < d; j0 += (int)round) {
+#pragma unroll
+            for (int q = 0; q < C; ++q) {
+                const int j = j0 + q;
+                if (j < d) {
+                    const T x = r.x[(long long)j * r.xs];
+                    P[(long long)j * n + i] = x;
+                    if (twice) r.p[(long long)j * r.ps] = x;
+                }
+            }
+        }
+    }
+    return pf;
+}
+
 // ---- classic global-best PSO ----------------------------------------------------------------------
 
 // `iterations` iterations of swarms first_swarm .. first_swarm + gridDim.x / bps - 1 (the kernel
 // pso_classic below; GROUPED: a tuning grid's launch, gsize > 0); with spb > 1 (bps = 1), of
 // swarms first_swarm .. first_swarm + gridDim.x * spb - 1 (< n / m), spb to a block
 // (pso_place_packed). Either way each particle does the same arithmetic on the same numbers, and
-// its swarm's best is the same particle: packed or not, the same run.
-template <typename F, typename T, bool GROUPED, bool PACKED>
+// its swarm's best is the same particle: packed or not, the same run. LANED (pso_classic_lanes;
+// neither grouped nor packed): `lanes` lanes per particle (pso_move_lanes), again the same run.
+template <typename F, typename T, bool GROUPED, bool PACKED, bool LANED = false>
 __device__ __forceinline__ void pso_classic_run(T* X, T* V, T* P, T* f, T* Pf, T* swarm_f, long long* swarm_i, const T* __restrict__ lower,
-            const T* __restrict__ upper, long long n, int m, int d, long long first_swarm, int bps, int spb,
+            const T* __restrict__ upper, long long n, int m, int d, long long first_swarm, int bps, int spb, int lanes,
             unsigned long long seed, long long walker0, long long first_iter, int iterations, long long last_active,
             T omega, T phi_p, T phi_g,
             T lr, int flags, T* gpart_f, long long* gpart_i, T* gpart_x, unsigned long long* bars,
@@ -397,9 +610,14 @@ __device__ __forceinline__ void pso_classic_run(T* X, T* V, T* P, T* f, T* Pf, T
     T* red_f = (T*)(sbest + spb);
     const int used = packed ? (int)((unsigned char*)(red_f + B) - pso_smem) : 0;
     T *xs, *vs, *ps;
-    T* g_x = pso_split<T>(pso_smem, used, d, packed ? spb * d : d, flags, &xs, &vs, &ps);
+    // lanes: shared rows of x, v, p one column per particle (blockDim.x / lanes wide)
+    const PsoLanes ln = pso_lanes(LANED ? lanes : 1);
+    const int width = LANED ? (int)blockDim.x / lanes : 0;
+    T* g_x = pso_split<T>(pso_smem, used, d, packed ? spb * d : d, flags, &xs, &vs, &ps, width);
     const long long swarms = n / m;
-    const PsoPlace at = packed ? pso_place_packed(first_swarm, spb, m, swarms) : pso_place(first_swarm, bps, m);
+    const PsoPlace at = packed ? pso_place_packed(first_swarm, spb, m, swarms)
+                               : (LANED ? pso_place_lanes(first_swarm, bps, m, lanes) : pso_place(first_swarm, bps, m));
+    const int col = LANED ? (int)threadIdx.x / lanes : 0;  // lanes: the particle's column in the block
     const T* g_own = g_x + (long long)at.slot * d;  // this thread's swarm's best point
     // a grid's run (gsize particles, whole swarms): its key and its row (omega, phi_p, phi_g, lr)
     // of the parameter table, read once here; an ordinary launch keeps the scalar arguments
@@ -417,9 +635,11 @@ __device__ __forceinline__ void pso_classic_run(T* X, T* V, T* P, T* f, T* Pf, T
     }
     MwGroupSync sync = {bars + at.group, 0ull, bps};
     const bool own_one = flags != 0 && at.lt < m;  // flags: the host checked one particle per thread
-    if (own_one) pso_stage(X, V, P, n, d, at.base + at.lt, xs, vs, ps, true);
+    if (own_one && LANED) pso_stage_lanes(X, V, P, n, d, at.base + at.lt, xs, vs, ps, true, col, width, ln);
+    if (own_one && !LANED) pso_stage(X, V, P, n, d, at.base + at.lt, xs, vs, ps, true);
     MwBest<T> mine = mw_no_best<T>();
     for (int p = at.lt; p < m; p += at.stride) mine = mw_better(mine, mw_make_best(Pf[at.base + p], at.base + p));
+    if (LANED && ln.r != 0) mine = mw_no_best<T>();  // a particle's best enters the exchange once
     T pf_own = own_one ? Pf[at.base + at.lt] : T(0);  // the own particle's best value, in a register
     int parity = 0;
     if (packed) {
@@ -436,6 +656,15 @@ __device__ __forceinline__ void pso_classic_run(T* X, T* V, T* P, T* f, T* Pf, T
         for (int p = at.lt; p < m; p += at.stride) {
             const long long i = at.base + p;
             const MwRng rng(gk.seed, (unsigned long long)(i + keyed), MW_STREAM_STEP);
+            if (LANED) {  // the same move by the particle's lanes
+                const PsoRows<T> r = pso_rows_lanes(X, V, P, n, i, xs, vs, ps, own_one, col, width);
+                const T pf = pso_move_lanes<F, T>(r, P, f, Pf, n, d, i, rng, t * per_iter, (int)per_iter, omega,
+                                                  phi_p, phi_g, lr, lower, upper, g_own,
+                                                  it + 1 < iterations || i < active_end, own_one ? pf_own : Pf[i], ln);
+                if (own_one) pf_own = pf;
+                if (ln.r == 0) mine = mw_better(mine, mw_make_best(pf, i));
+                continue;
+            }
             const PsoRows<T> r = pso_rows(X, V, P, n, i, xs, vs, ps, own_one);
             // running addresses (x, v, p advance by their strides): no 64-bit j * stride per access;
             // a fold functor (problems.cuh: MwFold) takes each new coordinate as it is made, so the
@@ -482,7 +711,8 @@ __device__ __forceinline__ void pso_classic_run(T* X, T* V, T* P, T* f, T* Pf, T
         }
     }
 
-    if (own_one) pso_stage(X, V, P, n, d, at.base + at.lt, xs, vs, ps, false);
+    if (own_one && LANED) pso_stage_lanes(X, V, P, n, d, at.base + at.lt, xs, vs, ps, false, col, width, ln);
+    if (own_one && !LANED) pso_stage(X, V, P, n, d, at.base + at.lt, xs, vs, ps, false);
     // the swarm's leader: block 0's thread 0, or in a packed block the swarm's first thread (lt 0;
     // idle threads have lt = m)
     const bool leader = PACKED ? at.lt == 0 : at.block == 0 && threadIdx.x == 0;
@@ -501,19 +731,26 @@ __device__ __forceinline__ void pso_classic_run(T* X, T* V, T* P, T* f, T* Pf, T
 #define PSO_CLASSIC_PARAMS                                                                             \
     T *X, T *V, T *P, T *f, T *Pf, T *swarm_f, long long *swarm_i, const T *__restrict__ lower,         \
         const T *__restrict__ upper, long long n, int m, int d, long long first_swarm, int bps,        \
-        int spb, unsigned long long seed, long long walker0, long long first_iter, int iterations,     \
-        long long last_active, T omega, T phi_p, T phi_g, T lr, int flags, T *gpart_f,                 \
+        int spb, int lanes, unsigned long long seed, long long walker0, long long first_iter,          \
+        int iterations, long long last_active, T omega, T phi_p, T phi_g, T lr, int flags, T *gpart_f, \
         long long *gpart_i, T *gpart_x, unsigned long long *bars, T *part_f, long long *part_i,        \
         unsigned int *ticket, T *best_f, T *best_x, long long *best_i,                                 \
         const unsigned long long *gseeds, const T *gvals, long long gsize
 #define PSO_CLASSIC_ARGS                                                                               \
-    X, V, P, f, Pf, swarm_f, swarm_i, lower, upper, n, m, d, first_swarm, bps, spb, seed, walker0,    \
+    X, V, P, f, Pf, swarm_f, swarm_i, lower, upper, n, m, d, first_swarm, bps, spb, lanes, seed, walker0, \
         first_iter, iterations, last_active, omega, phi_p, phi_g, lr, flags, gpart_f, gpart_i,         \
         gpart_x, bars, part_f, part_i, ticket, best_f, best_x, best_i, gseeds, gvals, gsize
 
 template <typename F, typename T>
 __global__ void __launch_bounds__(256, 4) pso_classic(PSO_CLASSIC_PARAMS) {
     pso_classic_run<F, T, false, false>(PSO_CLASSIC_ARGS);
+}
+
+// Lanes per particle (lanes = 2, 4 or 8; the host's choice where particles per multiprocessor are
+// few): the same run as pso_classic.
+template <typename F, typename T>
+__global__ void __launch_bounds__(PSO_LANES_MAX_BLOCK, 1) pso_classic_lanes(PSO_CLASSIC_PARAMS) {
+    pso_classic_run<F, T, false, false, true>(PSO_CLASSIC_ARGS);
 }
 
 template <typename F, typename T>

@@ -30,7 +30,9 @@ from solvers.rng import ArrayRNG  # noqa: E402
 FUNCTIONS = [("rastrigin", 30), ("ackley", 7), ("schwefel_2_26", 5), ("griewank", 6), ("sphere", 3),
              ("quartic", 5), ("step", 4),  # the folds of kernels/problems.cuh, then two that are not
              ("rosenbrock", 6), ("schwefel", 9)]
-CASES = [  # (algorithm, params, walkers: per swarm / population for PSO and DE)
+# (algorithm, params, walkers: per swarm / population for PSO and DE); "lanes" is not a parameter
+# but the cuda PSO's lanes per particle (a tree without lanes ignores it: a thread per particle)
+CASES = [
     ("evaluation_only", {}, 3000),
     ("pattern_search", {}, 1000),
     ("simulated_annealing", {"variant": "async"}, 1000),
@@ -38,6 +40,8 @@ CASES = [  # (algorithm, params, walkers: per swarm / population for PSO and DE)
     ("simulated_annealing", {"variant": "hybrid"}, 1000),
     ("multidirectional_search", {}, 500),
     ("particle_swarm", {"variant": "classic", "swarms": 1}, 3000),
+    ("particle_swarm", {"variant": "classic", "swarms": 1, "lanes": 1}, 3000),
+    ("particle_swarm", {"variant": "classic", "swarms": 1, "lanes": 4}, 3000),
     ("particle_swarm", {"variant": "classic", "swarms": 50}, 40),
     ("particle_swarm", {"variant": "spso2011", "swarms": 1}, 3000),
     ("particle_swarm", {"variant": "spso2011", "swarms": 20}, 40),
@@ -73,8 +77,9 @@ def digest(algorithm: str, params: dict, walkers: int | None, function: str, dim
     problem = get_problem(function, dim)
     cls = solver_class(algorithm, "cuda")
     given = dict(params) if walkers is None else {"walkers": walkers, **params}
+    lanes = given.pop("lanes", None)  # PSO classic: lanes per particle, a solver knob
     algo = cls(problem, make_params(cls.Params, given), xp=cupy, dtype=dtype)
-    for attr, value in (knobs or {}).items():
+    for attr, value in {**(knobs or {}), **({"lanes": lanes} if lanes is not None else {})}.items():
         setattr(algo, attr, value)
     state = algo.init(ArrayRNG(cupy, 11))
     for k in chunks:

@@ -29,6 +29,7 @@ def _run(monkeypatch, spb, params, dtype, budget=None, iterations=25, shared=Non
 
     engine = get_engine("cuda")
     monkeypatch.setattr(ParticleSwarmCuda, "swarms_per_block", spb)
+    monkeypatch.setattr(ParticleSwarmCuda, "lanes", 1)  # unpacked: pso_classic (lanes: test_gpu_pso_lanes.py)
     with monkeypatch.context() as patch:
         if shared is not None:
             patch.setattr(pso, "SHARED_CHOICES", shared)

@@ -7,7 +7,10 @@ iterations: a thread per particle, a swarm on one block or spread over several t
 barrier each iteration (solvers/cuda/resident.py says how launches are shaped); many small classic
 swarms (a tuning grid's 2,048 runs of 40) are packed several to a block instead, so that no lane
 idles (pso_classic_packed, pso_classic_grid_packed; choose_swarms_per_block; the same numbers,
-MULTIWALK_PSO_SWARMS_PER_BLOCK=1 restores a block per swarm for comparisons). Links are never
+MULTIWALK_PSO_SWARMS_PER_BLOCK=1 restores a block per swarm for comparisons). Where particles are
+few for the GPU (one swarm of 16,384 or 1,024) classic PSO gives each particle 2, 4 or 8 lanes
+instead, each making a share of its move and objective (pso_classic_lanes; choose_lanes; the same
+numbers, MULTIWALK_PSO_LANES=1 restores a thread per particle). Links are never
 stored: a particle's K targets are drawn again from (particle, the iteration of its swarm's last
 redraw) wherever they are needed, the snapshot's link overlay included. In a shard of a run split
 over devices (whole swarms, solvers/shards.py) the kernels key every draw by the particle's global
@@ -29,10 +32,22 @@ from .resident import WARP, allow_shared, group_shape, multiprocessors, resident
 SHARED_MAX = 48 * 1024  # dynamic shared memory per block for particles' own state (no opt-in needed)
 MAX_BLOCK = 256  # __launch_bounds__ of the step kernels
 PACKED_MAX_BLOCK = 160  # __launch_bounds__ of the packed classic kernels (PSO_PACKED_MAX_BLOCK)
+# __launch_bounds__ of pso_classic_lanes (PSO_LANES_MAX_BLOCK): with lanes a swarm takes blocks of up
+# to 1,024 threads, so that it has no more blocks than with a thread per particle (the exchange reads
+# every block's partial in every block: 16,384 particles x 8 lanes in 128 blocks, not 512)
+LANES_MAX_BLOCK = 1024
 # swarms per block of classic PSO: unset or "auto", the launch shape's choice (choose_swarms_per_block);
 # "1", the unpacked mapping (a swarm per block or more); k > 1, k swarms per block where they fit
 SWARMS_PER_BLOCK_ENV = "MULTIWALK_PSO_SWARMS_PER_BLOCK"
 PACKED_SCRATCH = 16  # bytes per swarm of a packed block's shared best (MwBest<T>: value, index)
+# lanes per classic particle: unset or "auto", choose_lanes; 1, a thread per particle (pso_classic);
+# 2, 4 or 8 forced (pso_classic_lanes, ordinary classic launches: no grid, no packed block)
+LANES_ENV = "MULTIWALK_PSO_LANES"
+LANE_COUNTS = (1, 2, 4, 8)
+# Threads per multiprocessor the lanes may fill: pso_classic_lanes' 64 registers a thread (its
+# __launch_bounds__) hold 1,024 at once, and a swarm spread over blocks needs all of them resident
+# (the exchange barrier).
+LANES_THREADS_PER_SM = 1024
 
 
 def choose_swarms_per_block(m: int, swarms: int, sms: int, cap: int = PACKED_MAX_BLOCK) -> int:
@@ -52,6 +67,41 @@ def choose_swarms_per_block(m: int, swarms: int, sms: int, cap: int = PACKED_MAX
         if best_cost is None or cost < best_cost:
             best, best_cost = k, cost
     return best
+
+
+def choose_lanes(particles: int, sms: int, blocks_per_move: int, cap: int = LANES_THREADS_PER_SM) -> int:
+    """Lanes per classic particle (1: a thread per particle, pso_classic).
+
+    A thread per particle leaves few threads per multiprocessor where particles are few (one swarm
+    of 16,384 on 132 multiprocessors: 124, a warp per scheduler), and each particle's move is a
+    long dependent chain (Philox blocks, loads, the velocity update, the objective's terms). L lanes
+    per particle each make 1/L of its Philox blocks, so the chain is L times shorter and L times as
+    many warps hide each other's latency. The most lanes (2, 4, 8) that keep particles x lanes within
+    `cap` threads per multiprocessor (all resident) and give every lane a Philox block of the move
+    (blocks_per_move: ceil(d / coordinates per block)): 16,384 and 1,024 particles get 8, 65,536 get
+    2, 131,072 (993 per multiprocessor already) 1.
+    """
+    lanes = 1
+    while lanes < LANE_COUNTS[-1] and 2 * lanes <= blocks_per_move and particles * 2 * lanes <= cap * sms:
+        lanes *= 2
+    return lanes
+
+
+def requested_lanes(value) -> int | None:
+    """The class attribute's or the environment's lanes per particle: None for the automatic
+    choice; ConfigError for anything but "auto", 1, 2, 4 or 8."""
+    if value is None:
+        return None
+    text = str(value).strip().lower()
+    if text in ("", "auto"):
+        return None
+    try:
+        lanes = int(text)
+    except ValueError:
+        lanes = 0
+    if lanes not in LANE_COUNTS:
+        raise ConfigError(f"{LANES_ENV} must be 'auto', 1, 2, 4 or 8, got {value!r}")
+    return lanes
 
 
 def requested_swarms_per_block(value) -> int | None:
@@ -106,6 +156,7 @@ class _Launch:
     shared_bytes: int
     kernel: str = ""  # the step kernel's name
     spb: int = 1  # swarms per block (> 1: the packed classic kernels)
+    lanes: int = 1  # lanes per particle (> 1: pso_classic_lanes); the shape's threads are m * lanes
 
     def blocks(self, swarms: int) -> int:
         """Blocks of a launch of `swarms` swarms."""
@@ -130,6 +181,10 @@ class ParticleSwarmCuda(CudaAlgorithm, ParticleSwarm):
     # choice, choose_swarms_per_block); 1 keeps a block per swarm (the unpacked kernels); k > 1 packs k
     # where they fit in PACKED_MAX_BLOCK threads. Packed or not, the same numbers.
     swarms_per_block: ClassVar[int | str | None] = None
+    # lanes per classic particle: None reads MULTIWALK_PSO_LANES (unset: choose_lanes, falling back to
+    # fewer lanes where a swarm's blocks would not all be resident); 1 a thread per particle; 2, 4 or
+    # 8 forced (ordinary launches only: a tuning grid or packed blocks keep 1). The same numbers.
+    lanes: ClassVar[int | str | None] = None
 
     def set_groups(self, groups: int, values: dict, target: float | None = None) -> None:
         if self.params.variant != "classic":
@@ -142,15 +197,33 @@ class ParticleSwarmCuda(CudaAlgorithm, ParticleSwarm):
         per_particle = (3 * d + 2) * item  # X, V, P (d, n), f, Pf
         if self.params.variant == "spso2011":
             per_particle += 17 + d * item  # informant keys, pending flag, normals (Z)
-        # exchange partials (2 x blocks x d at most one per 32 particles) and per-swarm arrays
-        return n * per_particle + (n // 32 + 1) * 2 * (d + 2) * item + self.params.swarms * 32
+        # exchange partials (2 x blocks x d: at most one block per 32 particles, or per 8 with lanes,
+        # which only few particles get: never more blocks than are resident at once) and per-swarm arrays
+        blocks = max(n // 32, min(n // 8, 8192)) + 1
+        return n * per_particle + blocks * 2 * (d + 2) * item + self.params.swarms * 32
 
     # --- launch shape ----------------------------------------------------------------------------
-    def _kernel_name(self, packed: bool = False) -> str:
+    def _kernel_name(self, packed: bool = False, lanes: int = 1) -> str:
         if self.params.variant != "classic":
             return "pso_spso"
+        if lanes > 1:
+            return "pso_classic_lanes"
         name = "pso_classic" if self._group_values is None else "pso_classic_grid"  # a tuning grid
         return name + ("_packed" if packed else "")
+
+    def _lane_choices(self, spb: int) -> list[int]:
+        """Lanes per particle to try, most first (the launch shape takes the first whose swarm is
+        resident, 1 always): [1] for SPSO, a tuning grid or packed blocks; else as asked (lanes,
+        the environment) or choose_lanes' choice and the fewer ones below it."""
+        if self.params.variant != "classic" or self._group_values is not None or spb > 1:
+            return [1]
+        asked = requested_lanes(self.lanes if self.lanes is not None else os.environ.get(LANES_ENV))
+        if asked is not None:
+            return [asked]
+        p, d = self.params, self.problem.dim
+        per_block = 2 if self.dtype.itemsize == 4 else 1  # coordinates per Philox block of the move
+        most = choose_lanes(int(p.walkers) * int(p.swarms), multiprocessors(), -(-d // per_block))
+        return [k for k in LANE_COUNTS if k <= most][::-1]
 
     def _swarms_per_block(self, m: int, swarms: int, per_group: int) -> int:
         """Classic swarms per block: 1 unless each swarm takes one block (per_group 1) and two or
@@ -166,15 +239,30 @@ class ParticleSwarmCuda(CudaAlgorithm, ParticleSwarm):
         return choose_swarms_per_block(m, swarms, multiprocessors())
 
     def _launch_shape(self) -> _Launch:
-        """Block shape, and which own-particle arrays stay in shared memory for a whole launch."""
-        p, d, item = self.params, self.problem.dim, self.dtype.itemsize
-        m, swarms = int(p.walkers), int(p.swarms)
+        """Block shape, lanes per particle, and which own-particle arrays stay in shared memory for
+        a whole launch."""
+        m, swarms = int(self.params.walkers), int(self.params.swarms)
         block, per_group = spread(m, swarms, min(int(self.block), MAX_BLOCK))
         spb = self._swarms_per_block(m, swarms, per_group)
+        choices = self._lane_choices(spb)
+        for lanes in choices:
+            launch = self._shape_with(lanes, spb)
+            shape = launch.shape
+            if lanes == choices[-1] or shape.per_group == 1 or shape.per_group * shape.block >= m * lanes:
+                return launch  # a swarm's blocks all resident: each particle its own lanes
+        raise AssertionError("unreachable: the last choice is returned")
+
+    def _shape_with(self, lanes: int, spb: int) -> _Launch:
+        """The launch shape with `lanes` lanes per particle (threads m * lanes per swarm)."""
+        p, d, item = self.params, self.problem.dim, self.dtype.itemsize
+        m, swarms = int(p.walkers), int(p.swarms)
+        cap = LANES_MAX_BLOCK if lanes > 1 else min(int(self.block), MAX_BLOCK)
+        block, per_group = spread(m * lanes, swarms, cap)
         if spb > 1:  # spb swarms on consecutive threads of one block, whole warps
             block = -(-spb * m // WARP) * WARP
-        name = self._kernel_name(spb > 1)
+        name = self._kernel_name(spb > 1, lanes)
         kernel = self.kernels.get(name)
+        rows = block // lanes  # particles per block: the width of the shared x, v, p rows
         keys_shared = p.variant == "spso2011" and per_group == 1
         blocks = -(-swarms // spb)  # with a block per swarm or packed (per_group 1)
 
@@ -183,7 +271,7 @@ class ParticleSwarmCuda(CudaAlgorithm, ParticleSwarm):
             # packed: the segmented argmin's scratch (an index and a value per thread, a best per
             # swarm) and a best point per swarm (pso_classic_run's layout)
             scratch = block * (8 + item) + spb * PACKED_SCRATCH if spb > 1 else 0
-            return keys + scratch + spb * d * item + bin(flags).count("1") * block * d * item
+            return keys + scratch + spb * d * item + bin(flags).count("1") * rows * d * item
 
         flags, resident, fewest = 0, 0, None
         for choice in SHARED_CHOICES:
@@ -204,12 +292,12 @@ class ParticleSwarmCuda(CudaAlgorithm, ParticleSwarm):
             if per_group <= resident or not choice:
                 flags = choice
                 break
-        shape = group_shape(m, swarms, block, per_group, resident)
-        if shape.per_group * shape.block < m:  # threads own several particles: state stays global
+        shape = group_shape(m * lanes, swarms, block, per_group, resident)
+        if shape.per_group * shape.block < m * lanes:  # threads own several particles: state stays global
             flags = 0
         nbytes = shared(flags)
         allow_shared(kernel, nbytes)
-        return _Launch(shape, flags, keys_shared, nbytes, name, spb)
+        return _Launch(shape, flags, keys_shared, nbytes, name, spb, lanes)
 
     # --- init and step ---------------------------------------------------------------------------
     def init(self, rng) -> ParticleSwarmCudaState:
@@ -281,7 +369,7 @@ class ParticleSwarmCuda(CudaAlgorithm, ParticleSwarm):
             if p.variant == "classic":
                 args = (state.XT, state.VT, state.PT, state.f, state.Pf, state.swarm_best_f,
                         state.swarm_best_i, self.lower, self.upper, *common, np.int64(first),
-                        np.int32(shape.per_group), np.int32(launch.spb), *where,
+                        np.int32(shape.per_group), np.int32(launch.spb), np.int32(launch.lanes), *where,
                         self.scalar(p.omega), self.scalar(p.phi_p), self.scalar(p.phi_g),
                         self.scalar(p.lr), np.int32(launch.flags), *reduce, *self.group_args())
             else:

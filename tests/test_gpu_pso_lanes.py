@@ -1,0 +1,105 @@
+"""GPU: classic PSO with 2, 4 or 8 lanes per particle (pso_classic_lanes) is the same run as with a
+thread per particle (pso_classic): every particle's position, velocity and personal best, every
+swarm's best, the run's best and its evaluations, for fold objectives (rastrigin, ackley,
+schwefel_2_26: terms shuffled between lanes and accumulated in coordinate order) and one that is not
+(rosenbrock: evaluated whole after the lanes wrote the point), both dtypes, swarms of one block and
+swarms spread over several blocks (the group barrier, particles counted per block), dimensions whose
+last Philox block or last round of blocks is partly idle, a max_evals cut and both places of a
+particle's state (shared or global memory). The CPU side (the choice of lanes): test_pso_lanes.py."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from solvers.config import Budget
+from solvers.cuda.particle_swarm import LANES_ENV, ParticleSwarmCuda
+from solvers.cuda.resident import multiprocessors
+from solvers.rng import ArrayRNG
+from tests.gpu_run import build, everything, same
+
+pytestmark = pytest.mark.gpu
+
+STATE = ("V", "P", "Pf", "f", "swarm_best_f", "swarm_best_i")
+CHUNKS = [3, 2]
+# (walkers, swarms): 100 swarms of 20 (a block per swarm at every lane count, 160 threads at 8
+# lanes, on devices of fewer than 200 multiprocessors), one swarm of 300 (several blocks meeting
+# at the group barrier: 38 blocks of 64 threads at 8 lanes)
+SIZES = [(20, 100), (300, 1)]
+
+
+def _run(cupy, lanes, problem, dim, dtype, walkers, swarms, chunks=CHUNKS, budget=None):
+    """(the algorithm's launch, everything(), host copies of the swarm state) after init and chunks."""
+    algo = build(cupy, "particle_swarm", {"variant": "classic", "swarms": swarms}, problem=problem, dim=dim,
+                 walkers=walkers, dtype=dtype)
+    algo.lanes = lanes
+    algo.swarms_per_block = 1  # the unpacked kernels at every lane count
+    if budget is not None:
+        algo.plan(budget)
+    state = algo.init(ArrayRNG(cupy, 5))
+    for k in chunks:
+        algo.step(state, k)
+    host = {key: cupy.asnumpy(cupy.asarray(getattr(state, key))) for key in STATE}
+    return algo._launch, everything(algo, state), host
+
+
+def _same_state(a, b):
+    for key in STATE:
+        np.testing.assert_array_equal(a[key], b[key], err_msg=key)
+
+
+@pytest.mark.parametrize("walkers, swarms", SIZES)
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("problem, dim", [("rastrigin", 7), ("ackley", 30), ("schwefel_2_26", 11),
+                                          ("rosenbrock", 13)])
+def test_lanes_run_equals_a_thread_per_particle(cupy, problem, dim, dtype, walkers, swarms):
+    base_launch, base, base_state = _run(cupy, 1, problem, dim, dtype, walkers, swarms)
+    assert base_launch.kernel == "pso_classic" and base_launch.lanes == 1
+    for lanes in (2, 4, 8):
+        launch, got, state = _run(cupy, lanes, problem, dim, dtype, walkers, swarms)
+        assert launch.kernel == "pso_classic_lanes" and launch.lanes == lanes
+        if swarms == 1:
+            assert launch.shape.per_group > 1, launch.shape
+        elif 2 * swarms > multiprocessors():
+            assert launch.shape.per_group == 1, launch.shape
+        assert same(base, got), (lanes, problem, dtype)
+        _same_state(base_state, state)
+    assert len(np.unique(base_state["Pf"])) > 1
+
+
+@pytest.mark.parametrize("lanes", [4, 8])
+@pytest.mark.parametrize("shared", [(0,), (1 | 2 | 4,), (1,)])  # global state / x, v, p shared / x only
+def test_lanes_with_a_max_evals_cut_and_either_state_place(cupy, monkeypatch, lanes, shared):
+    import solvers.cuda.particle_swarm as pso
+
+    monkeypatch.setattr(pso, "SHARED_CHOICES", shared)
+    budget = Budget(max_evals=300 * 5 + 137)  # the cut iteration: particles 0..136 of 300
+    runs = [_run(cupy, k, "rastrigin", 9, "float32", 300, 1, chunks=[2, 4], budget=budget) for k in (1, lanes)]
+    (base_launch, base, base_state), (launch, got, state) = runs
+    assert launch.lanes == lanes and launch.flags == base_launch.flags == shared[0]
+    assert got[4] == base[4] == 300 * 5 + 137  # evaluations
+    assert same(base, got)
+    _same_state(base_state, state)
+
+
+def test_the_automatic_choice_on_the_device(cupy, monkeypatch):
+    """One swarm of 16,384 or 1,024 (rastrigin 30-D) gets lanes, every particle its own with all of
+    the swarm's blocks resident; 131,072 keep a thread per particle; MULTIWALK_PSO_LANES=1 forces
+    pso_classic."""
+    monkeypatch.setattr(ParticleSwarmCuda, "lanes", None)
+    monkeypatch.delenv(LANES_ENV, raising=False)
+
+    def launch(walkers):
+        algo = build(cupy, "particle_swarm", {"variant": "classic", "swarms": 1}, dim=30, walkers=walkers,
+                     dtype="float32")
+        algo.init(ArrayRNG(cupy, 1))
+        return algo._launch
+
+    for walkers in (16384, 1024):
+        got = launch(walkers)
+        assert got.lanes > 1 and got.kernel == "pso_classic_lanes", got
+        assert got.shape.per_group * got.shape.block >= walkers * got.lanes, got  # resident
+        assert got.flags != 0, got  # so the particles' state stays in shared memory
+    assert launch(131072).lanes == 1
+    monkeypatch.setenv(LANES_ENV, "1")
+    forced = launch(16384)
+    assert (forced.lanes, forced.kernel) == (1, "pso_classic")
