@@ -83,3 +83,73 @@ def test_the_class_attribute_and_the_environment_force_the_lanes(monkeypatch):
     monkeypatch.setenv(LANES_ENV, "5")
     with pytest.raises(ConfigError, match=LANES_ENV):
         algorithm(monkeypatch)._lane_choices(1)
+
+
+class _Kernels:
+    """Stands for the compiled module: get(name) records which kernel the shape asked for."""
+
+    def __init__(self):
+        self.names = []
+
+    def get(self, name):
+        self.names.append(name)
+        return name
+
+
+def resident_h100(kernel, block, shared_bytes):
+    """An H100's resident blocks of a 64-register kernel: registers, threads, shared memory, 32 blocks."""
+    per_sm = min(65536 // (64 * block), 2048 // block, (228 * 1024) // (shared_bytes + 1024), 32)
+    return per_sm * SMS
+
+
+def shaped(monkeypatch, walkers, swarms=1, dim=30, dtype="float32", lanes=None, resident=resident_h100):
+    import solvers.cuda.resident as resident_module
+
+    monkeypatch.delenv(LANES_ENV, raising=False)
+    monkeypatch.setattr(resident_module, "multiprocessors", lambda: SMS)
+    monkeypatch.setattr(pso, "resident_blocks", resident)
+    monkeypatch.setattr(pso, "allow_shared", lambda kernel, nbytes: None)
+    algo = algorithm(monkeypatch, walkers=walkers, swarms=swarms, dim=dim, dtype=dtype, lanes=lanes)
+    algo.kernels = _Kernels()
+    algo.swarms_per_block = None
+    return algo._launch_shape()
+
+
+def test_one_swarm_of_16384_takes_8_lanes_in_as_many_blocks_as_before(monkeypatch):
+    launch = shaped(monkeypatch, 16384)
+    assert (launch.lanes, launch.kernel) == (8, "pso_classic_lanes")
+    # 128 blocks of 1,024 threads (128 particles each), one per multiprocessor, x, v and p shared
+    assert (launch.shape.per_group, launch.shape.block, launch.flags) == (128, 1024, 7)
+    assert launch.shared_bytes == 30 * 4 + 3 * 128 * 30 * 4
+    one = shaped(monkeypatch, 16384, lanes=1)
+    assert (one.lanes, one.kernel, one.shape.per_group, one.shape.block) == (1, "pso_classic", 128, 128)
+
+
+def test_one_swarm_of_1024_and_of_131072(monkeypatch):
+    small = shaped(monkeypatch, 1024)
+    assert (small.lanes, small.shape.per_group, small.shape.block, small.flags) == (8, 128, 64, 7)
+    assert small.shared_bytes == 30 * 4 + 3 * 8 * 30 * 4  # rows of 8 particles, not 64 threads
+    large = shaped(monkeypatch, 131072)
+    assert (large.lanes, large.kernel) == (1, "pso_classic")
+
+
+def test_fewer_lanes_where_the_swarm_would_not_be_resident(monkeypatch):
+    # a device that holds only 40 blocks of any shape: 8, 4 and 2 lanes (128 blocks of 1,024, 512,
+    # 256) do not fit: a thread per particle, threads owning several particles
+    launch = shaped(monkeypatch, 16384, resident=lambda kernel, block, nbytes: 40)
+    assert launch.lanes == 1 and launch.kernel == "pso_classic"
+    # only 100 blocks of 1,024 but two of 512 per multiprocessor: 4 lanes, 128 blocks of 512
+    launch = shaped(monkeypatch, 16384, resident=lambda kernel, block, nbytes: 100 if block == 1024 else 2 * SMS)
+    assert (launch.lanes, launch.shape.per_group, launch.shape.block) == (4, 128, 512)
+    # forced lanes stay, every group then owning several particles (state in global memory)
+    forced = shaped(monkeypatch, 16384, lanes=8, resident=lambda kernel, block, nbytes: 40)
+    assert (forced.lanes, forced.shape.per_group, forced.flags) == (8, 40, 0)
+
+
+def test_many_swarms_with_lanes_keep_a_block_per_swarm(monkeypatch):
+    # 100 swarms of 20 (2,000 particles): 8 lanes, 160 threads, a block per swarm
+    launch = shaped(monkeypatch, 20, swarms=100)
+    assert (launch.lanes, launch.spb, launch.shape.per_group, launch.shape.block) == (8, 1, 1, 160)
+    # a tuning grid's size, 2,048 swarms of 40: packed, a thread per particle
+    packed = shaped(monkeypatch, 40, swarms=2048)
+    assert (packed.lanes, packed.spb, packed.kernel) == (1, 4, "pso_classic_packed")
