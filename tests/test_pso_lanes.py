@@ -15,10 +15,11 @@ from solvers.problems import get_problem
 SMS = 132  # an H100 or H200
 
 
-@pytest.mark.parametrize("particles, lanes", [(1024, 8), (16384, 8), (16896, 8), (17000, 4), (65536, 2),
-                                              (67584, 2), (67585, 1), (131072, 1)])
+@pytest.mark.parametrize("particles, lanes", [(1024, 8), (2112, 8), (2113, 4), (16384, 4), (16896, 4),
+                                              (16897, 1), (65536, 1), (131072, 1)])
 def test_lanes_while_particles_per_multiprocessor_are_few(particles, lanes):
-    # rastrigin 30-D float32: 15 Philox blocks per move; particles x lanes within 1,024 per multiprocessor
+    # rastrigin 30-D float32: 15 Philox blocks per move; the H100's measured choice
+    # (LANES_BY_PARTICLES_PER_SM: 8 lanes up to 16 particles per multiprocessor, 4 up to 128)
     assert choose_lanes(particles, SMS, 15) == lanes
     assert lanes == 1 or particles * lanes <= pso.LANES_THREADS_PER_SM * SMS
 
@@ -54,10 +55,10 @@ def algorithm(monkeypatch, walkers=16384, swarms=1, variant="classic", dim=30, d
 
 def test_the_choices_run_from_the_most_lanes_down_to_one(monkeypatch):
     monkeypatch.delenv(LANES_ENV, raising=False)
-    assert algorithm(monkeypatch)._lane_choices(1) == [8, 4, 2, 1]
+    assert algorithm(monkeypatch)._lane_choices(1) == [4, 2, 1]
     assert algorithm(monkeypatch, walkers=1024)._lane_choices(1) == [8, 4, 2, 1]
     assert algorithm(monkeypatch, walkers=131072)._lane_choices(1) == [1]
-    assert algorithm(monkeypatch, walkers=65536)._lane_choices(1) == [2, 1]
+    assert algorithm(monkeypatch, walkers=65536)._lane_choices(1) == [1]
     # double: a coordinate per Philox block, so 3-D has 3 blocks: 2 lanes at most
     assert algorithm(monkeypatch, walkers=1024, dim=3, dtype="float64")._lane_choices(1) == [2, 1]
 
@@ -79,7 +80,7 @@ def test_the_class_attribute_and_the_environment_force_the_lanes(monkeypatch):
     assert algorithm(monkeypatch, walkers=131072)._lane_choices(1) == [4]
     assert algorithm(monkeypatch, lanes=2)._lane_choices(1) == [2]  # the attribute before the environment
     monkeypatch.setenv(LANES_ENV, "auto")
-    assert algorithm(monkeypatch)._lane_choices(1) == [8, 4, 2, 1]
+    assert algorithm(monkeypatch)._lane_choices(1) == [4, 2, 1]
     monkeypatch.setenv(LANES_ENV, "5")
     with pytest.raises(ConfigError, match=LANES_ENV):
         algorithm(monkeypatch)._lane_choices(1)
@@ -115,12 +116,14 @@ def shaped(monkeypatch, walkers, swarms=1, dim=30, dtype="float32", lanes=None, 
     return algo._launch_shape()
 
 
-def test_one_swarm_of_16384_takes_8_lanes_in_as_many_blocks_as_before(monkeypatch):
+def test_one_swarm_of_16384_takes_4_lanes_in_as_many_blocks_as_before(monkeypatch):
     launch = shaped(monkeypatch, 16384)
-    assert (launch.lanes, launch.kernel) == (8, "pso_classic_lanes")
-    # 128 blocks of 1,024 threads (128 particles each), one per multiprocessor, x, v and p shared
-    assert (launch.shape.per_group, launch.shape.block, launch.flags) == (128, 1024, 7)
+    assert (launch.lanes, launch.kernel) == (4, "pso_classic_lanes")
+    # 128 blocks of 512 threads (128 particles each), one per multiprocessor, x, v and p shared
+    assert (launch.shape.per_group, launch.shape.block, launch.flags) == (128, 512, 7)
     assert launch.shared_bytes == 30 * 4 + 3 * 128 * 30 * 4
+    eight = shaped(monkeypatch, 16384, lanes=8)
+    assert (eight.lanes, eight.shape.per_group, eight.shape.block) == (8, 128, 1024)
     one = shaped(monkeypatch, 16384, lanes=1)
     assert (one.lanes, one.kernel, one.shape.per_group, one.shape.block) == (1, "pso_classic", 128, 128)
 

@@ -69,6 +69,14 @@ def choose_swarms_per_block(m: int, swarms: int, sms: int, cap: int = PACKED_MAX
     return best
 
 
+# Lanes per classic particle by particles per multiprocessor, measured on the H100 (one swarm,
+# rastrigin 30-D float32, `python3 scripts/pso_lanes.py`, G evals/s with 1/2/4/8 lanes, 2026-11-26):
+#   1,024:  0.126 / 0.107 / 0.167 / 0.194     16,384: 1.782 / 1.419 / 1.973 / 1.733
+#   65,536: 4.278 / 3.206 / 3.284 / 2.601     131,072: 4.502 / 1.877 / 1.840 / 1.570
+# so 8 lanes up to 16 particles per multiprocessor, 4 up to 128, then a thread per particle.
+LANES_BY_PARTICLES_PER_SM = ((16, 8), (128, 4))
+
+
 def choose_lanes(particles: int, sms: int, blocks_per_move: int, cap: int = LANES_THREADS_PER_SM) -> int:
     """Lanes per classic particle (1: a thread per particle, pso_classic).
 
@@ -76,14 +84,15 @@ def choose_lanes(particles: int, sms: int, blocks_per_move: int, cap: int = LANE
     of 16,384 on 132 multiprocessors: 124, a warp per scheduler), and each particle's move is a
     long dependent chain (Philox blocks, loads, the velocity update, the objective's terms). L lanes
     per particle each make 1/L of its Philox blocks, so the chain is L times shorter and L times as
-    many warps hide each other's latency. The most lanes (2, 4, 8) that keep particles x lanes within
-    `cap` threads per multiprocessor (all resident) and give every lane a Philox block of the move
-    (blocks_per_move: ceil(d / coordinates per block)): 16,384 and 1,024 particles get 8, 65,536 get
-    2, 131,072 (993 per multiprocessor already) 1.
+    many warps hide each other's latency; but the lanes then gather the terms in order and the
+    swarm's blocks grow. LANES_BY_PARTICLES_PER_SM (measured) picks L; it is lowered while a lane
+    would get no Philox block of the move (blocks_per_move: ceil(d / coordinates per block)) or
+    particles x lanes would pass `cap` threads per multiprocessor (all resident).
     """
-    lanes = 1
-    while lanes < LANE_COUNTS[-1] and 2 * lanes <= blocks_per_move and particles * 2 * lanes <= cap * sms:
-        lanes *= 2
+    per_sm = particles / max(1, sms)
+    lanes = next((most_lanes for most, most_lanes in LANES_BY_PARTICLES_PER_SM if per_sm <= most), 1)
+    while lanes > 1 and (lanes > blocks_per_move or particles * lanes > cap * sms):
+        lanes //= 2
     return lanes
 
 
