@@ -312,6 +312,26 @@ template <typename T> __device__ __forceinline__ void pso_confine(T& x, T& v, T 
     x = below ? lo : (above ? hi : x);
 }
 
+// Classic PSO's new velocity of one coordinate (every classic kernel: one expression, one rounding).
+template <typename T>
+__device__ __forceinline__ T pso_classic_velocity(T v, T x, T pb, T gb, T rp, T rg, T omega, T phi_p, T phi_g) {
+    return omega * v + phi_p * rp * (pb - x) + phi_g * rg * (gb - x);
+}
+
+// The end of one coordinate's move (classic and SPSO): confine the new x and v, store them, feed x
+// to the running objective and advance the particle's running addresses to the next coordinate.
+template <typename T, typename R, typename E>
+__device__ __forceinline__ void pso_settle(T x, T v, T lo, T hi, int j, const R& r, T*& xq, T*& vq, const T*& pq,
+                                           E& fold) {
+    pso_confine(x, v, lo, hi);
+    *xq = x;
+    *vq = v;
+    fold.add(x, j);
+    xq += r.xs;
+    vq += r.vs;
+    pq += r.ps;
+}
+
 // Where a thread's own particle lives during a launch: x, v and p in shared memory (column
 // threadIdx.x, stride blockDim.x) when the host found room (flags bit 0: x, 1: v, 2: p, only when
 // a thread owns exactly one particle), else in the global (d, n) arrays. Shared memory holds, in
@@ -544,7 +564,7 @@ __device__ __forceinline__ T pso_move_lanes(const PsoRows<T>& r, T* P, T* f, T* 
                     T x = *xb;
                     T v = *vb;
                     const T pb = *pc;
-                    v = omega * v + phi_p * rp * (pb - x) + phi_g * rg * (g_own[j] - x);
+                    v = pso_classic_velocity(v, x, pb, g_own[j], rp, rg, omega, phi_p, phi_g);
                     x = x + lr * v;
                     pso_confine(x, v, lower[j], upper[j]);
                     *xb = x;
@@ -685,15 +705,8 @@ __device__ __forceinline__ void pso_classic_run(T* X, T* V, T* P, T* f, T* Pf, T
                         T x = *xq;
                         T v = *vq;
                         const T pb = *pq;
-                        v = omega * v + phi_p * rp * (pb - x) + phi_g * rg * (g_own[j] - x);
-                        x = x + lr * v;
-                        pso_confine(x, v, lower[j], upper[j]);
-                        *xq = x;
-                        *vq = v;
-                        fold.add(x, j);
-                        xq += r.xs;
-                        vq += r.vs;
-                        pq += r.ps;
+                        v = pso_classic_velocity(v, x, pb, g_own[j], rp, rg, omega, phi_p, phi_g);
+                        pso_settle(x + lr * v, v, lower[j], upper[j], j, r, xq, vq, pq, fold);
                     }
                 }
             }
@@ -955,14 +968,7 @@ pso_spso(T* X, T* V, T* P, T* f, T* Pf, T* swarm_f, long long* swarm_i, long lon
                         const T zj = *zq;
                         zq += n;
                         T v = w * *vq + tc + scale * zj;
-                        x = x + v;
-                        pso_confine(x, v, lower[j], upper[j]);
-                        *xq = x;
-                        *vq = v;
-                        fold.add(x, j);
-                        xq += r.xs;
-                        vq += r.vs;
-                        pq += r.ps;
+                        pso_settle(x + v, v, lower[j], upper[j], j, r, xq, vq, pq, fold);
                     }
                 }
             }

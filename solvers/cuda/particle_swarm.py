@@ -96,26 +96,9 @@ def choose_lanes(particles: int, sms: int, blocks_per_move: int, cap: int = LANE
     return lanes
 
 
-def requested_lanes(value) -> int | None:
-    """The class attribute's or the environment's lanes per particle: None for the automatic
-    choice; ConfigError for anything but "auto", 1, 2, 4 or 8."""
-    if value is None:
-        return None
-    text = str(value).strip().lower()
-    if text in ("", "auto"):
-        return None
-    try:
-        lanes = int(text)
-    except ValueError:
-        lanes = 0
-    if lanes not in LANE_COUNTS:
-        raise ConfigError(f"{LANES_ENV} must be 'auto', 1, 2, 4 or 8, got {value!r}")
-    return lanes
-
-
-def requested_swarms_per_block(value) -> int | None:
-    """The class attribute's or the environment's swarms per block: None for the automatic
-    choice; ConfigError for anything but "auto" or a whole number >= 1."""
+def _requested(value, env: str, valid, allowed: str) -> int | None:
+    """A class attribute's or the environment's whole-number knob: None for "auto" (or unset);
+    ConfigError naming `env` and `allowed` for anything `valid` refuses."""
     if value is None:
         return None
     text = str(value).strip().lower()
@@ -125,9 +108,21 @@ def requested_swarms_per_block(value) -> int | None:
         k = int(text)
     except ValueError:
         k = 0
-    if k < 1:
-        raise ConfigError(f"{SWARMS_PER_BLOCK_ENV} must be 'auto' or a whole number >= 1, got {value!r}")
+    if not valid(k):
+        raise ConfigError(f"{env} must be 'auto' or {allowed}, got {value!r}")
     return k
+
+
+def requested_lanes(value) -> int | None:
+    """The class attribute's or the environment's lanes per particle: None for the automatic
+    choice; ConfigError for anything but "auto", 1, 2, 4 or 8."""
+    return _requested(value, LANES_ENV, lambda k: k in LANE_COUNTS, "1, 2, 4 or 8")
+
+
+def requested_swarms_per_block(value) -> int | None:
+    """The class attribute's or the environment's swarms per block: None for the automatic
+    choice; ConfigError for anything but "auto" or a whole number >= 1."""
+    return _requested(value, SWARMS_PER_BLOCK_ENV, lambda k: k >= 1, "a whole number >= 1")
 
 
 @dataclass
