@@ -8,7 +8,7 @@
 3. scaling at 131,072 walkers for pattern search and SA async: every thread vs 1 (target >= 12x
    on 16 threads).
 
-    python scripts/numba_baseline.py [--out DIR] [--skip-scaling]
+    python scripts/numba_baseline.py [--out DIR] [--skip-scaling] [--per-core-only] [--only NAME ...]
 
 Rates are the run's exact evaluation counts over the timed iterations (after one warm-up iteration;
 compilation is never timed). Prints a table and writes numba-baseline.json into --out.
@@ -68,28 +68,8 @@ def end_to_end(make, iterations: int, repeats: int = 3) -> list[float]:
     return times
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", default=os.environ.get("OUT", "."))
-    parser.add_argument("--skip-scaling", action="store_true")
-    args = parser.parse_args()
-    every = default_threads()
-    record = {"cpu": cpu_model(), "threads": every, "load_average": os.getloadavg(), "per_core": [],
-              "table1": {}, "scaling": []}
-    print(f"# {record['cpu']}, {every} threads, load average {record['load_average']}")
-    problem = get_problem("rastrigin", 30)
-    for name, params, iterations in CASES:
-        ref = get_algorithm(name)
-        p = ref.Params(**params)
-        numba_rate, numba_s = steady_rate(numba_algorithm(name)(problem, p, dtype=np.float64, threads=1),
-                                          iterations)
-        numpy_rate, numpy_s = steady_rate(ref(problem, p, dtype=np.float64), iterations)
-        row = {"algorithm": name, "variant": params.get("variant", ""), "numpy_rate": numpy_rate,
-               "numba_1_thread_rate": numba_rate, "ratio": numba_rate / numpy_rate}
-        record["per_core"].append(row)
-        print(f"{name:24} {row['variant']:9} numpy {numpy_rate / 1e6:8.3f} M/s  numba 1 thread "
-              f"{numba_rate / 1e6:8.3f} M/s  {row['ratio']:5.2f}x", flush=True)
-
+def table1(record: dict, every: int) -> None:
+    """Part 2: the Table 1 setting end to end, numba on 1 and on every thread, and numpy."""
     problem = get_problem("ackley", 20)
     params = get_algorithm("pattern_search").Params(walkers=15360)
     cls = numba_algorithm("pattern_search")
@@ -101,7 +81,38 @@ def main() -> int:
     record["table1"]["numpy"] = times
     print(f"Table 1 numpy:              median {np.median(times):.3f} s {times}", flush=True)
 
-    if not args.skip_scaling:
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", default=os.environ.get("OUT", "."))
+    parser.add_argument("--skip-scaling", action="store_true")
+    parser.add_argument("--per-core-only", action="store_true",
+                        help="only part 1 (numba on 1 thread vs numpy); the record keeps its keys")
+    parser.add_argument("--only", nargs="+", metavar="ALGORITHM",
+                        help="per-core cases of these algorithms only (e.g. particle_swarm)")
+    args = parser.parse_args()
+    every = default_threads()
+    record = {"cpu": cpu_model(), "threads": every, "load_average": os.getloadavg(), "per_core": [],
+              "table1": {}, "scaling": []}
+    print(f"# {record['cpu']}, {every} threads, load average {record['load_average']}")
+    problem = get_problem("rastrigin", 30)
+    for name, params, iterations in CASES:
+        if args.only and name not in args.only:
+            continue
+        ref = get_algorithm(name)
+        p = ref.Params(**params)
+        numba_rate, numba_s = steady_rate(numba_algorithm(name)(problem, p, dtype=np.float64, threads=1),
+                                          iterations)
+        numpy_rate, numpy_s = steady_rate(ref(problem, p, dtype=np.float64), iterations)
+        row = {"algorithm": name, "variant": params.get("variant", ""), "numpy_rate": numpy_rate,
+               "numba_1_thread_rate": numba_rate, "ratio": numba_rate / numpy_rate}
+        record["per_core"].append(row)
+        print(f"{name:24} {row['variant']:9} numpy {numpy_rate / 1e6:8.3f} M/s  numba 1 thread "
+              f"{numba_rate / 1e6:8.3f} M/s  {row['ratio']:5.2f}x", flush=True)
+
+    if not args.per_core_only:
+        table1(record, every)
+    if not args.skip_scaling and not args.per_core_only:
         for name, params, iterations in [("pattern_search", {"walkers": 131072}, 2),
                                          ("simulated_annealing", {"walkers": 131072, "variant": "async"}, 60)]:
             p = get_algorithm(name).Params(**params)

@@ -69,17 +69,20 @@ def test_philox_counter_layout_of_random_cuh():
 
 def test_philox_batch_draws_the_same_words():
     """philox.fill_words (the move loops' vectorised draw) gives words()' blocks, counters crossing
-    2^32 and walkers beyond 32 bits included; only the first `count` columns are written."""
+    2^32 and walkers beyond 32 bits included; the count is padded to a whole batch of the
+    following blocks where W has the columns (never past them)."""
     seed, walker, stream = 0x0123456789ABCDEF, (5 << 32) | 77, 3
     first = (1 << 32) - 7  # the draw's low word wraps inside the batch
-    W = np.zeros((4, 20), dtype=np.uint64)
-    philox.fill_words(seed, walker, stream, first, 17, W)
-    for b in range(17):
-        expected = [int(w) for w in philox.words(seed, walker, stream, first + b)]
-        assert [int(w) for w in W[:, b]] == expected, b
-        assert expected == _philox_python(((first + b) & 0xFFFFFFFF, (first + b) >> 32, 77,
-                                           (3 << 24) | 5), (0x89ABCDEF, 0x01234567))
-    assert not W[:, 17:].any()
+    for width, written in ((20, 20), (30, 24)):  # 17 blocks: a batch of 24, cut at W's width
+        W = np.zeros((4, width), dtype=np.uint64)
+        philox.fill_words(seed, walker, stream, first, 17, W)
+        assert philox.batch_columns(17) == 24
+        for b in range(written):
+            expected = [int(w) for w in philox.words(seed, walker, stream, first + b)]
+            assert [int(w) for w in W[:, b]] == expected, b
+            assert expected == _philox_python(((first + b) & 0xFFFFFFFF, (first + b) >> 32, 77,
+                                               (3 << 24) | 5), (0x89ABCDEF, 0x01234567))
+        assert not W[:, written:].any()
 
 
 def test_philox_uniforms_in_unit_interval():

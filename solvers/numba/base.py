@@ -35,15 +35,39 @@ WIDE_PJIT = dict(PJIT, parallel=ParallelOptions({"fusion": False}))
 WIDE_MIN_WORK_PER_THREAD = 512
 
 
+# A parallel loop over walkers that needs scratch arrays runs over this many blocks of walkers
+# (fewer where there are fewer walkers), each allocating its scratch once: a malloc and free per
+# walker in every thread contend in the allocator. 1024 blocks keep numba's static split of the
+# blocks over the threads within ~1% of even (<= 16 threads); every walker's numbers depend on
+# the walker only, so the split changes no result. (The thread count itself, from
+# numba.get_num_threads(), would keep the kernels out of numba's on-disk cache.)
+WALKER_BLOCKS = 1024
+
+
+@njit(nogil=True, cache=True)
+def thread_blocks(n):
+    """How many blocks of walkers a parallel loop over n walkers runs (see WALKER_BLOCKS)."""
+    return max(1, min(n, WALKER_BLOCKS))
+
+
+@njit(nogil=True, cache=True)
+def block_range(k, blocks, n):
+    """Walkers [lo, hi) of block k of `blocks` over n walkers (contiguous, sizes differing by <= 1)."""
+    return k * n // blocks, (k + 1) * n // blocks
+
+
 @njit(**PJIT)
 def evaluate_rows(fid, X, out, bad):
     """out[i] = f(X[i]) for every row, NaN/inf mapped to +inf (counted in bad[i]); rows in parallel."""
     n, d = X.shape
-    for i in prange(n):
+    blocks = thread_blocks(n)
+    for k in prange(blocks):
         x = np.empty(d, dtype=np.float64)
-        for j in range(d):
-            x[j] = X[i, j]
-        out[i] = functions.counted(fid, x, bad, i)
+        lo, hi = block_range(k, blocks, n)
+        for i in range(lo, hi):
+            for j in range(d):
+                x[j] = X[i, j]
+            out[i] = functions.counted(fid, x, bad, i)
 
 
 @njit(**PJIT)
@@ -51,15 +75,18 @@ def draw_uniform_points(X, f, lower, upper, fid, seed, single, bad, walker0=0):
     """Row i of X uniform in the box (Philox stream INIT, walker walker0 + i, draw 0 on: the cuda
     engine's initial points) and f[i] its value (non-finite values counted in bad[i])."""
     n, d = X.shape
-    for i in prange(n):
+    blocks = thread_blocks(n)
+    for k in prange(blocks):
         x = np.empty(d, dtype=np.float64)
         row = np.empty(d, dtype=X.dtype)
-        philox.fill_uniform(seed, walker0 + i, philox.STREAM_INIT, np.uint64(0), lower, upper, row,
-                            single)
-        for j in range(d):
-            X[i, j] = row[j]
-            x[j] = row[j]
-        f[i] = functions.counted(fid, x, bad, i)
+        lo, hi = block_range(k, blocks, n)
+        for i in range(lo, hi):
+            philox.fill_uniform(seed, walker0 + i, philox.STREAM_INIT, np.uint64(0), lower, upper, row,
+                                single)
+            for j in range(d):
+                X[i, j] = row[j]
+                x[j] = row[j]
+            f[i] = functions.counted(fid, x, bad, i)
 
 
 def default_threads() -> int:

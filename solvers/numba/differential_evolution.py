@@ -24,7 +24,7 @@ from numba import njit, prange
 from ..algorithms.differential_evolution import (DifferentialEvolution, DifferentialEvolutionParams,
                                                   DifferentialEvolutionState)
 from . import functions, philox
-from .base import PJIT, WIDE_PJIT, NumbaAlgorithm, draw_uniform_points
+from .base import PJIT, WIDE_PJIT, NumbaAlgorithm, block_range, draw_uniform_points, thread_blocks
 
 STREAM_BOUNCE = 16  # DE_STREAM_BOUNCE
 
@@ -51,14 +51,36 @@ def distinct(w0, w1, w2, m, me):
     return r1, r2, r3
 
 
-@njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True, inline="always")
+def de_gene(X, trials, i, j, u, jr, a1, a2, a3, lower, upper, seed, key, t, cross_blocks, Fw, Cr, single):
+    """trials[i, j]: the mutant's gene where its crossover uniform u <= Cr or j == j_rand (bounced
+    back inside the box by its own uniform of stream BOUNCE), else X[i, j]."""
+    T = X.dtype.type
+    if T(u) <= Cr or j == jr:
+        a = X[a1, j]
+        v = a + Fw * (X[a2, j] - X[a3, j])
+        lo = lower[j]
+        hi = upper[j]
+        if v < lo or v > hi:
+            bound = lo if v < lo else hi
+            ub = philox.uniform_at(seed, key, STREAM_BOUNCE, t * np.uint64(cross_blocks), j, single)
+            v = bound + T(ub) * (a - bound)
+        trials[i, j] = v
+    else:
+        trials[i, j] = X[i, j]
+
+
+# inlined into both kernels at numba's level: as a call (a dozen arrays passed as their fields)
+# the call alone cost tens of ns a trial (30-D float64, 2-core AMD EPYC)
+@njit(nogil=True, cache=True, inline="always")
 def de_trial(X, trials, f_trials, i, base, key, lower, upper, fid, m, seed, t, Fw, Cr, single, bad, x,
              live, W):
     """Trial of individual i (row base + il of its population, `key` its global index: Philox's
     walker) at generation t: mutation from three others of its population, bounce-back, binomial
     crossover; evaluated into f_trials[i] (x: float64 scratch of d); not `live` (max_evals cuts
-    it): +inf, unevaluated. W: (4, >= 1 + ceil(d / P)) uint64 scratch: the generation's Philox
-    blocks, drawn first in one vectorised loop (philox.fill_words: the same numbers)."""
+    it): +inf, unevaluated. W: (4, >= philox.batch_columns(1 + ceil(d / P))) uint64 scratch: the
+    generation's Philox blocks, drawn first in one vectorised loop (philox.fill_words: the same
+    numbers)."""
     d = X.shape[1]
     T = X.dtype.type
     per = 4 if single else 2
@@ -68,25 +90,20 @@ def de_trial(X, trials, f_trials, i, base, key, lower, upper, fid, m, seed, t, F
     r1, r2, r3 = distinct(W[0, 0], W[1, 0], W[2, 0], m, i - base)
     jr = philox.below(W[3, 0], d)
     a1, a2, a3 = base + r1, base + r2, base + r3
-    for j0 in range(0, d, per):  # one Philox block per P genes' crossover uniforms
-        b = 1 + j0 // per
-        c0, c1, c2, c3 = W[0, b], W[1, b], W[2, b], W[3, b]
-        for q in range(min(per, d - j0)):
-            j = j0 + q
-            if T(philox.uniform_k(c0, c1, c2, c3, q, single)) <= Cr or j == jr:
-                a = X[a1, j]
-                v = a + Fw * (X[a2, j] - X[a3, j])
-                lo = lower[j]
-                hi = upper[j]
-                if v < lo or v > hi:
-                    bound = lo if v < lo else hi
-                    ub = philox.uniform_at(seed, key, STREAM_BOUNCE, t * np.uint64(cross_blocks), j,
-                                           single)
-                    v = bound + T(ub) * (a - bound)
-                trials[i, j] = v
-            else:
-                trials[i, j] = X[i, j]
-            x[j] = trials[i, j]
+    # one loop per dtype, gene j's crossover uniform by shifts and masks (mw_uniform: P per block
+    # from block 1 on), not the runtime j // P, j % P and uniform_k's branches
+    if single:  # gene j: word j & 3 of block 1 + j // 4 (24 bits)
+        for j in range(d):
+            de_gene(X, trials, i, j, philox.u01f(W[j & 3, 1 + (j >> 2)]), jr, a1, a2, a3, lower, upper,
+                    seed, key, t, cross_blocks, Fw, Cr, single)
+    else:  # gene j: words 2 (j & 1), 2 (j & 1) + 1 of block 1 + j // 2 (53 bits)
+        for j in range(d):
+            q = 2 * (j & 1)
+            b = 1 + (j >> 1)
+            de_gene(X, trials, i, j, philox.u01d(W[q, b], W[q + 1, b]), jr, a1, a2, a3, lower, upper,
+                    seed, key, t, cross_blocks, Fw, Cr, single)
+    for j in range(d):
+        x[j] = trials[i, j]
     f_trials[i] = T(functions.counted(fid, x, bad, i)) if live else T(np.inf)
 
 
@@ -111,7 +128,7 @@ def de_generations(X, f, trials, f_trials, accepted, lower, upper, fid, m, seed,
     for g in prange(n // m):
         base = g * m
         x = np.empty(d, dtype=np.float64)
-        W = np.empty((4, 1 + (d + 1) // 2), dtype=np.uint64)  # the most blocks: P = 2 (float64)
+        W = np.empty((4, philox.batch_columns_jit(1 + (d + 1) // 2)), dtype=np.uint64)  # most: P = 2
         for gen in range(generations):
             t = np.uint64(first_gen + gen)
             cut = gen + 1 == generations
@@ -128,11 +145,14 @@ def de_generation_wide(X, f, trials, f_trials, accepted, lower, upper, fid, m, s
     """Few populations: one generation t, every trial in parallel (from the same X), then every
     selection in parallel; only individuals i < last_active evaluate (max_evals)."""
     n, d = X.shape
-    for i in prange(n):
+    blocks = thread_blocks(n)
+    for k in prange(blocks):  # scratch per thread's block of individuals, not per individual
         x = np.empty(d, dtype=np.float64)
-        W = np.empty((4, 1 + (d + 1) // 2), dtype=np.uint64)
-        de_trial(X, trials, f_trials, i, (i // m) * m, walker0 + i, lower, upper, fid, m, seed,
-                 np.uint64(t), Fw, Cr, single, bad, x, i < last_active, W)
+        W = np.empty((4, philox.batch_columns_jit(1 + (d + 1) // 2)), dtype=np.uint64)
+        lo, hi = block_range(k, blocks, n)
+        for i in range(lo, hi):
+            de_trial(X, trials, f_trials, i, (i // m) * m, walker0 + i, lower, upper, fid, m, seed,
+                     np.uint64(t), Fw, Cr, single, bad, x, i < last_active, W)
     for i in prange(n):
         de_select(X, f, trials, f_trials, accepted, i, i < last_active)
 

@@ -33,7 +33,7 @@ from numba import njit, prange
 from ..algorithms.particle_swarm import (SPSO_C, SPSO_W, ParticleSwarm, ParticleSwarmParams,
                                           ParticleSwarmState)
 from . import functions, philox
-from .base import PJIT, WIDE_PJIT, NumbaAlgorithm
+from .base import PJIT, WIDE_PJIT, NumbaAlgorithm, block_range, thread_blocks
 
 STREAM_LINKS = 16  # PSO_STREAM_LINKS
 
@@ -74,16 +74,30 @@ def link(seed, key, epoch, k, K, base, m):
 
 
 @njit(nogil=True, cache=True)
+def draw_links(seed, key, epoch, K, base, m, out, row):
+    """out[row, k] = link(seed, key, epoch, k, K, base, m) for every k < K, drawing each Philox
+    block once (link() draws the block of its k alone: K = 3 drew one block three times)."""
+    per_draw = (K + 3) // 4
+    first = np.uint64(epoch + 1) * np.uint64(per_draw)
+    for b in range(per_draw):
+        w0, w1, w2, w3 = philox.words(seed, key, STREAM_LINKS, first + np.uint64(b))
+        for q in range(min(4, K - 4 * b)):
+            w = w0 if q == 0 else (w1 if q == 1 else (w2 if q == 2 else w3))
+            out[row, 4 * b + q] = base + philox.below(w, m)
+
+
+@njit(nogil=True, cache=True, inline="always")
 def confine(x, v, lo, hi):
-    """SPSO-2011 confinement of one coordinate: clamp, reverse and halve the velocity."""
-    if x < lo:
-        return lo, -0.5 * v
-    if x > hi:
-        return hi, -0.5 * v
-    return x, v
+    """SPSO-2011 confinement of one coordinate: clamp, reverse and halve the velocity (below lo:
+    lo; else above hi: hi). Written as selects, no early return: the branches mispredicted on
+    swarms pressing on the bounds (30-D rastrigin: 98 against 41 ns for the 30 coordinates'
+    update, float64, 2-core AMD EPYC); the same values, NaN included (it compares false); `|`, not `or`, which branches."""
+    below = x < lo
+    above = x > hi
+    return (lo if below else (hi if above else x)), (-0.5 * v if below | above else v)
 
 
-@njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True, inline="always")
 def place(X, V, x, i, j, xj, v, lo, hi):
     """Coordinate j of particle i after its move: confined, stored in X and V and the row x."""
     xj, v = confine(xj, v, lo, hi)
@@ -116,28 +130,48 @@ def swarm_argmin(Pf, base, m):
     return k
 
 
-@njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True, inline="always")
+def classic_velocity(X, V, P, g, z, i, j, rp, rg, omega, phi_p, phi_g):
+    """z[j] = the new velocity of coordinate j of particle i, from its uniforms r_p, r_g."""
+    xj = X[i, j]
+    z[j] = omega * V[i, j] + phi_p * rp * (P[i, j] - xj) + phi_g * rg * (g[j] - xj)
+
+
+# inlined into the swarm loops at numba's level: as a call (~20 arrays passed as their fields) the
+# call alone cost ~50 ns a particle (30-D float64, 2-core AMD EPYC)
+@njit(nogil=True, cache=True, inline="always")
 def classic_move(X, V, P, f, Pf, g, i, lower, upper, fid, seed, t, omega, phi_p, phi_g, lr, single,
-                 bad, x, walker0, live, W):
+                 bad, x, walker0, live, W, z):
     """Particle i's classic move at iteration t (r_p, r_g from Philox, keyed walker0 + i) toward its
     personal best and `g`, a copy of its swarm's best taken before the iteration; confined,
     evaluated if `live` (x: float64 scratch of d), and its personal best updated at once (only the
-    particle itself reads its P). W: (4, >= d) uint64 scratch: the iteration's Philox blocks,
-    drawn first in one vectorised loop (philox.fill_words: the same numbers)."""
+    particle itself reads its P). W: (4, >= philox.batch_columns(d)) uint64 scratch: the
+    iteration's Philox blocks, drawn first in one vectorised loop (philox.fill_words: the same
+    numbers); z: scratch of d in X's dtype (the velocities before confinement)."""
     d = X.shape[1]
     T = X.dtype.type
-    C = 2 if single else 1  # coordinates per Philox block (r_p and r_g each)
-    per_iter = np.uint64((d + C - 1) // C)
-    philox.fill_words(seed, walker0 + i, philox.STREAM_STEP, t * per_iter, (d + C - 1) // C, W)
+    blocks = (d + 1) // 2 if single else d  # r_p and r_g of 2 coordinates per block, else of 1
+    philox.fill_words(seed, walker0 + i, philox.STREAM_STEP, t * np.uint64(blocks), blocks, W)
+    # One loop per dtype, a coordinate's block and words by shifts and masks (the shared loop's
+    # j // C, j % C with C known at run time and uniform_k's branches cost ~5 ns a coordinate),
+    # then the confinement in a loop of its own: LLVM vectorises a loop only where it can check
+    # at run time that its arrays do not overlap, at most 8 pairs; the single loop reading W, V,
+    # P, X, g, lower, upper and writing X, V, x had more and ran scalar (121 against 68 ns for
+    # the 30 coordinates, float64, 2-core AMD EPYC). The same operations on every coordinate.
+    if single:  # coordinate j: words 2 (j & 1) and 2 (j & 1) + 1 of block j // 2 (mw_uniform)
+        for j in range(d):
+            b = j >> 1
+            q = 2 * (j & 1)
+            classic_velocity(X, V, P, g, z, i, j, T(philox.u01f(W[q, b])), T(philox.u01f(W[q + 1, b])),
+                             omega, phi_p, phi_g)
+    else:  # coordinate j: block j, r_p from words 0-1, r_g from 2-3
+        for j in range(d):
+            classic_velocity(X, V, P, g, z, i, j, T(philox.u01d(W[0, j], W[1, j])),
+                             T(philox.u01d(W[2, j], W[3, j])), omega, phi_p, phi_g)
     for j in range(d):
-        b = j // C
-        w0, w1, w2, w3 = W[0, b], W[1, b], W[2, b], W[3, b]
-        q = j % C
-        rp = T(philox.uniform_k(w0, w1, w2, w3, 2 * q, single))
-        rg = T(philox.uniform_k(w0, w1, w2, w3, 2 * q + 1, single))
-        xj = X[i, j]
-        v = omega * V[i, j] + phi_p * rp * (P[i, j] - xj) + phi_g * rg * (g[j] - xj)
-        place(X, V, x, i, j, xj + lr * v, v, lower[j], upper[j])
+        X[i, j], V[i, j] = confine(X[i, j] + lr * z[j], z[j], lower[j], upper[j])
+    for j in range(d):
+        x[j] = X[i, j]
     if evaluated(fid, x, bad, i, f, Pf, live):  # only the particle itself reads its P: at once
         for j in range(d):
             P[i, j] = X[i, j]
@@ -160,7 +194,8 @@ def pso_classic(X, V, P, f, Pf, swarm_f, lower, upper, fid, m, seed, first_iter,
         base = s * m
         x = np.empty(d, dtype=np.float64)
         g = np.empty((1, d), dtype=X.dtype)
-        W = np.empty((4, d + 1), dtype=np.uint64)
+        z = np.empty(d, dtype=X.dtype)
+        W = np.empty((4, philox.batch_columns_jit(d + 1)), dtype=np.uint64)
         gi = swarm_argmin(Pf, base, m)
         for it in range(iterations):
             t = np.uint64(first_iter + it)
@@ -168,7 +203,7 @@ def pso_classic(X, V, P, f, Pf, swarm_f, lower, upper, fid, m, seed, first_iter,
             cut = it + 1 == iterations
             for i in range(base, base + m):
                 classic_move(X, V, P, f, Pf, g[0], i, lower, upper, fid, seed, t, omega, phi_p, phi_g,
-                             lr, single, bad, x, walker0, not cut or i < last_active, W)
+                             lr, single, bad, x, walker0, not cut or i < last_active, W, z)
             gi = swarm_argmin(Pf, base, m)
         swarm_f[s] = Pf[gi]
 
@@ -183,11 +218,15 @@ def pso_classic_wide(X, V, P, f, Pf, swarm_f, lower, upper, fid, m, seed, t, las
     G = np.empty((swarms, d), dtype=X.dtype)
     for s in prange(swarms):
         copy_row(G, s, P, swarm_argmin(Pf, s * m, m))
-    for i in prange(n):
+    blocks = thread_blocks(n)
+    for k in prange(blocks):  # scratch per thread's block of particles, not per particle
         x = np.empty(d, dtype=np.float64)
-        W = np.empty((4, d + 1), dtype=np.uint64)
-        classic_move(X, V, P, f, Pf, G[i // m], i, lower, upper, fid, seed, np.uint64(t), omega, phi_p,
-                     phi_g, lr, single, bad, x, walker0, i < last_active, W)
+        z = np.empty(d, dtype=X.dtype)
+        W = np.empty((4, philox.batch_columns_jit(d + 1)), dtype=np.uint64)
+        lo, hi = block_range(k, blocks, n)
+        for i in range(lo, hi):
+            classic_move(X, V, P, f, Pf, G[i // m], i, lower, upper, fid, seed, np.uint64(t), omega,
+                         phi_p, phi_g, lr, single, bad, x, walker0, i < last_active, W, z)
     for s in prange(swarms):
         swarm_f[s] = Pf[swarm_argmin(Pf, s * m, m)]
 
@@ -201,15 +240,15 @@ def better_informant(Pf, src, b):
 
 
 @njit(nogil=True, cache=True)
-def informants(Pf, best, seed, epoch, K, base, m, walker0):
+def informants(Pf, best, targets, base, m):
     """best[p] = the best informant of particle base + p: each particle informs itself and its K
-    targets (drawn here, keyed by the global index walker0 + src)."""
+    targets (targets: (m, K), row p the swarm's targets of particle base + p, from draw_links)."""
     for p in range(m):
         best[p] = base + p
     for p in range(m):
         src = base + p
-        for k in range(K):
-            tgt = link(seed, walker0 + src, epoch, k, K, base, m) - base
+        for k in range(targets.shape[1]):
+            tgt = targets[p, k] - base
             if better_informant(Pf, src, best[tgt]):
                 best[tgt] = src
 
@@ -229,6 +268,18 @@ def gather_informants(Pf, best, targets, lo, hi, m):
                 best[tgt] = src
 
 
+@njit(nogil=True, cache=True, inline="always")
+def box_muller(z, j, d, u1, u2):
+    """z[j], z[j + 1] (those below d) = the normals of the pair (u1, u2) in z's dtype (mw_normal2)."""
+    T = z.dtype.type
+    r = np.sqrt(T(-2) * np.log(T(1) - u1))
+    a = T(2 * math.pi) * u2
+    if j < d:
+        z[j] = r * np.cos(a)
+    if j + 1 < d:
+        z[j + 1] = r * np.sin(a)
+
+
 # inlined into both kernels at numba's level: as a call, the grouped kernel ran 3% slower on one
 # thread (0.83 vs 0.86 M evals/s, rastrigin 30-D, float32); the other helpers lost nothing
 @njit(nogil=True, cache=True, inline="always")
@@ -238,42 +289,44 @@ def spso_move(X, V, P, f, Pf, i, l, lower, upper, fid, seed, t, w, c, single, ba
     informant l (normals and radius from Philox, keyed walker0 + i), confined and evaluated (z: scratch of d in X's
     dtype, x: float64); not `live`: f[i] = +inf, unevaluated (max_evals). Updates Pf[i] and says
     whether it improved: the caller copies the P row after every particle of the swarm moved
-    (other particles read it). W: (4, >= d + 1) uint64 scratch: the iteration's Philox blocks
-    (philox.fill_words, one vectorised loop: the same numbers)."""
+    (other particles read it). W: (4, >= philox.batch_columns(d + 1)) uint64 scratch: the
+    iteration's Philox blocks (philox.fill_words, one vectorised loop: the same numbers).
+
+    Its time is mostly libm's (log, cos, sin of each pair of normals: ~half the move's time on
+    30-D float64); the loops around them are split per dtype and the confinement runs in a loop
+    of its own (see classic_move)."""
     d = X.shape[1]
     T = X.dtype.type
     NP = 4 if single else 2  # normals per Philox block
-    normal_blocks = np.uint64((d + NP - 1) // NP)
-    per_iter = normal_blocks + np.uint64(1)
+    nb = (d + NP - 1) // NP  # the normals' blocks, then the radius block
     tiny = np.finfo(X.dtype).tiny
     coef = T(c) * (T(0.25) if l == i else T(1.0 / 3.0))
-    nb = (d + NP - 1) // NP  # the normals' blocks, then the radius block
-    philox.fill_words(seed, walker0 + i, philox.STREAM_STEP, np.uint64(t) * per_iter, nb + 1, W)
-    for j0 in range(0, d, NP):
-        b = j0 // NP
-        w0, w1, w2, w3 = W[0, b], W[1, b], W[2, b], W[3, b]
-        for h in range(NP // 2):  # Box-Muller on pairs (mw_normal2)
-            u1 = T(philox.uniform_k(w0, w1, w2, w3, 2 * h, single))
-            u2 = T(philox.uniform_k(w0, w1, w2, w3, 2 * h + 1, single))
-            r = np.sqrt(T(-2) * np.log(T(1) - u1))
-            a = T(2 * math.pi) * u2
-            if j0 + 2 * h < d:
-                z[j0 + 2 * h] = r * np.cos(a)
-            if j0 + 2 * h + 1 < d:
-                z[j0 + 2 * h + 1] = r * np.sin(a)
+    philox.fill_words(seed, walker0 + i, philox.STREAM_STEP, np.uint64(t) * np.uint64(nb + 1), nb + 1, W)
+    if single:  # block b: the pairs (w0, w1) -> z[4b], z[4b + 1] and (w2, w3) -> z[4b + 2], z[4b + 3]
+        for b in range(nb):
+            for h in range(2):
+                if 4 * b + 2 * h < d:  # a pair past d is drawn but never used
+                    box_muller(z, 4 * b + 2 * h, d, T(philox.u01f(W[2 * h, b])),
+                               T(philox.u01f(W[2 * h + 1, b])))
+        ru = T(philox.u01f(W[0, nb]))
+    else:  # block b: one pair of 53-bit uniforms -> z[2b], z[2b + 1]
+        for b in range(nb):
+            box_muller(z, 2 * b, d, T(philox.u01d(W[0, b], W[1, b])), T(philox.u01d(W[2, b], W[3, b])))
+        ru = T(philox.u01d(W[0, nb], W[1, nb]))
     tc2 = T(0)
     dir2 = T(0)
     for j in range(d):
         tc = coef * (P[i, j] + P[l, j] - T(2) * X[i, j])
         tc2 += tc * tc
         dir2 += z[j] * z[j]
-    ru = T(philox.uniform_k(W[0, nb], W[1, nb], W[2, nb], W[3, nb], 0, single))
     scale = np.sqrt(tc2) * ru / max(np.sqrt(dir2), tiny)
+    for j in range(d):  # z[j]: the new velocity, then confined in a loop of its own
+        tc = coef * (P[i, j] + P[l, j] - T(2) * X[i, j])
+        z[j] = T(w) * V[i, j] + tc + scale * z[j]
     for j in range(d):
-        xj = X[i, j]
-        tc = coef * (P[i, j] + P[l, j] - T(2) * xj)
-        v = T(w) * V[i, j] + tc + scale * z[j]
-        place(X, V, x, i, j, xj + v, v, lower[j], upper[j])
+        X[i, j], V[i, j] = confine(X[i, j] + z[j], z[j], lower[j], upper[j])
+    for j in range(d):
+        x[j] = X[i, j]
     return evaluated(fid, x, bad, i, f, Pf, live)
 
 
@@ -296,14 +349,20 @@ def pso_spso(X, V, P, f, Pf, swarm_f, epochs, redrawn, lower, upper, fid, m, K, 
         base = s * m
         z = np.empty(d, dtype=X.dtype)
         x = np.empty(d, dtype=np.float64)
-        W = np.empty((4, d + 1), dtype=np.uint64)
+        W = np.empty((4, philox.batch_columns_jit(d + 1)), dtype=np.uint64)
         best = np.empty(m, dtype=np.int64)  # best informant of each particle
         pending = np.zeros(m, dtype=np.bool_)
+        targets = np.empty((m, K), dtype=np.int64)  # the links of the epoch `drawn`
+        drawn = np.int64(-2)  # none yet (epochs start at -1)
         previous = Pf[swarm_argmin(Pf, base, m)]
         epoch = epochs[s]
         for it in range(iterations):
             t = first_iter + it
-            informants(Pf, best, seed, epoch, K, base, m, walker0)
+            if epoch != drawn:  # links change only when redrawn: drawn once per epoch, not per iteration
+                for p in range(m):
+                    draw_links(seed, walker0 + base + p, epoch, K, base, m, targets, p)
+                drawn = epoch
+            informants(Pf, best, targets, base, m)
             cut = it + 1 == iterations
             for p in range(m):
                 pending[p] = spso_move(X, V, P, f, Pf, base + p, best[p], lower, upper, fid, seed, t,
@@ -332,16 +391,18 @@ def pso_spso_wide(X, V, P, f, Pf, swarm_f, epochs, redrawn, best, pending, targe
         previous[s] = Pf[swarm_argmin(Pf, s * m, m)]
     for i in prange(n):
         s = i // m
-        for k in range(K):
-            targets[i, k] = link(seed, walker0 + i, epochs[s], k, K, s * m, m)
+        draw_links(seed, walker0 + i, epochs[s], K, s * m, m, targets, i)
     for r in prange(owners):
         gather_informants(Pf, best, targets, r * n // owners, (r + 1) * n // owners, m)
-    for i in prange(n):
+    blocks = thread_blocks(n)
+    for k in prange(blocks):  # scratch per thread's block of particles, not per particle
         z = np.empty(d, dtype=X.dtype)
         x = np.empty(d, dtype=np.float64)
-        W = np.empty((4, d + 1), dtype=np.uint64)
-        pending[i] = spso_move(X, V, P, f, Pf, i, best[i], lower, upper, fid, seed, t, w, c, single,
-                               bad, z, x, walker0, i < last_active, W)
+        W = np.empty((4, philox.batch_columns_jit(d + 1)), dtype=np.uint64)
+        lo, hi = block_range(k, blocks, n)
+        for i in range(lo, hi):
+            pending[i] = spso_move(X, V, P, f, Pf, i, best[i], lower, upper, fid, seed, t, w, c, single,
+                                   bad, z, x, walker0, i < last_active, W)
     for i in prange(n):
         if pending[i]:
             copy_row(P, i, X, i)
@@ -356,8 +417,7 @@ def links_of(ids, seed, epochs, K, m, walker0):
     for r in prange(ids.shape[0]):
         i = ids[r]
         s = i // m
-        for k in range(K):
-            out[r, k] = link(seed, walker0 + i, epochs[s], k, K, s * m, m)
+        draw_links(seed, walker0 + i, epochs[s], K, s * m, m, out, r)
     return out
 
 
