@@ -85,6 +85,44 @@ def test_philox_batch_draws_the_same_words():
         assert not W[:, written:].any()
 
 
+@pytest.mark.parametrize("K", [1, 3, 4, 5, 9])
+def test_spso_links_drawn_once_per_block_are_link_s_targets(K):
+    """draw_links (a particle's K link targets, one Philox block per 4) gives link()'s targets."""
+    from solvers.numba.particle_swarm import draw_links, link  # noqa: PLC0415
+
+    seed, m, base = 0x0123456789ABCDEF, 37, 74
+    out = np.full((3, K), -1, dtype=np.int64)
+    for row, (key, epoch) in enumerate([(5, -1), ((7 << 32) | 3, 11), (76, (1 << 33) + 2)]):
+        draw_links(np.uint64(seed), np.int64(key), np.int64(epoch), K, base, m, out, row)
+        assert [int(v) for v in out[row]] == [int(link(np.uint64(seed), np.int64(key), np.int64(epoch),
+                                                       k, K, base, m)) for k in range(K)]
+        assert np.all((out[row] >= base) & (out[row] < base + m))
+
+
+def test_walkers_in_blocks_run_as_alone():
+    """Kernels over more walkers than WALKER_BLOCKS run blocks of several walkers sharing scratch
+    arrays: walker k of a 1,100-walker run equals the one-walker run keyed k (walker0 = k), for
+    pattern search and SA (each walker's draws are keyed by its global index only)."""
+    from solvers.numba.base import WALKER_BLOCKS  # noqa: PLC0415
+
+    n = 1100
+    assert n > WALKER_BLOCKS
+    problem = get_problem("rastrigin", 3)
+    for name, params in [("pattern_search", {}), ("simulated_annealing", dict(variant="async", t0=10.0))]:
+        cls = numba_algorithm(name)
+        for dtype in DTYPES:
+            big = cls(problem, get_algorithm(name).Params(walkers=n, **params), dtype=dtype, threads=1)
+            state = big.init(ArrayRNG(np, 4))
+            big.step(state, 5)
+            for k in (0, 1, 2, 545, n - 1):  # the first block's walkers, a middle one, the last
+                one = cls(problem, get_algorithm(name).Params(walkers=1, **params), dtype=dtype, threads=1)
+                one.walker0 = k
+                alone = one.init(ArrayRNG(np, 4))
+                one.step(alone, 5)
+                np.testing.assert_array_equal(alone.X[0], state.X[k], err_msg=f"{name} {k}")
+                assert alone.f[0] == state.f[k]
+
+
 def test_philox_uniforms_in_unit_interval():
     assert philox.u01f(np.uint64(0xFFFFFFFF)) < 1.0 and philox.u01f(np.uint64(0)) == 0.0
     assert philox.u01d(np.uint64(0xFFFFFFFF), np.uint64(0xFFFFFFFF)) < 1.0

@@ -75,6 +75,21 @@ def test_wide_and_grouped_paths_give_the_same_run(case, groups, dtype):
         _assert_same_state(grouped, _run(_algo(case, groups, dtype, True, threads=threads), (1, 6, 4)))
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.float32], ids=["f64", "f32"])
+@pytest.mark.parametrize("case", CASES, ids=IDS)
+def test_paths_agree_with_several_walkers_per_block(case, dtype):
+    """More walkers than WALKER_BLOCKS: the wide kernels run blocks of several walkers, each block
+    reusing its scratch (Philox blocks, velocities, the widened row) walker after walker."""
+    from solvers.numba.base import WALKER_BLOCKS  # noqa: PLC0415
+
+    algorithm, params, field = case
+    case = (algorithm, dict(params, walkers=550), field)  # 2 groups: 1,100 walkers
+    assert 2 * 550 > WALKER_BLOCKS
+    grouped = _run(_algo(case, 2, dtype, False, dim=3), (1, 3))
+    for threads in sorted({1, THREADS}):
+        _assert_same_state(grouped, _run(_algo(case, 2, dtype, True, dim=3, threads=threads), (1, 3)))
+
+
 @pytest.mark.parametrize("case", CASES, ids=IDS)
 def test_paths_agree_under_a_budget_and_nonfinite_values(case):
     """A budget that ends mid-chunk and mid-iteration (max_evals a hard cap: the 5th iteration is

@@ -24,7 +24,8 @@ from numba import njit, prange
 from ..algorithms.differential_evolution import (DifferentialEvolution, DifferentialEvolutionParams,
                                                   DifferentialEvolutionState)
 from . import functions, philox
-from .base import PJIT, WIDE_PJIT, NumbaAlgorithm, block_range, draw_uniform_points, thread_blocks
+from .base import (PJIT, WIDE_PJIT, NumbaAlgorithm, block_range, draw_uniform_points, thread_blocks,
+                   widened)
 
 STREAM_BOUNCE = 16  # DE_STREAM_BOUNCE
 
@@ -102,9 +103,7 @@ def de_trial(X, trials, f_trials, i, base, key, lower, upper, fid, m, seed, t, F
             b = 1 + (j >> 1)
             de_gene(X, trials, i, j, philox.u01d(W[q, b], W[q + 1, b]), jr, a1, a2, a3, lower, upper,
                     seed, key, t, cross_blocks, Fw, Cr, single)
-    for j in range(d):
-        x[j] = trials[i, j]
-    f_trials[i] = T(functions.counted(fid, x, bad, i)) if live else T(np.inf)
+    f_trials[i] = T(functions.counted(fid, widened(trials, i, x), bad, i)) if live else T(np.inf)
 
 
 @njit(nogil=True, cache=True)
@@ -146,11 +145,11 @@ def de_generation_wide(X, f, trials, f_trials, accepted, lower, upper, fid, m, s
     selection in parallel; only individuals i < last_active evaluate (max_evals)."""
     n, d = X.shape
     blocks = thread_blocks(n)
-    for k in prange(blocks):  # scratch per thread's block of individuals, not per individual
+    for block in prange(blocks):  # scratch per block of walkers, not per walker (thread_blocks)
         x = np.empty(d, dtype=np.float64)
         W = np.empty((4, philox.batch_columns_jit(1 + (d + 1) // 2)), dtype=np.uint64)
-        lo, hi = block_range(k, blocks, n)
-        for i in range(lo, hi):
+        i0, i1 = block_range(block, blocks, n)
+        for i in range(i0, i1):
             de_trial(X, trials, f_trials, i, (i // m) * m, walker0 + i, lower, upper, fid, m, seed,
                      np.uint64(t), Fw, Cr, single, bad, x, i < last_active, W)
     for i in prange(n):

@@ -33,7 +33,7 @@ from numba import njit, prange
 from ..algorithms.particle_swarm import (SPSO_C, SPSO_W, ParticleSwarm, ParticleSwarmParams,
                                           ParticleSwarmState)
 from . import functions, philox
-from .base import PJIT, WIDE_PJIT, NumbaAlgorithm, block_range, thread_blocks
+from .base import PJIT, WIDE_PJIT, NumbaAlgorithm, block_range, thread_blocks, widened
 
 STREAM_LINKS = 16  # PSO_STREAM_LINKS
 
@@ -43,22 +43,25 @@ def pso_init(X, V, P, f, Pf, lower, upper, fid, seed, classic, single, bad, walk
     n, d = X.shape
     per = 4 if single else 2
     B = np.uint64((d + per - 1) // per)
-    for i in prange(n):
+    blocks = thread_blocks(n)
+    for block in prange(blocks):  # scratch per block of walkers, not per walker (thread_blocks)
         row = np.empty(d, dtype=X.dtype)
         x = np.empty(d, dtype=np.float64)
-        philox.fill_uniform(seed, walker0 + i, philox.STREAM_INIT, np.uint64(0), lower, upper, row, single)
-        for j in range(d):
-            lo = lower[j]
-            hi = upper[j]
-            a = -(hi - lo) if classic else lo - row[j]
-            b = (hi - lo) if classic else hi - row[j]
-            u = philox.uniform_at(seed, walker0 + i, philox.STREAM_INIT, B, j, single)
-            V[i, j] = a + (b - a) * X.dtype.type(u)
-            X[i, j] = row[j]
-            P[i, j] = row[j]
-            x[j] = row[j]
-        f[i] = functions.counted(fid, x, bad, i)
-        Pf[i] = f[i]
+        i0, i1 = block_range(block, blocks, n)
+        for i in range(i0, i1):
+            philox.fill_uniform(seed, walker0 + i, philox.STREAM_INIT, np.uint64(0), lower, upper, row, single)
+            for j in range(d):
+                lo = lower[j]
+                hi = upper[j]
+                a = -(hi - lo) if classic else lo - row[j]
+                b = (hi - lo) if classic else hi - row[j]
+                u = philox.uniform_at(seed, walker0 + i, philox.STREAM_INIT, B, j, single)
+                V[i, j] = a + (b - a) * X.dtype.type(u)
+                X[i, j] = row[j]
+                P[i, j] = row[j]
+                x[j] = row[j]
+            f[i] = functions.counted(fid, x, bad, i)
+            Pf[i] = f[i]
 
 
 @njit(nogil=True, cache=True)
@@ -106,14 +109,15 @@ def place(X, V, x, i, j, xj, v, lo, hi):
     x[j] = xj
 
 
-@njit(nogil=True, cache=True)
-def evaluated(fid, x, bad, i, f, Pf, live):
-    """f[i] = f(x) (non-finite counted); True, with Pf[i] updated, where it improves the particle's
-    best. Not `live` (max_evals cuts the particle's evaluation): f[i] = +inf, uncounted."""
+@njit(nogil=True, cache=True, inline="always")
+def evaluated(fid, X, x, bad, i, f, Pf, live):
+    """f[i] = f(X[i]) (non-finite counted; x: the float64 scratch a float32 row is widened into);
+    True, with Pf[i] updated, where it improves the particle's best. Not `live` (max_evals cuts
+    the particle's evaluation): f[i] = +inf, uncounted."""
     if not live:
         f[i] = np.inf
         return False
-    fx = f.dtype.type(functions.counted(fid, x, bad, i))
+    fx = f.dtype.type(functions.counted(fid, widened(X, i, x), bad, i))
     f[i] = fx
     if fx < Pf[i]:
         Pf[i] = fx
@@ -170,9 +174,7 @@ def classic_move(X, V, P, f, Pf, g, i, lower, upper, fid, seed, t, omega, phi_p,
                              T(philox.u01d(W[2, j], W[3, j])), omega, phi_p, phi_g)
     for j in range(d):
         X[i, j], V[i, j] = confine(X[i, j] + lr * z[j], z[j], lower[j], upper[j])
-    for j in range(d):
-        x[j] = X[i, j]
-    if evaluated(fid, x, bad, i, f, Pf, live):  # only the particle itself reads its P: at once
+    if evaluated(fid, X, x, bad, i, f, Pf, live):  # only the particle itself reads its P: at once
         for j in range(d):
             P[i, j] = X[i, j]
 
@@ -219,12 +221,12 @@ def pso_classic_wide(X, V, P, f, Pf, swarm_f, lower, upper, fid, m, seed, t, las
     for s in prange(swarms):
         copy_row(G, s, P, swarm_argmin(Pf, s * m, m))
     blocks = thread_blocks(n)
-    for k in prange(blocks):  # scratch per thread's block of particles, not per particle
+    for block in prange(blocks):  # scratch per block of walkers, not per walker (thread_blocks)
         x = np.empty(d, dtype=np.float64)
         z = np.empty(d, dtype=X.dtype)
         W = np.empty((4, philox.batch_columns_jit(d + 1)), dtype=np.uint64)
-        lo, hi = block_range(k, blocks, n)
-        for i in range(lo, hi):
+        i0, i1 = block_range(block, blocks, n)
+        for i in range(i0, i1):
             classic_move(X, V, P, f, Pf, G[i // m], i, lower, upper, fid, seed, np.uint64(t), omega,
                          phi_p, phi_g, lr, single, bad, x, walker0, i < last_active, W, z)
     for s in prange(swarms):
@@ -325,9 +327,7 @@ def spso_move(X, V, P, f, Pf, i, l, lower, upper, fid, seed, t, w, c, single, ba
         z[j] = T(w) * V[i, j] + tc + scale * z[j]
     for j in range(d):
         X[i, j], V[i, j] = confine(X[i, j] + z[j], z[j], lower[j], upper[j])
-    for j in range(d):
-        x[j] = X[i, j]
-    return evaluated(fid, x, bad, i, f, Pf, live)
+    return evaluated(fid, X, x, bad, i, f, Pf, live)
 
 
 @njit(nogil=True, cache=True)
@@ -395,12 +395,12 @@ def pso_spso_wide(X, V, P, f, Pf, swarm_f, epochs, redrawn, best, pending, targe
     for r in prange(owners):
         gather_informants(Pf, best, targets, r * n // owners, (r + 1) * n // owners, m)
     blocks = thread_blocks(n)
-    for k in prange(blocks):  # scratch per thread's block of particles, not per particle
+    for block in prange(blocks):  # scratch per block of walkers, not per walker (thread_blocks)
         z = np.empty(d, dtype=X.dtype)
         x = np.empty(d, dtype=np.float64)
         W = np.empty((4, philox.batch_columns_jit(d + 1)), dtype=np.uint64)
-        lo, hi = block_range(k, blocks, n)
-        for i in range(lo, hi):
+        i0, i1 = block_range(block, blocks, n)
+        for i in range(i0, i1):
             pending[i] = spso_move(X, V, P, f, Pf, i, best[i], lower, upper, fid, seed, t, w, c, single,
                                    bad, z, x, walker0, i < last_active, W)
     for i in prange(n):
