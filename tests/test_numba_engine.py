@@ -102,13 +102,16 @@ def test_spso_links_drawn_once_per_block_are_link_s_targets(K):
 def test_walkers_in_blocks_run_as_alone():
     """Kernels over more walkers than WALKER_BLOCKS run blocks of several walkers sharing scratch
     arrays: walker k of a 1,100-walker run equals the one-walker run keyed k (walker0 = k), for
-    pattern search and SA (each walker's draws are keyed by its global index only)."""
+    pattern search and SA (each walker's draws are keyed by its global index only; SA on the fixed
+    schedule within its first level: "auto" fits T0 to the population's values, and a level's end
+    adapts to its acceptance)."""
     from solvers.numba.base import WALKER_BLOCKS  # noqa: PLC0415
 
     n = 1100
     assert n > WALKER_BLOCKS
     problem = get_problem("rastrigin", 3)
-    for name, params in [("pattern_search", {}), ("simulated_annealing", dict(variant="async", t0=10.0))]:
+    sa = dict(variant="async", schedule="fixed", t0=10.0, chain_length=50)
+    for name, params in [("pattern_search", {}), ("simulated_annealing", sa)]:
         cls = numba_algorithm(name)
         for dtype in DTYPES:
             big = cls(problem, get_algorithm(name).Params(walkers=n, **params), dtype=dtype, threads=1)
