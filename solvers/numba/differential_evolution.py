@@ -53,35 +53,43 @@ def distinct(w0, w1, w2, m, me):
 
 
 @njit(nogil=True, cache=True, inline="always")
-def de_gene(X, trials, i, j, u, jr, a1, a2, a3, lower, upper, seed, key, t, cross_blocks, Fw, Cr, single):
-    """trials[i, j]: the mutant's gene where its crossover uniform u <= Cr or j == j_rand (bounced
-    back inside the box by its own uniform of stream BOUNCE), else X[i, j]."""
+def de_gene(X, trials, i, j, u, jr, a1, a2, a3, lower, upper, Fw, Cr):
+    """trials[i, j] = the mutant's gene where its crossover uniform u <= Cr or j == j_rand, else
+    X[i, j]; whether it is a mutant's gene outside the box (the caller bounces it back:
+    ``bounce``). Selects, not branches (the mutant is computed for every gene)."""
     T = X.dtype.type
-    if T(u) <= Cr or j == jr:
-        a = X[a1, j]
-        v = a + Fw * (X[a2, j] - X[a3, j])
-        lo = lower[j]
-        hi = upper[j]
-        if v < lo or v > hi:
-            bound = lo if v < lo else hi
-            ub = philox.uniform_at(seed, key, STREAM_BOUNCE, t * np.uint64(cross_blocks), j, single)
-            v = bound + T(ub) * (a - bound)
-        trials[i, j] = v
-    else:
-        trials[i, j] = X[i, j]
+    take = (T(u) <= Cr) | (j == jr)
+    mutant = X[a1, j] + Fw * (X[a2, j] - X[a3, j])
+    trials[i, j] = mutant if take else X[i, j]
+    return take & ((mutant < lower[j]) | (mutant > upper[j]))
+
+
+@njit(nogil=True, cache=True, inline="always")
+def bounce(X, trials, i, j, a1, lower, upper, ub):
+    """Mutant gene j of trial i, outside the box, back inside: between the bound it crossed and
+    X[a1, j] (its base vector's gene) by the uniform ub."""
+    T = X.dtype.type
+    v = trials[i, j]
+    bound = lower[j] if v < lower[j] else upper[j]
+    trials[i, j] = bound + T(ub) * (X[a1, j] - bound)
 
 
 # inlined into both kernels at numba's level: as a call (a dozen arrays passed as their fields)
 # the call alone cost tens of ns a trial (30-D float64, 2-core AMD EPYC)
 @njit(nogil=True, cache=True, inline="always")
 def de_trial(X, trials, f_trials, i, base, key, lower, upper, fid, m, seed, t, Fw, Cr, single, bad, x,
-             live, W):
+             live, W, left):
     """Trial of individual i (row base + il of its population, `key` its global index: Philox's
     walker) at generation t: mutation from three others of its population, bounce-back, binomial
     crossover; evaluated into f_trials[i] (x: float64 scratch of d); not `live` (max_evals cuts
     it): +inf, unevaluated. W: (4, >= philox.batch_columns(1 + ceil(d / P))) uint64 scratch: the
     generation's Philox blocks, drawn first in one vectorised loop (philox.fill_words: the same
-    numbers)."""
+    numbers), then the bounce-back blocks; left: bool scratch of d (the genes to bounce back).
+
+    Two passes: the crossover (one loop per dtype, a gene's uniform by shifts and masks, not the
+    runtime j // P, j % P and uniform_k's branches), then, only where a mutant gene left the box,
+    the bounces from the stream BOUNCE's blocks of the generation drawn at once (the same numbers
+    as one block per bounce: gene j's uniform is word j % P of block t ceil(d / P) + j // P)."""
     d = X.shape[1]
     T = X.dtype.type
     per = 4 if single else 2
@@ -91,18 +99,28 @@ def de_trial(X, trials, f_trials, i, base, key, lower, upper, fid, m, seed, t, F
     r1, r2, r3 = distinct(W[0, 0], W[1, 0], W[2, 0], m, i - base)
     jr = philox.below(W[3, 0], d)
     a1, a2, a3 = base + r1, base + r2, base + r3
-    # one loop per dtype, gene j's crossover uniform by shifts and masks (mw_uniform: P per block
-    # from block 1 on), not the runtime j // P, j % P and uniform_k's branches
+    out = False
     if single:  # gene j: word j & 3 of block 1 + j // 4 (24 bits)
         for j in range(d):
-            de_gene(X, trials, i, j, philox.u01f(W[j & 3, 1 + (j >> 2)]), jr, a1, a2, a3, lower, upper,
-                    seed, key, t, cross_blocks, Fw, Cr, single)
+            left[j] = de_gene(X, trials, i, j, philox.u01f(W[j & 3, 1 + (j >> 2)]), jr, a1, a2, a3,
+                              lower, upper, Fw, Cr)
+            out |= left[j]
     else:  # gene j: words 2 (j & 1), 2 (j & 1) + 1 of block 1 + j // 2 (53 bits)
         for j in range(d):
             q = 2 * (j & 1)
             b = 1 + (j >> 1)
-            de_gene(X, trials, i, j, philox.u01d(W[q, b], W[q + 1, b]), jr, a1, a2, a3, lower, upper,
-                    seed, key, t, cross_blocks, Fw, Cr, single)
+            left[j] = de_gene(X, trials, i, j, philox.u01d(W[q, b], W[q + 1, b]), jr, a1, a2, a3,
+                              lower, upper, Fw, Cr)
+            out |= left[j]
+    if out:  # the generation's bounce-back blocks, over the crossover's (no longer read)
+        philox.fill_words(seed, key, STREAM_BOUNCE, t * np.uint64(cross_blocks), cross_blocks, W)
+        for j in range(d):
+            if left[j]:
+                if single:  # word j % 4 of block j // 4
+                    ub = philox.u01f(W[j & 3, j >> 2])
+                else:  # words 2 (j % 2), 2 (j % 2) + 1 of block j // 2
+                    ub = philox.u01d(W[2 * (j & 1), j >> 1], W[2 * (j & 1) + 1, j >> 1])
+                bounce(X, trials, i, j, a1, lower, upper, ub)
     f_trials[i] = T(functions.counted(fid, widened(trials, i, x), bad, i)) if live else T(np.inf)
 
 
@@ -128,12 +146,13 @@ def de_generations(X, f, trials, f_trials, accepted, lower, upper, fid, m, seed,
         base = g * m
         x = np.empty(d, dtype=np.float64)
         W = np.empty((4, philox.batch_columns_jit(1 + (d + 1) // 2)), dtype=np.uint64)  # most: P = 2
+        left = np.empty(d, dtype=np.bool_)
         for gen in range(generations):
             t = np.uint64(first_gen + gen)
             cut = gen + 1 == generations
             for i in range(base, base + m):  # every trial from the same population
                 de_trial(X, trials, f_trials, i, base, walker0 + i, lower, upper, fid, m, seed, t, Fw,
-                         Cr, single, bad, x, not cut or i < last_active, W)
+                         Cr, single, bad, x, not cut or i < last_active, W, left)
             for i in range(base, base + m):
                 de_select(X, f, trials, f_trials, accepted, i, not cut or i < last_active)
 
@@ -148,10 +167,11 @@ def de_generation_wide(X, f, trials, f_trials, accepted, lower, upper, fid, m, s
     for block in prange(blocks):  # scratch per block of walkers, not per walker (thread_blocks)
         x = np.empty(d, dtype=np.float64)
         W = np.empty((4, philox.batch_columns_jit(1 + (d + 1) // 2)), dtype=np.uint64)
+        left = np.empty(d, dtype=np.bool_)
         i0, i1 = block_range(block, blocks, n)
         for i in range(i0, i1):
             de_trial(X, trials, f_trials, i, (i // m) * m, walker0 + i, lower, upper, fid, m, seed,
-                     np.uint64(t), Fw, Cr, single, bad, x, i < last_active, W)
+                     np.uint64(t), Fw, Cr, single, bad, x, i < last_active, W, left)
     for i in prange(n):
         de_select(X, f, trials, f_trials, accepted, i, i < last_active)
 
