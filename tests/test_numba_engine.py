@@ -118,7 +118,8 @@ def test_walkers_in_blocks_run_as_alone():
             state = big.init(ArrayRNG(np, 4))
             big.step(state, 5)
             for k in (0, 1, 2, 545, n - 1):  # the first block's walkers, a middle one, the last
-                one = cls(problem, get_algorithm(name).Params(walkers=1, **params), dtype=dtype, threads=1)
+                one = cls(problem, get_algorithm(name).Params(walkers=1, **params), dtype=dtype,
+                          threads=1)
                 one.walker0 = k
                 alone = one.init(ArrayRNG(np, 4))
                 one.step(alone, 5)

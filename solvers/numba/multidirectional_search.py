@@ -159,8 +159,8 @@ def mds_init(simplices, values, active, keep_f, keep_x, lower, upper, span, fid,
         for s in range(i0, i1):
             granted = min(n1, max(0, allow - s * n1))
             if generate:
-                _fresh(simplices[s], values[s], x, lower, upper, seed, s, philox.STREAM_INIT, np.uint64(0),
-                       edge, single, fid, bad, granted)
+                _fresh(simplices[s], values[s], x, lower, upper, seed, s, philox.STREAM_INIT,
+                       np.uint64(0), edge, single, fid, bad, granted)
             else:
                 _evaluate_all(simplices[s], values[s], x, fid, bad, s, granted)
                 _head(simplices[s], values[s])

@@ -6,7 +6,9 @@ and the random numbers of the cuda kernel (Philox, draw index from the global it
 INIT draws the point (blocks 0..B-1) and the velocity (B..2B-1); STEP draws the classic r_p, r_g
 (P/2 coordinates per block) or SPSO's normals (Box-Muller, P per block) and the radius uniform
 (one more block); the K link targets of a particle are drawn from stream PSO_LINKS keyed by the
-iteration after which its swarm last redrew them (``epochs``), so links are never stored.
+iteration after which its swarm last redrew them (``epochs``), so links are never stored in the
+state (a launch of the many-swarm kernel keeps a swarm's current links in scratch, redrawn with
+the epoch).
 
 Two paths, bit-identical (the same per-particle helpers, Philox draws and tie rules), chosen by
 ``NumbaAlgorithm.runs_wide``. Many swarms (at least as many as threads, or too little work per
@@ -49,7 +51,8 @@ def pso_init(X, V, P, f, Pf, lower, upper, fid, seed, classic, single, bad, walk
         x = np.empty(d, dtype=np.float64)
         i0, i1 = block_range(block, blocks, n)
         for i in range(i0, i1):
-            philox.fill_uniform(seed, walker0 + i, philox.STREAM_INIT, np.uint64(0), lower, upper, row, single)
+            philox.fill_uniform(seed, walker0 + i, philox.STREAM_INIT, np.uint64(0), lower, upper, row,
+                                single)
             for j in range(d):
                 lo = lower[j]
                 hi = upper[j]
@@ -94,7 +97,8 @@ def confine(x, v, lo, hi):
     """SPSO-2011 confinement of one coordinate: clamp, reverse and halve the velocity (below lo:
     lo; else above hi: hi). Written as selects, no early return: the branches mispredicted on
     swarms pressing on the bounds (30-D rastrigin: 98 against 41 ns for the 30 coordinates'
-    update, float64, 2-core AMD EPYC); the same values, NaN included (it compares false); `|`, not `or`, which branches."""
+    update, float64, 2-core AMD EPYC); the same values, NaN included (it compares false). `|`,
+    not `or`, which branches."""
     below = x < lo
     above = x > hi
     return (lo if below else (hi if above else x)), (-0.5 * v if below | above else v)
