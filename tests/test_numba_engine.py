@@ -369,3 +369,58 @@ def test_cospi_is_accurate_and_exact_where_cos_pi_is():
     assert np.array_equal(vec(a + 64.0), vec(a))
     wide = np.random.default_rng(7).uniform(-600, 600, 20000)
     assert np.max(np.abs(vec(wide) - np.cos(np.pi * wide))) < 1e-12
+
+
+def test_sincospi_agrees_with_cospi_and_libm():
+    """sincospi (SPSO's Box-Muller angles): its cosine is cospi's bit for bit, its sine within 2 ulp
+    of sin(pi a) where pi a is exact enough, exact at the quadrant points, and cos^2 + sin^2 = 1."""
+    from numba import njit
+
+    @njit
+    def both(a):
+        out = np.empty((a.shape[0], 2))
+        for k in range(a.shape[0]):
+            out[k, 0], out[k, 1] = functions.sincospi(a[k])
+        return out
+
+    one = njit(lambda a: np.array([functions.cospi(v) for v in a]))
+    a = np.random.default_rng(8).uniform(0.0, 2.0, 20000)
+    cs = both(a)
+    assert np.array_equal(cs[:, 0], one(a))
+    small = np.random.default_rng(9).uniform(-0.25, 0.25, 20000)
+    ref = np.sin(np.pi * small)
+    assert np.max(np.abs(both(small)[:, 1] - ref) / np.spacing(np.abs(ref))) <= 2
+    quarter = np.arange(0, 8) * 0.5  # cos, sin of k pi / 2
+    assert np.array_equal(both(quarter), [[1, 0], [0, 1], [-1, 0], [0, -1]] * 2)
+    assert np.max(np.abs(cs[:, 0] ** 2 + cs[:, 1] ** 2 - 1.0)) < 4e-16
+
+
+@pytest.mark.parametrize("single", [True, False])
+def test_spso_normals_are_standard_normal_pairs(single):
+    """The Box-Muller normals of numba's SPSO (radius by libm's log, angle by sincospi) from
+    Philox blocks: mean 0, variance 1, no correlation within a pair, and each pair's angle the one
+    of cos(2 pi u2), sin(2 pi u2) within a few ulps of libm's."""
+    from solvers.numba import philox
+    from solvers.numba.particle_swarm import normals, pair_uniforms
+    from numba import njit
+
+    pairs = 20000
+    blocks = pairs // 2 if single else pairs
+    W = np.empty((4, philox.batch_columns(blocks)), dtype=np.uint64)
+    philox.fill_words(np.uint64(1234), 5, philox.STREAM_STEP, np.uint64(0), blocks, W)
+    z = np.empty(2 * pairs, dtype=np.float32 if single else np.float64)
+    njit(lambda z, W, p, s: normals(z, W, p, s))(z, W, pairs, single)
+    assert abs(z.mean()) < 0.02 and abs(z.var() - 1.0) < 0.03
+    assert abs(np.corrcoef(z[0::2], z[1::2])[0, 1]) < 0.03
+    @njit
+    def uniforms(W, p, s):
+        out = np.empty((p, 2))
+        for k in range(p):
+            out[k, 0], out[k, 1] = pair_uniforms(W, k, s)
+        return out
+
+    u = uniforms(W, pairs, single)
+    r = np.sqrt(-2.0 * np.log(1.0 - u[:, 0]))
+    tol = 1e-5 if single else 1e-12
+    assert np.allclose(z[0::2], r * np.cos(2 * np.pi * u[:, 1]), rtol=tol, atol=tol)
+    assert np.allclose(z[1::2], r * np.sin(2 * np.pi * u[:, 1]), rtol=tol, atol=tol)

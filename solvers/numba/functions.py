@@ -139,10 +139,9 @@ VECTOR = dict(nogil=True, cache=True, fastmath={"reassoc", "contract"})
 
 
 @njit(inline="always", fastmath={"contract"})
-def cospi(a):
-    """cos(pi a) for float64 a: a = r + q/2 with |r| <= 1/4 (exact), then Taylor polynomials of
-    cos and sin of pi r to degree 18/17 (truncation below 1e-19), picked by q mod 4; no branch, so
-    a loop over coordinates vectorises. Error about 1 ulp, as CUDA's cospi."""
+def _pi_parts(a):
+    """cos and sin of pi r and k = q mod 4 for a = r + q/2, |r| <= 1/4 (exact): Taylor polynomials
+    to degree 18/17 (truncation below 1e-19), no branch. cospi and sincospi pick from them."""
     q = np.rint(a + a)
     t = PI * (a - 0.5 * q)
     t2 = t * t
@@ -152,9 +151,26 @@ def cospi(a):
     s = t * (1.0 + t2 * (-1.0 / 6 + t2 * (1.0 / 120 + t2 * (-1.0 / 5040 + t2 * (1.0 / 362880 + t2 * (
         -1.0 / 39916800 + t2 * (1.0 / 6227020800 + t2 * (-1.0 / 1307674368000 + t2 * (
             1.0 / 355687428096000)))))))))
-    k = np.int64(q) & 3  # cos(pi (r + k/2)): k = 0: c, 1: -s, 2: -c, 3: s
+    return c, s, np.int64(q) & 3
+
+
+@njit(inline="always", fastmath={"contract"})
+def cospi(a):
+    """cos(pi a) for float64 a (_pi_parts), so a loop over coordinates vectorises. Error about
+    1 ulp, as CUDA's cospi."""
+    c, s, k = _pi_parts(a)  # cos(pi (r + k/2)): k = 0: c, 1: -s, 2: -c, 3: s
     v = c if (k & 1) == 0 else s
     return -v if (k == 1 or k == 2) else v
+
+
+@njit(inline="always", fastmath={"contract"})
+def sincospi(a):
+    """(cos(pi a), sin(pi a)) for float64 a from one _pi_parts: sin(pi (r + k/2)) is s, c, -s, -c."""
+    c, s, k = _pi_parts(a)
+    odd = (k & 1) == 1
+    cv = s if odd else c
+    sv = c if odd else s
+    return (-cv if (k == 1 or k == 2) else cv), (-sv if k >= 2 else sv)
 
 
 @njit(**VECTOR)

@@ -25,7 +25,6 @@ here, are the shard's own (its swarm's first particle + U{0..m-1}).
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -275,15 +274,35 @@ def gather_informants(Pf, best, targets, lo, hi, m):
 
 
 @njit(nogil=True, cache=True, inline="always")
-def box_muller(z, j, d, u1, u2):
-    """z[j], z[j + 1] (those below d) = the normals of the pair (u1, u2) in z's dtype (mw_normal2)."""
+def pair_uniforms(W, p, single):
+    """The uniforms (u1, u2) of normal pair p (float64): float32 runs, block p // 2's words
+    2 (p & 1) and 2 (p & 1) + 1 (24-bit uniforms, mw_uniform<float>); float64, block p's two
+    53-bit uniforms."""
+    if single:
+        b = p >> 1
+        h = 2 * (p & 1)
+        return philox.u01f(W[h, b]), philox.u01f(W[h + 1, b])
+    return philox.u01d(W[0, p], W[1, p]), philox.u01d(W[2, p], W[3, p])
+
+
+@njit(nogil=True, cache=True, inline="always", fastmath={"contract"})
+def normals(z, W, pairs, single):
+    """z[2p], z[2p + 1] = the Box-Muller normals of pair p < pairs, in z's dtype (z holds 2 pairs
+    values). Two loops: the radius sqrt(-2 log(1 - u1)) (libm's log, one call a pair) into z[2p + 1],
+    then cos and sin of 2 pi u2 from one polynomial (functions.sincospi, 2 u2 exact), a loop LLVM
+    vectorises: libm's cos and sin had taken about half of SPSO's time (issue 13). The angle's
+    cos/sin are the accurate ones of 2 pi u2, where mw_normal2 rounds the angle first: the normals
+    agree with the cuda engine's to a few ulps, not bit for bit."""
     T = z.dtype.type
-    r = np.sqrt(T(-2) * np.log(T(1) - u1))
-    a = T(2 * math.pi) * u2
-    if j < d:
-        z[j] = r * np.cos(a)
-    if j + 1 < d:
-        z[j + 1] = r * np.sin(a)
+    for p in range(pairs):
+        u1 = T(pair_uniforms(W, p, single)[0])
+        z[2 * p + 1] = np.sqrt(T(-2) * np.log(T(1) - u1))
+    for p in range(pairs):
+        u2 = T(pair_uniforms(W, p, single)[1])
+        c, s = functions.sincospi(2.0 * np.float64(u2))
+        r = z[2 * p + 1]
+        z[2 * p] = r * T(c)
+        z[2 * p + 1] = r * T(s)
 
 
 # inlined into both kernels at numba's level: as a call, the grouped kernel ran 3% slower on one
@@ -292,15 +311,15 @@ def box_muller(z, j, d, u1, u2):
 def spso_move(X, V, P, f, Pf, i, l, lower, upper, fid, seed, t, w, c, single, bad, z, x, walker0,
               live, W):
     """Particle i's SPSO-2011 move at iteration t around its personal best and that of its best
-    informant l (normals and radius from Philox, keyed walker0 + i), confined and evaluated (z: scratch of d in X's
+    informant l (normals and radius from Philox, keyed walker0 + i), confined and evaluated (z: scratch of d + 1 in X's
     dtype, x: float64); not `live`: f[i] = +inf, unevaluated (max_evals). Updates Pf[i] and says
     whether it improved: the caller copies the P row after every particle of the swarm moved
     (other particles read it). W: (4, >= philox.batch_columns(d + 1)) uint64 scratch: the
     iteration's Philox blocks (philox.fill_words, one vectorised loop: the same numbers).
 
-    Its time is mostly libm's (log, cos, sin of each pair of normals: ~half the move's time on
-    30-D float64); the loops around them are split per dtype and the confinement runs in a loop
-    of its own (see classic_move)."""
+    Its time was mostly libm's (log, cos, sin of each pair of normals: ~half the move's time on
+    30-D float64): cos and sin are now one vectorised polynomial (normals); the loops around them
+    are split per dtype and the confinement runs in a loop of its own (see classic_move)."""
     d = X.shape[1]
     T = X.dtype.type
     NP = 4 if single else 2  # normals per Philox block
@@ -308,17 +327,8 @@ def spso_move(X, V, P, f, Pf, i, l, lower, upper, fid, seed, t, w, c, single, ba
     tiny = np.finfo(X.dtype).tiny
     coef = T(c) * (T(0.25) if l == i else T(1.0 / 3.0))
     philox.fill_words(seed, walker0 + i, philox.STREAM_STEP, np.uint64(t) * np.uint64(nb + 1), nb + 1, W)
-    if single:  # block b: the pairs (w0, w1) -> z[4b], z[4b + 1] and (w2, w3) -> z[4b + 2], z[4b + 3]
-        for b in range(nb):
-            for h in range(2):
-                if 4 * b + 2 * h < d:  # a pair past d is drawn but never used
-                    box_muller(z, 4 * b + 2 * h, d, T(philox.u01f(W[2 * h, b])),
-                               T(philox.u01f(W[2 * h + 1, b])))
-        ru = T(philox.u01f(W[0, nb]))
-    else:  # block b: one pair of 53-bit uniforms -> z[2b], z[2b + 1]
-        for b in range(nb):
-            box_muller(z, 2 * b, d, T(philox.u01d(W[0, b], W[1, b])), T(philox.u01d(W[2, b], W[3, b])))
-        ru = T(philox.u01d(W[0, nb], W[1, nb]))
+    normals(z, W, (d + 1) // 2, single)  # the pairs of the coordinates (a last odd one's twin unused)
+    ru = T(philox.u01f(W[0, nb])) if single else T(philox.u01d(W[0, nb], W[1, nb]))
     tc2 = T(0)
     dir2 = T(0)
     for j in range(d):
@@ -351,7 +361,7 @@ def pso_spso(X, V, P, f, Pf, swarm_f, epochs, redrawn, lower, upper, fid, m, K, 
     n, d = X.shape
     for s in prange(n // m):
         base = s * m
-        z = np.empty(d, dtype=X.dtype)
+        z = np.empty(d + 1, dtype=X.dtype)  # normals come in pairs
         x = np.empty(d, dtype=np.float64)
         W = np.empty((4, philox.batch_columns_jit(d + 1)), dtype=np.uint64)
         best = np.empty(m, dtype=np.int64)  # best informant of each particle
@@ -400,7 +410,7 @@ def pso_spso_wide(X, V, P, f, Pf, swarm_f, epochs, redrawn, best, pending, targe
         gather_informants(Pf, best, targets, r * n // owners, (r + 1) * n // owners, m)
     blocks = thread_blocks(n)
     for block in prange(blocks):  # scratch per block of walkers, not per walker (thread_blocks)
-        z = np.empty(d, dtype=X.dtype)
+        z = np.empty(d + 1, dtype=X.dtype)  # normals come in pairs
         x = np.empty(d, dtype=np.float64)
         W = np.empty((4, philox.batch_columns_jit(d + 1)), dtype=np.uint64)
         i0, i1 = block_range(block, blocks, n)
