@@ -318,18 +318,29 @@ __device__ __forceinline__ T pso_classic_velocity(T v, T x, T pb, T gb, T rp, T 
     return omega * v + phi_p * rp * (pb - x) + phi_g * rg * (gb - x);
 }
 
-// The end of one coordinate's move (classic and SPSO): confine the new x and v, store them, feed x
-// to the running objective and advance the particle's running addresses to the next coordinate.
-template <typename T, typename R, typename E>
-__device__ __forceinline__ void pso_settle(T x, T v, T lo, T hi, int j, const R& r, T*& xq, T*& vq, const T*& pq,
-                                           E& fold) {
+// The end of one coordinate's move (classic and SPSO): confine the new x and v, store them and
+// advance the particle's running addresses to the next coordinate; returns the confined x (the
+// caller feeds it to its running objective).
+template <typename T, typename R>
+__device__ __forceinline__ T pso_place(T x, T v, T lo, T hi, const R& r, T*& xq, T*& vq, const T*& pq) {
     pso_confine(x, v, lo, hi);
     *xq = x;
     *vq = v;
-    fold.add(x, j);
     xq += r.xs;
     vq += r.vs;
     pq += r.ps;
+    return x;
+}
+
+// Classic PSO's move of one coordinate j (word pair q of its Philox block w; every classic kernel,
+// a thread or several lanes per particle: one expression, one rounding): the new, confined x.
+template <typename T, typename R>
+__device__ __forceinline__ T pso_classic_step(const MwWords& w, int q, T gj, T lo, T hi, T omega, T phi_p,
+                                              T phi_g, T lr, const R& r, T*& xq, T*& vq, const T*& pq) {
+    const T rp = mw_uniform<T>(w, 2 * q), rg = mw_uniform<T>(w, 2 * q + 1);
+    const T x = *xq;
+    const T v = pso_classic_velocity(*vq, x, *pq, gj, rp, rg, omega, phi_p, phi_g);
+    return pso_place(x + lr * v, v, lo, hi, r, xq, vq, pq);
 }
 
 // Where a thread's own particle lives during a launch: x, v and p in shared memory (column
@@ -560,19 +571,8 @@ __device__ __forceinline__ T pso_move_lanes(const PsoRows<T>& r, T* P, T* f, T* 
             for (int q = 0; q < C; ++q) {
                 const int j = b * C + q;
                 if (j < d) {
-                    const T rp = mw_uniform<T>(w, 2 * q), rg = mw_uniform<T>(w, 2 * q + 1);
-                    T x = *xb;
-                    T v = *vb;
-                    const T pb = *pc;
-                    v = pso_classic_velocity(v, x, pb, g_own[j], rp, rg, omega, phi_p, phi_g);
-                    x = x + lr * v;
-                    pso_confine(x, v, lower[j], upper[j]);
-                    *xb = x;
-                    *vb = v;
-                    fold.term(q, x, j);
-                    xb += r.xs;
-                    vb += r.vs;
-                    pc += r.ps;
+                    fold.term(q, pso_classic_step(w, q, g_own[j], lower[j], upper[j], omega, phi_p, phi_g, lr, r,
+                                                  xb, vb, pc), j);
                 }
             }
         }
@@ -701,12 +701,8 @@ __device__ __forceinline__ void pso_classic_run(T* X, T* V, T* P, T* f, T* Pf, T
                 for (int q = 0; q < C; ++q) {
                     const int j = j0 + q;
                     if (j < d) {
-                        const T rp = mw_uniform<T>(w, 2 * q), rg = mw_uniform<T>(w, 2 * q + 1);
-                        T x = *xq;
-                        T v = *vq;
-                        const T pb = *pq;
-                        v = pso_classic_velocity(v, x, pb, g_own[j], rp, rg, omega, phi_p, phi_g);
-                        pso_settle(x + lr * v, v, lower[j], upper[j], j, r, xq, vq, pq, fold);
+                        fold.add(pso_classic_step(w, q, g_own[j], lower[j], upper[j], omega, phi_p, phi_g, lr, r,
+                                                  xq, vq, pq), j);
                     }
                 }
             }
@@ -968,7 +964,7 @@ pso_spso(T* X, T* V, T* P, T* f, T* Pf, T* swarm_f, long long* swarm_i, long lon
                         const T zj = *zq;
                         zq += n;
                         T v = w * *vq + tc + scale * zj;
-                        pso_settle(x + v, v, lower[j], upper[j], j, r, xq, vq, pq, fold);
+                        fold.add(pso_place(x + v, v, lower[j], upper[j], r, xq, vq, pq), j);
                     }
                 }
             }

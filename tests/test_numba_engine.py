@@ -19,6 +19,7 @@ from solvers.problems.base import problem_definitions  # noqa: E402
 from solvers.rng import ArrayRNG  # noqa: E402
 
 from solvers.numba import functions, numba_algorithm, numba_status, philox  # noqa: E402
+from compiled_builtins import builtin_at  # noqa: E402
 
 DTYPES = (np.float64, np.float32)
 # (algorithm, params) for every variant, small
@@ -143,9 +144,7 @@ def _dims(definition):
 @pytest.mark.parametrize("definition", problem_definitions(), ids=lambda d: d.name)
 def test_compiled_objective_matches_numpy(definition):
     rng = np.random.default_rng(3)
-    for dim in _dims(definition):
-        problem = get_problem(definition.name, dim)
-        fid = functions.function_id(problem)
+    for dim, problem, fid in builtin_at(definition, _dims(definition)):
         for dtype, rtol in ((np.float64, 1e-12), (np.float32, 2e-5)):
             X = rng.uniform(problem.lower, problem.upper, (40, dim)).astype(dtype)
             ref = problem.evaluate(X).astype(np.float64)

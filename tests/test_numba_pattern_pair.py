@@ -22,6 +22,7 @@ from solvers.problems.base import problem_definitions  # noqa: E402
 from solvers.rng import ArrayRNG  # noqa: E402
 
 from solvers.numba import functions, numba_algorithm  # noqa: E402
+from compiled_builtins import builtin_at  # noqa: E402
 
 VECTOR_SUMS = (functions.FUNCTOR_IDS["Rastrigin"], functions.FUNCTOR_IDS["Ackley"])
 
@@ -41,9 +42,7 @@ def _patched(x, j, v):
 @pytest.mark.parametrize("definition", problem_definitions(), ids=lambda d: d.name)
 def test_evaluate_pair_equals_two_evaluations(definition):
     rng = np.random.default_rng(17)
-    for dim in _dims(definition):
-        problem = get_problem(definition.name, dim)
-        fid = functions.function_id(problem)
+    for dim, problem, fid in builtin_at(definition, _dims(definition)):
         work = functions.pair_work(dim)
         for x in rng.uniform(problem.lower, problem.upper, (12, dim)):
             keep = x.copy()

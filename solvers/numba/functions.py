@@ -476,24 +476,6 @@ def _fold_term(fid, v, k):
     return v * math.sin(math.sqrt(abs(v)))  # 8 and 14: the Schwefel 2.26 pair
 
 
-@njit(**PAIR_JIT)
-def _sum_pair(fid, x, j, a, b):
-    """(sum of _fold_term with x[j] = a, with x[j] = b): k < j, then j's own, then k > j."""
-    sa = 0.0
-    sb = 0.0
-    for k in range(j):
-        t = _fold_term(fid, x[k], k)
-        sa += t
-        sb += t
-    sa += _fold_term(fid, a, j)
-    sb += _fold_term(fid, b, j)
-    for k in range(j + 1, x.shape[0]):
-        t = _fold_term(fid, x[k], k)
-        sa += t
-        sb += t
-    return sa, sb
-
-
 @njit(inline="always")
 def _product_factor(fid, v, k):
     """Coordinate k's factor of Schwefel 2.22's (1) and Griewank's (11) products."""
@@ -502,21 +484,34 @@ def _product_factor(fid, v, k):
     return math.cos(v / math.sqrt(k + 1.0))
 
 
+@njit(inline="always")
+def _pair_part(fid, v, k, product):
+    """Coordinate k's part of a pair fold: its product factor, or its _fold_term."""
+    return _product_factor(fid, v, k) if product else _fold_term(fid, v, k)
+
+
+@njit(inline="always")
+def _fold_in(acc, t, product):
+    return acc * t if product else acc + t
+
+
 @njit(**PAIR_JIT)
-def _product_pair(fid, x, j, a, b):
-    """(product of the factors with x[j] = a, with x[j] = b), in evaluate()'s order."""
-    pa = 1.0
-    pb = 1.0
+def _pair_fold(fid, x, j, a, b, product):
+    """(fold of the parts with x[j] = a, with x[j] = b) in evaluate()'s order: k < j, then j's own,
+    then k > j, each shared part computed once. product: _product_factor's product (Schwefel
+    2.22's (1) and Griewank's (11)), else the sum of _fold_term."""
+    pa = 1.0 if product else 0.0
+    pb = pa
     for k in range(j):
-        t = _product_factor(fid, x[k], k)
-        pa *= t
-        pb *= t
-    pa *= _product_factor(fid, a, j)
-    pb *= _product_factor(fid, b, j)
+        t = _pair_part(fid, x[k], k, product)
+        pa = _fold_in(pa, t, product)
+        pb = _fold_in(pb, t, product)
+    pa = _fold_in(pa, _pair_part(fid, a, j, product), product)
+    pb = _fold_in(pb, _pair_part(fid, b, j, product), product)
     for k in range(j + 1, x.shape[0]):
-        t = _product_factor(fid, x[k], k)
-        pa *= t
-        pb *= t
+        t = _pair_part(fid, x[k], k, product)
+        pa = _fold_in(pa, t, product)
+        pb = _fold_in(pb, t, product)
     return pa, pb
 
 
@@ -595,7 +590,7 @@ def _fold_pair(fid, x, j, a, b, work):
     """(f with x[j] = a, f with x[j] = b) of a built-in of PAIR_IDS; NaN, NaN for another id."""
     d = x.shape[0]
     if fid == 0 or fid == 16 or fid == 19 or fid == 25:  # the sphere and those built on its sum
-        qa, qb = _sum_pair(0, x, j, a, b)
+        qa, qb = _pair_fold(0, x, j, a, b, False)
         if fid == 0:
             return qa, qb
         if fid == 19:
@@ -605,10 +600,10 @@ def _fold_pair(fid, x, j, a, b, work):
             rb = math.sqrt(qb)
             return (1.0 - math.cos(2.0 * PI * ra) + 0.1 * ra,
                     1.0 - math.cos(2.0 * PI * rb) + 0.1 * rb)
-        ca, cb = _sum_pair(16, x, j, a, b)
+        ca, cb = _pair_fold(16, x, j, a, b, False)
         return -0.1 * ca + qa, -0.1 * cb + qb
     if fid == 5 or fid == 6 or fid == 8 or fid == 14 or fid == 24:
-        sa, sb = _sum_pair(fid, x, j, a, b)
+        sa, sb = _pair_fold(fid, x, j, a, b, False)
         if fid == 8:
             return 418.9829 * d - sa, 418.9829 * d - sb
         if fid == 14:
@@ -617,8 +612,8 @@ def _fold_pair(fid, x, j, a, b, work):
             return -sa, -sb
         return sa, sb
     if fid == 1 or fid == 11:  # a sum and a product
-        sa, sb = _sum_pair(1 if fid == 1 else 0, x, j, a, b)
-        pa, pb = _product_pair(fid, x, j, a, b)
+        sa, sb = _pair_fold(1 if fid == 1 else 0, x, j, a, b, False)
+        pa, pb = _pair_fold(fid, x, j, a, b, True)
         if fid == 1:
             return sa + pa, sb + pb
         return sa / 4000.0 - pa + 1.0, sb / 4000.0 - pb + 1.0
