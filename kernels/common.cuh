@@ -16,10 +16,39 @@
 
 __device__ __forceinline__ float mw_sin(float x) { return MW_FAST_MATH ? __sinf(x) : sinf(x); }
 __device__ __forceinline__ float mw_cos(float x) { return MW_FAST_MATH ? __cosf(x) : cosf(x); }
-// cos(pi x): precise cospif reduces its argument exactly (no 2/pi multiply-and-correct, no slow path
-// for large arguments), about half the instructions of cosf. Fast math keeps __cosf(float(pi) * x),
-// which is the old __cosf(float(2 pi) * v) bit for bit when x = 2 v.
-__device__ __forceinline__ float mw_cospi(float x) { return MW_FAST_MATH ? __cosf(float(MW_PI) * x) : cospif(x); }
+// cos(pi x), precise: CUDA's cospif (libdevice's algorithm for sm_82 and later: both polynomials
+// on the half-integer-reduced argument, then a select) written out, the same operations on the same
+// constants, so the same value for every float argument but one detail: a zero result (x an odd
+// multiple of 1/2) may come out as -0 where cospif gives +0, which no fold of problems.cuh can show
+// (each adds the cosine to a nonzero square or to a sum that starts at +0). What it saves is the
+// quadrant arithmetic: q = (i + 1) << 30 holds libdevice's "which polynomial" bit at bit 30 and its
+// "negate" bit at bit 31, the sign bit, so the choice is one bit test and the negation one xor
+// (about two instructions fewer per call than cospif: evaluation-only's loop, 8 rastrigin
+// coordinates, 316 -> 299 on sm_90; issue 14's evaluation-only is bound by instruction issue).
+// GPU test: tests/test_gpu_cospi.py, all 2^32 arguments.
+__device__ __forceinline__ float mw_cospif_precise(float x) {
+    if (fabsf(x) > 0x1p24f) x = x * 0.0f;  // libdevice's large-argument path: x is an even integer, cos 1
+    const float r = rintf(x + x);          // nearest even, as libdevice's round
+    const float f = __fmaf_rn(-r, 0.5f, x);
+    const unsigned int q = ((unsigned int)__float2int_rz(r) << 30) + (1u << 30);
+    const float s = __fmul_rn(f, f);
+    const float c = __fmaf_rn(__fmaf_rn(__fmaf_rn(__fmaf_rn(0x1.d09c24p-3f, s, -0x1.55a5cp+0f), s,
+                                                  0x1.03c19ep+2f), s, -0x1.3bd3ccp+2f), s, 1.0f);
+    const float p = __fmaf_rn(__fmaf_rn(-0x1.2f5992p-1f, s, 0x1.466b2p+1f), s, -0x1.4abbecp+2f);
+    const float sn = __fmaf_rn(0x1.921fb6p+1f, f, __fmaf_rn(p, __fmaf_rn(s, f, 0.0f), 0.0f));
+    const float v = (q & 0x40000000u) ? c : sn;
+    return __uint_as_float(__float_as_uint(v) ^ (q & 0x80000000u));
+}
+// MW_COSPI_LIBRARY = 1 (a kernel file's "// MW_DEFINES:" line, kernels/loader.py) keeps the library's
+// cospif where the lean one measured slower: particle_swarm.cu, whose classic thread-per-particle
+// loop ptxas then spills more at its 64 registers (PSO 131,072: 4.85 -> 4.44 G/s; scripts/cospi_variants.py).
+// Fast math keeps __cosf(float(pi) * x), which is the old __cosf(float(2 pi) * v) bit for bit when
+// x = 2 v.
+#ifndef MW_COSPI_LIBRARY
+#define MW_COSPI_LIBRARY 0
+#endif
+__device__ __forceinline__ float mw_cospi_precise(float x) { return MW_COSPI_LIBRARY ? cospif(x) : mw_cospif_precise(x); }
+__device__ __forceinline__ float mw_cospi(float x) { return MW_FAST_MATH ? __cosf(float(MW_PI) * x) : mw_cospi_precise(x); }
 __device__ __forceinline__ float mw_exp(float x) { return MW_FAST_MATH ? __expf(x) : expf(x); }
 __device__ __forceinline__ float mw_log(float x) { return MW_FAST_MATH ? __logf(x) : logf(x); }
 __device__ __forceinline__ float mw_pow(float x, float y) { return MW_FAST_MATH ? __powf(x, y) : powf(x, y); }

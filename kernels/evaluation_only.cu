@@ -17,21 +17,31 @@
 // Folded points (issue 14): when the functor is a fold (problems.cuh: MwFold; Rastrigin, Ackley,
 // Sphere, ...), each Philox block's four coordinates go straight into the fold as they are drawn,
 // in registers: no shared-memory stage, no second pass, the same numbers. A box with the same bounds
-// in every coordinate (every built-in) is passed as two scalars (box_uniform = 1), so a coordinate
+// in every coordinate (every built-in) is passed as two scalars (box_mode != 0: EoBox), so a coordinate
 // costs no bound loads; otherwise lower/upper are read per coordinate as before.
 //
 // MW_KERNELS: eo_rounds<F,T> eo_points<T>
 
 // The box of the drawn points: coordinate j of uniform u is min(lo + (hi - lo) u, hi), the formula
 // of MwRandomPoint and mw_fill_uniform (hi - lo rounds the same whether taken once or per draw).
-template <typename T, bool UNIFORM> struct EoBox {
+// BOX: EO_BOX_COORDS reads the bounds per coordinate; EO_BOX_CLAMP has one lo and hi for every
+// coordinate and fuses the uniform's scale into the width (lo + (w * 2^-24) * units, exactly
+// lo + w * u: random.cuh's MwUnit); EO_BOX_FITS is the same where the host has shown that no draw
+// rounds past hi (solvers/cuda/evaluation_only.py: box_mode), so the min is left out.
+#define EO_BOX_COORDS 0
+#define EO_BOX_CLAMP 1
+#define EO_BOX_FITS 2
+template <typename T, int BOX> struct EoBox {
     const T* __restrict__ lower;
     const T* __restrict__ upper;
-    T lo, width, hi;
-    __device__ __forceinline__ T at(int j, T u) const {
-        if (UNIFORM) return mw_fmin(lo + width * u, hi);
-        const T l = lower[j], h = upper[j];
-        return mw_fmin(l + (h - l) * u, h);
+    T lo, scaled, hi;
+    __device__ __forceinline__ T at(int j, T units) const {
+        if (BOX == EO_BOX_COORDS) {
+            const T l = lower[j], h = upper[j];
+            return mw_fmin(l + (h - l) * (units * MwUnit<T>::value), h);
+        }
+        const T v = mw_fma(scaled, units, lo);
+        return BOX == EO_BOX_CLAMP ? mw_fmin(v, hi) : v;
     }
 };
 
@@ -39,21 +49,22 @@ template <typename T, bool UNIFORM> struct EoBox {
 // coordinates per block, each folded as drawn; the last block's words past d are drawn and dropped,
 // as mw_fill_uniform does. Two rounds in one loop give the scheduler two independent Philox and
 // cosine chains per thread (131,072 walkers fill only half the GPU's warps), the same values.
-template <typename F, typename T, bool UNIFORM, int R>
-__device__ __forceinline__ void eo_folded(const MwRng& rng, const unsigned long long (&draw)[R],
-                                          const EoBox<T, UNIFORM>& box, int d, T (&f)[R]) {
+// G is the generator (MwRng with 64-bit draw indices, or MwRngHigh with their low words, D).
+template <typename F, typename T, int BOX, int R, typename G, typename D>
+__device__ __forceinline__ void eo_folded(const G& rng, const D (&draw)[R], const EoBox<T, BOX>& box, int d,
+                                          T (&f)[R]) {
     const int P = MwPerBlock<T>::value;
     typename F::template Acc<T> a[R];
 #pragma unroll
     for (int k = 0; k < R; ++k) a[k] = F::template start<T>();
-    unsigned long long b = 0;
+    D b = 0;
     int j0 = 0;
     for (; j0 + P <= d; j0 += P, ++b) {
 #pragma unroll
         for (int k = 0; k < R; ++k) {
             const MwWords r = rng(draw[k] + b);
 #pragma unroll
-            for (int q = 0; q < P; ++q) F::template add<T>(a[k], box.at(j0 + q, mw_uniform<T>(r, q)), j0 + q);
+            for (int q = 0; q < P; ++q) F::template add<T>(a[k], box.at(j0 + q, mw_uniform_units<T>(r, q)), j0 + q);
         }
     }
     if (j0 < d) {
@@ -62,7 +73,7 @@ __device__ __forceinline__ void eo_folded(const MwRng& rng, const unsigned long 
             const MwWords r = rng(draw[k] + b);
 #pragma unroll
             for (int q = 0; q < P; ++q) {
-                if (j0 + q < d) F::template add<T>(a[k], box.at(j0 + q, mw_uniform<T>(r, q)), j0 + q);
+                if (j0 + q < d) F::template add<T>(a[k], box.at(j0 + q, mw_uniform_units<T>(r, q)), j0 + q);
             }
         }
     }
@@ -71,18 +82,20 @@ __device__ __forceinline__ void eo_folded(const MwRng& rng, const unsigned long 
 }
 
 // `rounds` rounds of one walker with a fold functor, two at a time: (its last value; its best
-// value and round, compared in round order as one at a time).
-template <typename F, typename T, bool UNIFORM>
-__device__ __forceinline__ T eo_folded_rounds(const MwRng& rng, unsigned long long per_point, long long first_round,
-                                              int rounds, const EoBox<T, UNIFORM>& box, int d, MwBest<T>& mine,
+// value and round, compared in round order as one at a time). Draw indices are taken modulo 2^32
+// with MwRngHigh (the caller has checked that the launch's draws share their high word).
+template <typename F, typename T, int BOX, typename G>
+__device__ __forceinline__ T eo_folded_rounds(const G& rng, unsigned long long per_point, long long first_round,
+                                              int rounds, const EoBox<T, BOX>& box, int d, MwBest<T>& mine,
                                               long long& kept) {
+    typedef typename G::draw_type D;
     T f = mw_inf<T>();
     int r = 0;
     for (; r + 1 < rounds; r += 2) {
         const long long t = first_round + r;
-        const unsigned long long draw[2] = {(unsigned long long)t * per_point, (unsigned long long)(t + 1) * per_point};
+        const D draw[2] = {(D)((unsigned long long)t * per_point), (D)((unsigned long long)(t + 1) * per_point)};
         T v[2];
-        eo_folded<F, T, UNIFORM, 2>(rng, draw, box, d, v);
+        eo_folded<F, T, BOX, 2>(rng, draw, box, d, v);
 #pragma unroll
         for (int k = 0; k < 2; ++k) {
             if (v[k] < mine.f) {
@@ -94,9 +107,9 @@ __device__ __forceinline__ T eo_folded_rounds(const MwRng& rng, unsigned long lo
     }
     if (r < rounds) {
         const long long t = first_round + r;
-        const unsigned long long draw[1] = {(unsigned long long)t * per_point};
+        const D draw[1] = {(D)((unsigned long long)t * per_point)};
         T v[1];
-        eo_folded<F, T, UNIFORM, 1>(rng, draw, box, d, v);
+        eo_folded<F, T, BOX, 1>(rng, draw, box, d, v);
         if (v[0] < mine.f) {
             mine.f = v[0];
             kept = t;
@@ -117,12 +130,15 @@ template <typename T> struct EoColumn {
 // `rounds` rounds starting at round `first_round`; one thread per walker. f_last (n,) gets each
 // walker's last value (for snapshots); best_round (n,) its best round in this launch. The last block
 // regenerates the launch's best point and folds it into best_f/best_x (no host round trip).
+// At most 64 registers (launch bounds: 8 blocks of 128 per SM), so that 131,072 walkers (7.8
+// blocks of 128 per SM on an H100) run as one wave: the folds' two side-by-side rounds and the
+// high-word generator's constants asked for up to 71, and 7 blocks per SM would leave a tail.
 template <typename F, typename T>
-__global__ void eo_rounds(const T* __restrict__ lower, const T* __restrict__ upper, long long n, int d,
+__global__ void __launch_bounds__(128, 8) eo_rounds(const T* __restrict__ lower, const T* __restrict__ upper, long long n, int d,
                           unsigned long long seed, long long first_round, int rounds, T* f_last,
                           long long* best_round, T* part_f, long long* part_i, unsigned int* ticket,
                           T* best_f, T* best_x, long long* best_i, int staged, T box_lo, T box_hi,
-                          int box_uniform) {
+                          int box_mode) {
     __shared__ MwBest<T> winner;
     extern __shared__ unsigned char eo_stage_bytes[];
     const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
@@ -133,12 +149,21 @@ __global__ void eo_rounds(const T* __restrict__ lower, const T* __restrict__ upp
         T f = mw_inf<T>();
         long long kept = first_round;
         if constexpr (mw_folds<F>::value) {
-            if (box_uniform) {
-                const EoBox<T, true> box{lower, upper, box_lo, box_hi - box_lo, box_hi};
-                f = eo_folded_rounds<F, T, true>(rng, per_point, first_round, rounds, box, d, mine, kept);
-            } else {
-                const EoBox<T, false> box{lower, upper, box_lo, box_hi - box_lo, box_hi};
-                f = eo_folded_rounds<F, T, false>(rng, per_point, first_round, rounds, box, d, mine, kept);
+            const unsigned long long first = (unsigned long long)first_round * per_point;
+            const unsigned long long last = (unsigned long long)(first_round + rounds) * per_point - 1;
+            const T scaled = (box_hi - box_lo) * MwUnit<T>::value;
+            if (box_mode != EO_BOX_COORDS && mw_same_high(first, last)) {
+                const MwRngHigh high(rng, (unsigned int)(first >> 32));
+                if (box_mode == EO_BOX_FITS) {
+                    const EoBox<T, EO_BOX_FITS> box{lower, upper, box_lo, scaled, box_hi};
+                    f = eo_folded_rounds<F, T, EO_BOX_FITS>(high, per_point, first_round, rounds, box, d, mine, kept);
+                } else {
+                    const EoBox<T, EO_BOX_CLAMP> box{lower, upper, box_lo, scaled, box_hi};
+                    f = eo_folded_rounds<F, T, EO_BOX_CLAMP>(high, per_point, first_round, rounds, box, d, mine, kept);
+                }
+            } else {  // per-coordinate bounds, or draws across a 2^32 boundary: the general path
+                const EoBox<T, EO_BOX_COORDS> box{lower, upper, box_lo, scaled, box_hi};
+                f = eo_folded_rounds<F, T, EO_BOX_COORDS>(rng, per_point, first_round, rounds, box, d, mine, kept);
             }
         } else if (staged) {
             T* column = reinterpret_cast<T*>(eo_stage_bytes) + threadIdx.x;

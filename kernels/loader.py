@@ -30,6 +30,8 @@ MW_SHARED_KERNELS = ("mw_argmin_update<T>", "mw_broadcast_point<T>")
 BASE_OPTIONS = ("-std=c++17",)
 _KERNELS_LINE = re.compile(r"^//\s*MW_KERNELS:(.*)$", re.MULTILINE)
 _HEADERS_LINE = re.compile(r"^//\s*MW_HEADERS:(.*)$", re.MULTILINE)
+_DEFINES_LINE = re.compile(r"^//\s*MW_DEFINES:(.*)$", re.MULTILINE)
+_DEFINE = re.compile(r"^([A-Z_][A-Z0-9_]*)=(\w+)$")
 _FUNCTOR_MACRO = re.compile(r"#define\s+MW_FOR_EACH_FUNCTOR\s*\(\s*(\w+)\s*\)((?:[^\n]*\\\n)*[^\n]*)")
 
 
@@ -67,16 +69,30 @@ def declared_headers(kernel_file: str) -> list[str]:
     return [name for line in _HEADERS_LINE.findall(read_text(kernel_file)) for name in line.split()]
 
 
+def declared_defines(kernel_file: str) -> list[tuple[str, str]]:
+    """Macros a kernel file sets for the shared headers (its ``// MW_DEFINES: NAME=VALUE ...``
+    lines), e.g. MW_COSPI_LIBRARY=1 (common.cuh): they must come before the headers, so the file
+    cannot #define them itself."""
+    out = []
+    for item in (i for line in _DEFINES_LINE.findall(read_text(kernel_file)) for i in line.split()):
+        match = _DEFINE.match(item)
+        if match is None:
+            raise _unavailable(f"kernels/{kernel_file}: MW_DEFINES item {item!r} is not NAME=VALUE")
+        out.append((match.group(1), match.group(2)))
+    return out
+
+
 def source(kernel_file: str, functor_source: str = "") -> str:
-    """The full translation unit for one kernel file: the shared headers, a generated functor's
-    source (a user's expression), the file's own headers, then the file. All as text, so CuPy's
-    cache key changes whenever any of them is edited.
+    """The full translation unit for one kernel file: its MW_DEFINES macros, the shared headers, a
+    generated functor's source (a user's expression), the file's own headers, then the file. All as
+    text, so CuPy's cache key changes whenever any of them is edited.
 
     MW_FAST_MATH comes as a compiler option (``options(fast_math)``), which CuPy's cache also keys on.
     """
     extra = f"// ---- generated functor ----\n{functor_source}\n" if functor_source else ""
     own = header_text(declared_headers(kernel_file))
-    return header_text() + extra + own + f"// ---- {kernel_file} ----\n" + read_text(kernel_file)
+    defines = "".join(f"#define {name} {value}\n" for name, value in declared_defines(kernel_file))
+    return defines + header_text() + extra + own + f"// ---- {kernel_file} ----\n" + read_text(kernel_file)
 
 
 def options(fast_math: bool) -> tuple[str, ...]:

@@ -91,6 +91,7 @@
 // MW_KERNELS: pso_init<F,T> pso_classic<F,T> pso_classic_grid<F,T> pso_spso<F,T> pso_links<T>
 // MW_KERNELS: pso_classic_packed<F,T> pso_classic_grid_packed<F,T> pso_classic_lanes<F,T>
 // MW_HEADERS: group_sync.cuh
+// MW_DEFINES: MW_COSPI_LIBRARY=1
 
 #define PSO_STREAM_LINKS 16u
 // Launch bounds of the packed classic kernels (solvers/cuda/particle_swarm.py: PACKED_MAX_BLOCK):

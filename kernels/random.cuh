@@ -43,9 +43,12 @@ MW_HD unsigned long long mw_mul_wide(unsigned int a, unsigned int b) {
 // whole (one 32x32->64 IMAD.WIDE each, both halves used): written as mulhi and a separate low
 // product, nvcc emitted an extra 32-bit IMAD per product, 60 instructions per block instead of 40
 // (issue 14; the same numbers).
-MW_HD MwWords mw_philox4x32_10(MwWords c, unsigned int k0, unsigned int k1) {
+// Rounds FIRST..9 of Philox4x32-10 on c, with the keys of round 0 (bumped here FIRST times).
+template <int FIRST> MW_HD MwWords mw_philox_rounds(MwWords c, unsigned int k0, unsigned int k1) {
+    k0 += FIRST * 0x9E3779B9u;
+    k1 += FIRST * 0xBB67AE85u;
 #pragma unroll
-    for (int round = 0; round < 10; ++round) {
+    for (int round = FIRST; round < 10; ++round) {
         const unsigned long long p0 = mw_mul_wide(0xD2511F53u, c.x), p1 = mw_mul_wide(0xCD9E8D57u, c.z);
         MwWords n;
         n.x = (unsigned int)(p1 >> 32) ^ c.y ^ k0;
@@ -59,8 +62,11 @@ MW_HD MwWords mw_philox4x32_10(MwWords c, unsigned int k0, unsigned int k1) {
     return c;
 }
 
+MW_HD MwWords mw_philox4x32_10(MwWords c, unsigned int k0, unsigned int k1) { return mw_philox_rounds<0>(c, k0, k1); }
+
 // The generator of one walker in one stream; call it with a draw index to get four words.
 struct MwRng {
+    typedef unsigned long long draw_type;  // its draw index
     unsigned int k0, k1, z, w;
     MW_HD MwRng(unsigned long long seed, unsigned long long walker, unsigned int stream)
         : k0((unsigned int)seed), k1((unsigned int)(seed >> 32)), z((unsigned int)walker),
@@ -74,6 +80,40 @@ struct MwRng {
         return mw_philox4x32_10(c, k0, k1);
     }
 };
+
+// The same generator for draws whose indices share their high 32 bits (a launch of fewer than 2^32
+// blocks per walker past a multiple of 2^32: always, in practice; check with mw_same_high). Philox's
+// first two rounds partly depend on the counter's constant words only: round 0 multiplies ctr.z
+// (the walker) and its ctr.y (the high word) passes into round 1's first product; those two
+// products and an xor are made once here instead of per block, three of the block's 40
+// instructions (issue 14). Same words as MwRng for every draw.
+struct MwRngHigh {
+    typedef unsigned int draw_type;  // the low word of its draw index
+    unsigned int k0, k1, wk1, x1, y1, hi2, lo2;
+    MW_HD MwRngHigh(const MwRng& g, unsigned int high) : k0(g.k0), k1(g.k1), wk1(g.w ^ g.k1) {
+        const unsigned long long p1 = mw_mul_wide(0xCD9E8D57u, g.z);  // round 0's second product
+        x1 = (unsigned int)(p1 >> 32) ^ high ^ g.k0;
+        y1 = (unsigned int)p1;
+        const unsigned long long p0 = mw_mul_wide(0xD2511F53u, x1);   // round 1's first product
+        hi2 = (unsigned int)(p0 >> 32) ^ (g.k1 + 0xBB67AE85u);
+        lo2 = (unsigned int)p0;
+    }
+    // The block at draw index high * 2^32 + low.
+    MW_HD MwWords operator()(unsigned int low) const {
+        const unsigned long long p0 = mw_mul_wide(0xD2511F53u, low);  // round 0
+        const unsigned int z1 = (unsigned int)(p0 >> 32) ^ wk1, w1 = (unsigned int)p0;
+        const unsigned long long p1 = mw_mul_wide(0xCD9E8D57u, z1);   // round 1
+        MwWords c;
+        c.x = (unsigned int)(p1 >> 32) ^ y1 ^ (k0 + 0x9E3779B9u);
+        c.y = (unsigned int)p1;
+        c.z = hi2 ^ w1;
+        c.w = lo2;
+        return mw_philox_rounds<2>(c, k0, k1);
+    }
+};
+
+// Whether draw indices first..last (inclusive) share their high 32 bits (MwRngHigh applies).
+MW_HD bool mw_same_high(unsigned long long first, unsigned long long last) { return (first >> 32) == (last >> 32); }
 
 // A tuning grid (solvers/tune): the walkers form independent runs ("groups") of `size` walkers
 // each, group after group. Group g draws with its own key seeds[g] and keys its walkers 0..size-1,
@@ -142,6 +182,21 @@ template <> struct MwPerBlock<double> { static const int value = 2; };
 MW_HD unsigned int mw_word(const MwWords& r, int k) {
     // a select chain rather than an indexed array, so a run-time k never spills to local memory
     return k == 0 ? r.x : k == 1 ? r.y : k == 2 ? r.z : r.w;
+}
+
+// The same uniforms as integers held exactly in T (mw_uniform = units * MwUnit): a kernel that
+// scales a uniform by a width w can take w * MwUnit once and fuse one multiply-add per draw,
+// lo + (w * MwUnit) * units, which rounds exactly as lo + w * uniform (scaling by a power of two
+// is exact, so both products are the same real number).
+template <typename T> struct MwUnit;
+template <> struct MwUnit<float> { static constexpr float value = 1.0f / 16777216.0f; };
+template <> struct MwUnit<double> { static constexpr double value = 1.0 / 9007199254740992.0; };
+template <typename T> MW_HD T mw_uniform_units(const MwWords& r, int k);
+template <> MW_HD float mw_uniform_units<float>(const MwWords& r, int k) { return (float)(mw_word(r, k) >> 8); }
+template <> MW_HD double mw_uniform_units<double>(const MwWords& r, int k) {
+    const unsigned int hi = k == 0 ? r.x : r.z, lo = k == 0 ? r.y : r.w;
+    const unsigned long long bits = ((unsigned long long)hi << 21) ^ (unsigned long long)(lo >> 11);
+    return (double)(bits & ((1ull << 53) - 1));
 }
 
 template <typename T> MW_HD T mw_uniform(const MwWords& r, int k);

@@ -183,3 +183,70 @@ def test_philox_matches_random123_known_answers():
     assert out[0] == "6627e8d5 e169c58d bc57ac4c 9b00dbd8"
     assert out[1] == "408f276d 41c83b0e a20bc7c6 6d5451fd"
     assert out[2] == "d16cfe09 94fdcceb 5001e420 24126ea1"
+
+
+RNG_HIGH = """
+#include <cstdio>
+#include "common.cuh"
+#include "random.cuh"
+// splitmix64: test inputs only
+static unsigned long long mix(unsigned long long& s) {
+    unsigned long long z = (s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+int main() {
+    unsigned long long s = 12345, blocks = 0, words_differ = 0, units_differ = 0;
+    const unsigned int highs[4] = {0u, 1u, 0x7FFFFFFFu, 0xFFFFFFFFu};
+    for (int c = 0; c < 4000; ++c) {
+        const unsigned long long seed = mix(s), walker = mix(s) >> (c % 9 * 4);
+        const unsigned int stream = 1 + (unsigned int)(mix(s) % 255);
+        const unsigned int high = c < 16 ? highs[c % 4] : (unsigned int)(mix(s) >> (c % 33));
+        const MwRng g(seed, walker, stream);
+        const MwRngHigh h(g, high);
+        for (int k = 0; k < 16; ++k) {
+            const unsigned int low = k < 2 ? (k ? 0xFFFFFFFFu : 0u) : (unsigned int)mix(s);
+            const MwWords a = g(((unsigned long long)high << 32) | low), b = h(low);
+            blocks += 1;
+            words_differ += (a.x != b.x) + (a.y != b.y) + (a.z != b.z) + (a.w != b.w);
+            for (int q = 0; q < 4; ++q) units_differ += mw_uniform_units<float>(a, q) * MwUnit<float>::value != mw_uniform<float>(a, q);
+            for (int q = 0; q < 2; ++q) units_differ += mw_uniform_units<double>(a, q) * MwUnit<double>::value != mw_uniform<double>(a, q);
+        }
+    }
+    printf("%llu %llu %llu\\n", blocks, words_differ, units_differ);
+    return 0;
+}
+"""
+
+
+@needs_nvcc
+def test_high_word_generator_and_integer_uniforms_match_the_general_ones():
+    """MwRngHigh (Philox with its first rounds' constant parts made once) gives MwRng's words for
+    every draw of its high word, and the integer uniforms times MwUnit are mw_uniform exactly
+    (64,000 blocks: random walkers, streams and seeds, high words 0, 1, 2^31 - 1, 2^32 - 1 and
+    random ones, low words 0, 2^32 - 1 and random ones)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        src = Path(tmp) / "high.cu"
+        src.write_text(RNG_HIGH, encoding="utf-8")
+        exe = Path(tmp) / "high"
+        proc = subprocess.run([NVCC, "-I", str(loader.KERNEL_DIR), "-o", str(exe), str(src)],
+                              capture_output=True, text=True)
+        if proc.returncode != 0 and "cannot find" in proc.stderr.lower():
+            pytest.skip(f"nvcc cannot build host executables here: {proc.stderr.strip()[:200]}")
+        assert proc.returncode == 0, proc.stderr
+        out = subprocess.run([str(exe)], capture_output=True, text=True, check=True).stdout.split()
+    assert out == ["64000", "0", "0"]
+
+
+def test_file_defines_come_before_the_headers(monkeypatch):
+    """A kernel file's ``// MW_DEFINES:`` macros open its source (the shared headers read them:
+    particle_swarm.cu keeps the library's cospif); a malformed item is refused with the file named."""
+    text = loader.source("particle_swarm.cu")
+    assert text.startswith("#define MW_COSPI_LIBRARY 1\n")
+    assert text.index("#define MW_COSPI_LIBRARY 1") < text.index("// ---- common.cuh ----")
+    assert "MW_COSPI_LIBRARY" not in loader.source("evaluation_only.cu").split("// ---- common.cuh ----")[0]
+    original = loader.read_text
+    monkeypatch.setattr(loader, "read_text", lambda name: "// MW_DEFINES: lower=1\n" + original(name))
+    with pytest.raises(Exception, match="particle_swarm.cu: MW_DEFINES item 'lower=1'"):
+        loader.source("particle_swarm.cu")

@@ -11,6 +11,7 @@ optimiser tests have no use for it).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from fractions import Fraction
 
 import numpy as np
 
@@ -18,6 +19,28 @@ from ..arrays import to_numpy
 from ..params import param
 from ..algorithms.base import Algorithm, SnapshotData, State
 from .base import CudaAlgorithm, CudaState, allocation_guard
+
+
+# The kernel's box modes (kernels/evaluation_only.cu: EO_BOX_*).
+BOX_CLAMP, BOX_FITS = 1, 2
+
+
+def box_mode(lo, hi) -> int:
+    """BOX_FITS when no uniform draw of [lo, hi] can round past hi, so the kernel may drop its min.
+
+    The kernel makes a coordinate as fma(w * unit, k, lo) with w = hi - lo in the dtype, unit =
+    2^-24 (float32) or 2^-53 (float64) and k an integer below 1 / unit; rounding is monotone, so if
+    the exact value at the largest k is at most hi (a number of the dtype), every rounded draw is.
+    Checked in exact rationals; else BOX_CLAMP (the min stays)."""
+    dtype = np.asarray(lo).dtype
+    bits = 24 if dtype == np.float32 else 53
+    with np.errstate(over="ignore"):
+        width = dtype.type(hi) - dtype.type(lo)
+    if not np.isfinite(width):
+        return BOX_CLAMP
+    width = Fraction(float(width))
+    top = Fraction(float(lo)) + width * Fraction(2**bits - 1, 2**bits)
+    return BOX_FITS if top <= Fraction(float(hi)) else BOX_CLAMP
 
 
 @dataclass(frozen=True)
@@ -89,10 +112,11 @@ class EvaluationOnlyCuda(CudaAlgorithm):
         n = int(self.params.walkers)
         stage = self.stage_bytes()
         lo, hi, uniform = self.box_scalars()
+        mode = box_mode(lo, hi) if uniform else 0
         self.launch("eo_rounds", n, self.lower, self.upper, np.int64(n), np.int32(self.problem.dim),
                     np.uint64(state.seed), np.int64(first_round), np.int32(rounds), state.f,
                     self._best_round, *self.tracker.args(), np.int32(1 if stage else 0),
-                    lo, hi, np.int32(uniform), shared_mem=stage)
+                    lo, hi, np.int32(mode), shared_mem=stage)
         state.evals += n * rounds
 
     def step(self, state: CudaState, iterations: int) -> None:
