@@ -84,15 +84,22 @@ def iterations_for(per_iter: float, seconds: float = REPEAT_SECONDS) -> int:
 
 
 def time_steps(algo, engine, state, iterations: int, *, seed: int = 0, repeats: int = REPEATS,
-               chunk: int | None = None, check: Callable[[float, int], None] | None = None) -> Timing:
+               chunk: int | None = None, check: Callable[[float, int], None] | None = None,
+               fresh: bool = False) -> Timing:
     """Rule steps 3-4 on a warmed-up state. `chunk` splits a repeat into steps of at most that many
     iterations (same work, counted the same) so that `check(seconds_so_far, iterations_done)`, which
     may raise to abandon the measurement, runs between them. A state that has converged (no work
-    left) is replaced by a fresh, warmed-up one before the next repeat."""
+    left) is replaced by a fresh, warmed-up one before the next repeat. `fresh`: every repeat times
+    iterations 1..`iterations` of a newly initialised run (initialisation untimed), for a case whose
+    phases change along the run (SA hybrid: annealing, then Nelder-Mead polishing), so that the
+    timed window is the same part of the run whatever the warm-up reached."""
     samples: list[tuple[float, int, float]] = []
     total = 0.0
     for _ in range(max(1, int(repeats))):
-        if getattr(state, "done", False):
+        if fresh:
+            state = algo.init(ArrayRNG(algo.xp, seed))
+            engine.synchronize()
+        elif getattr(state, "done", False):
             state, _ = warm_up(algo, engine, seed)
         before, done, seconds = state.evals, 0, 0.0
         while done < iterations:
@@ -119,11 +126,11 @@ def _median(samples: list[tuple[float, int, float]], iterations: int) -> Timing:
 def measure_rate(engine, algorithm: str, problem, params, *, dtype="float64", fast_math: bool = False,
                  seed: int = 0, iterations: int | None = None, repeats: int = REPEATS,
                  configure: Callable | None = None, threads: int | None = None,
-                 devices=None) -> Timing:
+                 devices=None, fresh: bool = False) -> Timing:
     """The whole rule for a steady rate: build, warm up, timed repeats, median. `iterations` per
     repeat default to about REPEAT_SECONDS of work. `configure(algo)` may set tuning attributes.
     `threads`: CPU threads on an engine that honours them (None: its default). `devices`: the run
-    split over these devices (solvers/shards.py; None: one device)."""
+    split over these devices (solvers/shards.py; None: one device). `fresh`: see time_steps."""
     from . import shards  # noqa: PLC0415
     from .engines import get_engine  # noqa: PLC0415
 
@@ -136,7 +143,7 @@ def measure_rate(engine, algorithm: str, problem, params, *, dtype="float64", fa
     state, per_iter = warm_up(algo, engine, seed)
     if iterations is None:
         iterations = iterations_for(per_iter)
-    return time_steps(algo, engine, state, iterations, seed=seed, repeats=repeats)
+    return time_steps(algo, engine, state, iterations, seed=seed, repeats=repeats, fresh=fresh)
 
 
 def time_runs(run: Callable[[], tuple[float, int, float]], engine, *, repeats: int = REPEATS,

@@ -60,6 +60,27 @@ def test_measure_rate_counts_exact_evaluations_of_the_median_repeat():
     assert sorted(t.rates)[(t.repeats - 1) // 2] == t.rates[t.index]  # the (low) median
 
 
+def test_fresh_repeats_time_the_same_first_iterations_of_a_new_run():
+    """time_steps(fresh=True): every repeat starts a new run (seeded alike), so each times the run's
+    first iterations whatever the warm-up reached; without it the repeats continue one run."""
+    from solvers.rng import ArrayRNG
+
+    cls = algorithm_class("simulated_annealing", "numpy")
+    params = make_params(cls.Params, {"walkers": 32, "variant": "hybrid", "t0": 10.0, "t_min": 0.01})
+    algo = cls(get_problem("sphere", 3), params)
+    engine = get_engine("numpy")
+    warmed = algo.init(ArrayRNG(algo.xp, 0))
+    algo.step(warmed, 7)  # a warm-up that went further than the timed window
+    fresh = measure.time_steps(algo, engine, warmed, 3, repeats=3, fresh=True)
+    assert warmed.iteration == 7  # the warmed-up run was left alone
+    assert fresh.repeats == 3 and fresh.evals == 32 * 3  # one evaluation per chain and iteration
+    reference = algo.init(ArrayRNG(algo.xp, 0))
+    algo.step(reference, 3)
+    assert fresh.best_f == pytest.approx(float(reference.best_f))  # the same first three iterations
+    measure.time_steps(algo, engine, warmed, 3, repeats=2)
+    assert warmed.iteration == 7 + 2 * 3  # not fresh: the repeats continue the given run
+
+
 def test_time_runs_warms_up_then_keeps_the_median():
     calls = []
     samples = iter([(3.0e-3, 30, 1.0), (1.0e-3, 30, 1.0), (2.0e-3, 30, 1.0)])
