@@ -178,3 +178,20 @@ def test_evaluation_only_folded_values_equal_evaluating_its_points(cupy, module,
     points = algo.points(state, np.arange(700)).get().astype(dtype)
     got = _evaluate(cupy, module, algo.problem.definition.cuda_functor, points, np.dtype(dtype).type)
     assert np.array_equal(state.f.get(), got)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_evaluation_only_across_the_draw_index_high_word(cupy, module, dtype):
+    """Draw indices of a launch that cross 2^32 take the general generator, those past it the
+    high-word one (random.cuh: MwRngHigh, high word 1): both fold the points regenerated from their
+    counters, as below 2^32."""
+    from tests.gpu_run import run
+
+    algo, state = run(cupy, "evaluation_only", {}, [1], problem="rastrigin", dtype=dtype, dim=7, walkers=300)
+    per_point = -(-7 // (4 if dtype == "float32" else 2))
+    state.iteration = 2**32 // per_point - 2  # the next launch's rounds straddle draw 2^32
+    for _ in range(2):  # across the boundary, then wholly past it
+        algo.step(state, 3)
+        points = algo.points(state, np.arange(300)).get().astype(dtype)
+        got = _evaluate(cupy, module, algo.problem.definition.cuda_functor, points, np.dtype(dtype).type)
+        assert np.array_equal(state.f.get(), got)
