@@ -103,10 +103,53 @@ def sibling_probe(seconds: float = 0.5) -> dict:
     return {c: run([cpus[0], c]) / alone for c in cpus[1:]}
 
 
+CASES = [("pattern_search", {"walkers": 131072}, 2),
+         ("simulated_annealing", {"walkers": 131072, "variant": "async"}, 60)]
+
+
+def rates(threads: int) -> list[tuple[str, float, float]]:
+    """(algorithm, evaluations/s, mean clock) of each case on `threads` numba threads."""
+    problem = get_problem("rastrigin", 30)
+    out = []
+    for name, params, iterations in CASES:
+        algo = numba_algorithm(name)(problem, get_algorithm(name).Params(**params), dtype=np.float64,
+                                     threads=threads)
+        (rate, _), mhz = clocked(lambda: steady_rate(algo, iterations))
+        out.append((name, rate, mhz))
+    return out
+
+
+def one_per_core(probe: dict, cpus: list[int]) -> list[int] | None:
+    """One CPU of each physical core where the probe found exactly one sibling of CPU 0 and it is
+    CPU 1 (pairs 2k, 2k + 1) or CPU n/2 (pairs k, k + n/2): the usual numberings; else None."""
+    siblings = [c for c, r in probe.items() if r < 0.8]
+    n = len(cpus)
+    if siblings == [cpus[1]]:
+        return cpus[0::2]
+    if siblings == [cpus[n // 2]]:
+        return cpus[: n // 2]
+    return None
+
+
+def pinned(cpus: list[int]) -> list[tuple[str, float, float]]:
+    """rates() on len(cpus) threads in a child process pinned to `cpus` before numba starts its
+    threads (they inherit the mask; a running pool would keep its own)."""
+    import subprocess  # noqa: PLC0415
+
+    env = dict(os.environ, NUMBA_NUM_THREADS=str(len(cpus)))
+    proc = subprocess.run([sys.executable, __file__, "--child", str(len(cpus))], env=env, check=True,
+                          capture_output=True, text=True, preexec_fn=lambda: os.sched_setaffinity(0, cpus))
+    return [tuple(r) for r in json.loads(proc.stdout.strip().splitlines()[-1])]
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default=os.environ.get("OUT", "."))
+    parser.add_argument("--child", type=int, help=argparse.SUPPRESS)  # pinned(): print rates() as JSON
     args = parser.parse_args()
+    if args.child:
+        print(json.dumps(rates(args.child)))
+        return 0
     every = default_threads()
     record = {"cpu": cpu_model(), "topology": topology(), "idle_mhz": mean_mhz(), "runs": []}
     print(f"# {record['cpu']}; {record['topology']}; idle clock {record['idle_mhz']:.0f} MHz", flush=True)
@@ -114,19 +157,19 @@ def main() -> int:
     record["beside_cpu0"] = probe
     print("# CPU 0's busy loop beside one on CPU k, relative to alone: "
           + ", ".join(f"{k}: {v:.2f}" for k, v in probe.items()), flush=True)
-    counts = sorted({1, every} | {2**k for k in range(1, 8) if 2**k < every})
-    problem = get_problem("rastrigin", 30)
-    for name, params, iterations in [("pattern_search", {"walkers": 131072}, 2),
-                                     ("simulated_annealing", {"walkers": 131072, "variant": "async"}, 60)]:
-        p = get_algorithm(name).Params(**params)
-        one = None
-        for threads in counts:
-            algo = numba_algorithm(name)(problem, p, dtype=np.float64, threads=threads)
-            (rate, _), mhz = clocked(lambda: steady_rate(algo, iterations))
-            one = one or rate
+    one = {}
+    for threads in sorted({1, every} | {2**k for k in range(1, 8) if 2**k < every}):
+        for name, rate, mhz in rates(threads):
+            one.setdefault(name, rate)
             record["runs"].append({"algorithm": name, "threads": threads, "rate": rate, "mhz": mhz})
-            print(f"{name:20} {threads:3} threads: {rate / 1e6:9.2f} M/s  {rate / one:5.2f}x  "
+            print(f"{name:20} {threads:3} threads: {rate / 1e6:9.2f} M/s  {rate / one[name]:5.2f}x  "
                   f"clock {mhz:6.0f} MHz", flush=True)
+    cores = one_per_core(probe, sorted(os.sched_getaffinity(0)))
+    if cores:
+        for name, rate, mhz in pinned(cores):
+            record["runs"].append({"algorithm": name, "threads": len(cores), "cpus": cores, "rate": rate, "mhz": mhz})
+            print(f"{name:20} {len(cores):3} threads, one per physical core {cores}: {rate / 1e6:9.2f} M/s  "
+                  f"{rate / one[name]:5.2f}x", flush=True)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     (out / "cpu-scaling.json").write_text(json.dumps(record, indent=1))
