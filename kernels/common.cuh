@@ -26,11 +26,30 @@ __device__ __forceinline__ float mw_cos(float x) { return MW_FAST_MATH ? __cosf(
 // (about two instructions fewer per call than cospif: evaluation-only's loop, 8 rastrigin
 // coordinates, 316 -> 299 on sm_90; issue 14's evaluation-only is bound by instruction issue).
 // GPU test: tests/test_gpu_cospi.py, all 2^32 arguments.
+// MW_COSPI_BOXED = 1 (a compile option: kernels/loader.py options(boxed=True)) promises |x| <= 2^21:
+// the host sets it where the problem's box lies within +-2^20 (every built-in's) and mw_cospi's only
+// callers, problems.cuh's folds, pass 2 v for a coordinate v of a point inside the box (every kernel
+// evaluates only such points: initial draws, clamped trials and moves, bounce-back, confinement).
+// Then libdevice's large-argument path (|x| > 2^24) is dead, and the rounding of 2 x to an integer
+// can be the classic magic-number sum: t = 2 x + 1.5 * 2^23, one fma, rounds 2 x to the nearest
+// integer (ties to even, as rintf) for |2 x| <= 2^22, holds that integer in its low bits (the
+// quadrant, with no float-to-int conversion) and gives it back as t - 1.5 * 2^23, exactly.
+#ifndef MW_COSPI_BOXED
+#define MW_COSPI_BOXED 0
+#endif
 __device__ __forceinline__ float mw_cospif_precise(float x) {
-    if (fabsf(x) > 0x1p24f) x = x * 0.0f;  // libdevice's large-argument path: x is an even integer, cos 1
+#if MW_COSPI_BOXED
+    const float t = __fmaf_rn(x, 2.0f, 0x1.8p23f);
+    const float r = __fadd_rn(t, -0x1.8p23f);
+    const unsigned int q = (__float_as_uint(t) << 30) + (1u << 30);  // t's low bits: rint(2 x) mod 4
+#else
+    if (fabsf(x) > 0x1p24f) x = x * 0.0f;  // libdevice's large-argument path: x an even integer, cos 1
     const float r = rintf(x + x);          // nearest even, as libdevice's round
+    // the quadrant converted from x + x itself (nearest even: the integer r holds), not from r, so
+    // that the conversion runs beside the rounding instead of after it (as ptxas schedules cospif)
+    const unsigned int q = ((unsigned int)__float2int_rn(x + x) << 30) + (1u << 30);
+#endif
     const float f = __fmaf_rn(-r, 0.5f, x);
-    const unsigned int q = ((unsigned int)__float2int_rz(r) << 30) + (1u << 30);
     const float s = __fmul_rn(f, f);
     const float c = __fmaf_rn(__fmaf_rn(__fmaf_rn(__fmaf_rn(0x1.d09c24p-3f, s, -0x1.55a5cp+0f), s,
                                                   0x1.03c19ep+2f), s, -0x1.3bd3ccp+2f), s, 1.0f);

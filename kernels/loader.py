@@ -95,9 +95,24 @@ def source(kernel_file: str, functor_source: str = "") -> str:
     return defines + header_text() + extra + own + f"// ---- {kernel_file} ----\n" + read_text(kernel_file)
 
 
-def options(fast_math: bool) -> tuple[str, ...]:
-    """Compiler options for one module (NVRTC through CuPy; the CI test passes the same to nvcc)."""
-    return BASE_OPTIONS + (f"-DMW_FAST_MATH={1 if fast_math else 0}",)
+# A box within +-BOXED_LIMIT in every coordinate lets the kernels drop cospi's large-argument path
+# (common.cuh: MW_COSPI_BOXED; every kernel evaluates only points inside its box).
+BOXED_LIMIT = 2.0**20
+
+
+def options(fast_math: bool, boxed: bool = False) -> tuple[str, ...]:
+    """Compiler options for one module (NVRTC through CuPy; the CI test passes the same to nvcc).
+    ``boxed``: the problem's box lies within +-BOXED_LIMIT (``is_boxed``)."""
+    return BASE_OPTIONS + (f"-DMW_FAST_MATH={1 if fast_math else 0}", f"-DMW_COSPI_BOXED={1 if boxed else 0}")
+
+
+def is_boxed(lower, upper) -> bool:
+    """Whether every bound of the box lies within +-BOXED_LIMIT (finite), for ``options(boxed=...)``."""
+    import numpy as np  # noqa: PLC0415 - kernels imports without NumPy at module level
+
+    bounds = np.concatenate([np.ravel(np.asarray(lower, dtype=np.float64)),
+                             np.ravel(np.asarray(upper, dtype=np.float64))])
+    return bool(bounds.size) and bool(np.all(np.abs(bounds) <= BOXED_LIMIT))
 
 
 def functor_names() -> list[str]:
@@ -187,13 +202,13 @@ def _compile_error_lines(exc: Exception, limit: int = 6) -> str:
 
 @functools.lru_cache(maxsize=None)
 def load(kernel_file: str, functor: str, dtype: str, fast_math: bool = False,
-         functor_source: str = "", device: int = 0) -> KernelSet:
+         functor_source: str = "", device: int = 0, boxed: bool = False) -> KernelSet:
     """Compile (or fetch from CuPy's cache) the kernels of one file for one functor and dtype.
 
     ``functor_source`` defines a functor not in problems.cuh (a user's expression, whose struct name
     is a hash of its body); it is part of the cache key here and of the source CuPy keys on.
     ``device``: the current CUDA device, which the module is loaded on (part of the cache key: a run
-    split over GPUs loads one module per device)."""
+    split over GPUs loads one module per device). ``boxed``: see ``options``."""
     if dtype not in CTYPES:
         raise ValueError(f"dtype must be one of {', '.join(CTYPES)}, got {dtype!r}")
     try:
@@ -205,7 +220,7 @@ def load(kernel_file: str, functor: str, dtype: str, fast_math: bool = False,
         raise _unavailable(f"no CUDA functor '{functor}' in kernels/problems.cuh")
     expressions = name_expressions(kernel_file, functor, dtype)
     try:
-        module = cupy.RawModule(code=source(kernel_file, functor_source), options=options(fast_math),
+        module = cupy.RawModule(code=source(kernel_file, functor_source), options=options(fast_math, boxed),
                                 name_expressions=list(expressions.values()))
         # compile now, so that errors surface here (the runner says "compiling") and not at a launch
         compile_now = getattr(module, "compile", None)

@@ -55,7 +55,9 @@ def _compile(case):
         src.write_text(instantiation_unit(kernel_file, ctype), encoding="utf-8")
         out = src.with_suffix(".ptx")
         if ctype == "both":  # optimised, through ptxas: count the entries in the PTX kept beside
-            cmd = [NVCC, "-arch=sm_90", "-cubin", "--keep", "--keep-dir", tmp, *loader.options(fast),
+            # (with the options of a built-in's box, as the engine compiles them; the -O0 cases
+            # above keep the general cospi)
+            cmd = [NVCC, "-arch=sm_90", "-cubin", "--keep", "--keep-dir", tmp, *loader.options(fast, boxed=True),
                    "-o", str(src.with_suffix(".cubin")), str(src)]
         else:
             cmd = [NVCC, "-arch=sm_90", "--ptx", "-Xcicc", "-O0", *loader.options(fast), "-o", str(out),
@@ -250,3 +252,19 @@ def test_file_defines_come_before_the_headers(monkeypatch):
     monkeypatch.setattr(loader, "read_text", lambda name: "// MW_DEFINES: lower=1\n" + original(name))
     with pytest.raises(Exception, match="particle_swarm.cu: MW_DEFINES item 'lower=1'"):
         loader.source("particle_swarm.cu")
+
+
+def test_boxed_option_follows_the_box():
+    """A box within +-2^20 compiles cospi without its large-argument path (common.cuh:
+    MW_COSPI_BOXED); every built-in's box qualifies, a wider, infinite or empty one does not."""
+    import numpy as np
+
+    assert loader.options(False, boxed=True)[-1] == "-DMW_COSPI_BOXED=1"
+    assert loader.options(True)[-1] == "-DMW_COSPI_BOXED=0"
+    for definition in problem_definitions():
+        lower, upper = definition.bounds(definition.default_dim)
+        assert loader.is_boxed(lower, upper), definition.name
+    assert loader.is_boxed([-2.0**20], [2.0**20])
+    assert not loader.is_boxed([-2.0**20 - 1], [0.0])
+    assert not loader.is_boxed([-np.inf], [1.0]) and not loader.is_boxed([np.nan], [1.0])
+    assert not loader.is_boxed([], [])
