@@ -169,19 +169,25 @@ int main() {
 """
 
 
-@needs_nvcc
-def test_philox_matches_random123_known_answers():
-    """Random123's kat_vectors for philox4x32 with 10 rounds, run on the host through nvcc."""
+def run_on_host(program: str) -> str:
+    """Build a host program that includes the kernel headers with nvcc and run it: its stdout
+    (skips where nvcc cannot build host executables)."""
     with tempfile.TemporaryDirectory() as tmp:
-        src = Path(tmp) / "kat.cu"
-        src.write_text(PHILOX_KAT, encoding="utf-8")
-        exe = Path(tmp) / "kat"
+        src = Path(tmp) / "host.cu"
+        src.write_text(program, encoding="utf-8")
+        exe = Path(tmp) / "host"
         proc = subprocess.run([NVCC, "-I", str(loader.KERNEL_DIR), "-o", str(exe), str(src)],
                               capture_output=True, text=True)
         if proc.returncode != 0 and "cannot find" in proc.stderr.lower():
             pytest.skip(f"nvcc cannot build host executables here: {proc.stderr.strip()[:200]}")
         assert proc.returncode == 0, proc.stderr
-        out = subprocess.run([str(exe)], capture_output=True, text=True, check=True).stdout.split("\n")
+        return subprocess.run([str(exe)], capture_output=True, text=True, check=True).stdout
+
+
+@needs_nvcc
+def test_philox_matches_random123_known_answers():
+    """Random123's kat_vectors for philox4x32 with 10 rounds, run on the host through nvcc."""
+    out = run_on_host(PHILOX_KAT).split("\n")
     assert out[0] == "6627e8d5 e169c58d bc57ac4c 9b00dbd8"
     assert out[1] == "408f276d 41c83b0e a20bc7c6 6d5451fd"
     assert out[2] == "d16cfe09 94fdcceb 5001e420 24126ea1"
@@ -228,17 +234,7 @@ def test_high_word_generator_and_integer_uniforms_match_the_general_ones():
     every draw of its high word, and the integer uniforms times MwUnit are mw_uniform exactly
     (64,000 blocks: random walkers, streams and seeds, high words 0, 1, 2^31 - 1, 2^32 - 1 and
     random ones, low words 0, 2^32 - 1 and random ones)."""
-    with tempfile.TemporaryDirectory() as tmp:
-        src = Path(tmp) / "high.cu"
-        src.write_text(RNG_HIGH, encoding="utf-8")
-        exe = Path(tmp) / "high"
-        proc = subprocess.run([NVCC, "-I", str(loader.KERNEL_DIR), "-o", str(exe), str(src)],
-                              capture_output=True, text=True)
-        if proc.returncode != 0 and "cannot find" in proc.stderr.lower():
-            pytest.skip(f"nvcc cannot build host executables here: {proc.stderr.strip()[:200]}")
-        assert proc.returncode == 0, proc.stderr
-        out = subprocess.run([str(exe)], capture_output=True, text=True, check=True).stdout.split()
-    assert out == ["64000", "0", "0"]
+    assert run_on_host(RNG_HIGH).split() == ["64000", "0", "0"]
 
 
 def test_file_defines_come_before_the_headers(monkeypatch):
