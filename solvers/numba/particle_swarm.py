@@ -274,35 +274,88 @@ def gather_informants(Pf, best, targets, lo, hi, m):
 
 
 @njit(nogil=True, cache=True, inline="always")
+def _pair_uniform32(W, p, k):
+    """Uniform k (0: u1, 1: u2) of normal pair p in a float32 run: block p // 2, word
+    2 (p & 1) + k (24 bits, mw_uniform<float>), as float64."""
+    return philox.u01f(W[2 * (p & 1) + k, p >> 1])
+
+
+@njit(nogil=True, cache=True, inline="always")
+def _pair_uniform64(W, p, k):
+    """Uniform k (0: u1, 1: u2) of normal pair p in a float64 run: block p, words 2k and 2k + 1
+    (53 bits)."""
+    return philox.u01d(W[2 * k, p], W[2 * k + 1, p])
+
+
+@njit(nogil=True, cache=True, inline="always")
 def pair_uniforms(W, p, single):
     """The uniforms (u1, u2) of normal pair p (float64): float32 runs, block p // 2's words
     2 (p & 1) and 2 (p & 1) + 1 (24-bit uniforms, mw_uniform<float>); float64, block p's two
     53-bit uniforms."""
     if single:
-        b = p >> 1
-        h = 2 * (p & 1)
-        return philox.u01f(W[h, b]), philox.u01f(W[h + 1, b])
-    return philox.u01d(W[0, p], W[1, p]), philox.u01d(W[2, p], W[3, p])
+        return _pair_uniform32(W, p, 0), _pair_uniform32(W, p, 1)
+    return _pair_uniform64(W, p, 0), _pair_uniform64(W, p, 1)
 
 
-@njit(nogil=True, cache=True, inline="always", fastmath={"contract"})
-def normals(z, W, pairs, single):
-    """z[2p], z[2p + 1] = the Box-Muller normals of pair p < pairs, in z's dtype (z holds 2 pairs
-    values). Two loops: the radius sqrt(-2 log(1 - u1)) (libm's log, one call a pair) into z[2p + 1],
-    then cos and sin of 2 pi u2 from one polynomial (functions.sincospi, 2 u2 exact), a loop LLVM
-    vectorises: libm's cos and sin had taken about half of SPSO's time (issue 13). The angle's
-    cos/sin are the accurate ones of 2 pi u2, where mw_normal2 rounds the angle first: the normals
-    agree with the cuda engine's to a few ulps, not bit for bit."""
+# The angle loop's pairs are padded to a multiple of this: its vector step is 8 pairs (zmm) or
+# fewer, and the pairs left over ran scalar; 15 pairs (30-D) took one vector step and 7 scalar
+# ones (the scalar rest then cost about as much as the vector step, 2-core AMD EPYC)
+NORMAL_LANES = 8
+
+
+@njit(nogil=True, cache=True)
+def normal_slots(d):
+    """Length of the normals' scratch z of d coordinates: the pairs padded to NORMAL_LANES."""
+    pairs = (d + 1) // 2
+    return 2 * ((pairs + NORMAL_LANES - 1) // NORMAL_LANES * NORMAL_LANES)
+
+
+@njit(nogil=True, cache=True, inline="always")
+def _rotate(z, k, u2):
+    """z[k], z[k + 1] = r cos(2 pi u2), r sin(2 pi u2), r = sqrt(-2 log(1 - u1)) from z[k + 1]
+    = log(1 - u1) (the operations of one expression, in z's dtype)."""
     T = z.dtype.type
-    for p in range(pairs):
-        u1 = T(pair_uniforms(W, p, single)[0])
-        z[2 * p + 1] = np.sqrt(T(-2) * np.log(T(1) - u1))
-    for p in range(pairs):
-        u2 = T(pair_uniforms(W, p, single)[1])
-        c, s = functions.sincospi(2.0 * np.float64(u2))
-        r = z[2 * p + 1]
-        z[2 * p] = r * T(c)
-        z[2 * p + 1] = r * T(s)
+    c, s = functions.sincospi(2.0 * np.float64(u2))
+    r = np.sqrt(T(-2) * z[k + 1])
+    z[k] = r * T(c)
+    z[k + 1] = r * T(s)
+
+
+# Inlined at numba's level, so compiled with the kernel's flags (fastmath off: no FMA contraction,
+# whatever a helper's own flags say): the numbers do not depend on which helper a line sits in.
+@njit(nogil=True, cache=True, inline="always")
+def normals(z, W, pairs, single):
+    """z[2p], z[2p + 1] = the Box-Muller normals of pair p < pairs, in z's dtype (z holds
+    normal_slots: the pairs padded to NORMAL_LANES, whose extra values are never read; W the
+    columns they read, as fill_words pads them). Two loops per dtype: libm's log(1 - u1), one call
+    a pair, into z[2p + 1], then a loop LLVM vectorises over the padded pairs: the radius's sqrt
+    and cos and sin of 2 pi u2 from one polynomial (functions.sincospi, 2 u2 exact). libm's cos and
+    sin had taken about half of SPSO's time (issue 13). The angle's cos/sin are the accurate ones
+    of 2 pi u2, where mw_normal2 rounds the angle first: the normals agree with the cuda engine's
+    to a few ulps, not bit for bit.
+
+    Per dtype, not through pair_uniforms: its branch on `single` inside the loop kept the angle
+    loop scalar (LLVM did not unswitch it); the sqrt with the polynomial, not after each log call:
+    between calls it ran scalar and the polynomial's constants, held in registers that calls
+    clobber, were reloaded after each (30-D float64 on the development machine: the move with
+    the evaluation 466 -> 338 ns, both changes; the same numbers)."""
+    T = z.dtype.type
+    padded = (pairs + NORMAL_LANES - 1) // NORMAL_LANES * NORMAL_LANES
+    if single:
+        for p in range(pairs):
+            z[2 * p + 1] = np.log(T(1) - T(_pair_uniform32(W, p, 0)))
+    else:
+        for p in range(pairs):
+            z[2 * p + 1] = np.log(T(1) - T(_pair_uniform64(W, p, 0)))
+    for p in range(pairs, padded):  # padding: log(1) (never read, but defined)
+        z[2 * p + 1] = T(0)
+    if single:  # by blocks of 2 pairs: W[2 (p & 1) + 1, p >> 1] a pair kept the loop scalar
+        for b in range(padded // 2):
+            _rotate(z, 4 * b, T(philox.u01f(W[1, b])))
+            _rotate(z, 4 * b + 2, T(philox.u01f(W[3, b])))
+    else:
+        for p in range(padded):
+            _rotate(z, 2 * p, T(_pair_uniform64(W, p, 1)))
 
 
 # inlined into both kernels at numba's level: as a call, the grouped kernel ran 3% slower on one
@@ -311,8 +364,8 @@ def normals(z, W, pairs, single):
 def spso_move(X, V, P, f, Pf, i, l, lower, upper, fid, seed, t, w, c, single, bad, z, x, walker0,
               live, W):
     """Particle i's SPSO-2011 move at iteration t around its personal best and that of its best
-    informant l (normals and radius from Philox, keyed walker0 + i), confined and evaluated (z: scratch of d + 1 in X's
-    dtype, x: float64); not `live`: f[i] = +inf, unevaluated (max_evals). Updates Pf[i] and says
+    informant l (normals and radius from Philox, keyed walker0 + i), confined and evaluated (z:
+    scratch of normal_slots(d) in X's dtype, x: float64); not `live`: f[i] = +inf, unevaluated (max_evals). Updates Pf[i] and says
     whether it improved: the caller copies the P row after every particle of the swarm moved
     (other particles read it). W: (4, >= philox.batch_columns(d + 1)) uint64 scratch: the
     iteration's Philox blocks (philox.fill_words, one vectorised loop: the same numbers).
@@ -361,7 +414,7 @@ def pso_spso(X, V, P, f, Pf, swarm_f, epochs, redrawn, lower, upper, fid, m, K, 
     n, d = X.shape
     for s in prange(n // m):
         base = s * m
-        z = np.empty(d + 1, dtype=X.dtype)  # normals come in pairs
+        z = np.empty(normal_slots(d), dtype=X.dtype)  # normals: pairs, padded (normals)
         x = np.empty(d, dtype=np.float64)
         W = np.empty((4, philox.batch_columns_jit(d + 1)), dtype=np.uint64)
         best = np.empty(m, dtype=np.int64)  # best informant of each particle
@@ -410,7 +463,7 @@ def pso_spso_wide(X, V, P, f, Pf, swarm_f, epochs, redrawn, best, pending, targe
         gather_informants(Pf, best, targets, r * n // owners, (r + 1) * n // owners, m)
     blocks = thread_blocks(n)
     for block in prange(blocks):  # scratch per block of walkers, not per walker (thread_blocks)
-        z = np.empty(d + 1, dtype=X.dtype)  # normals come in pairs
+        z = np.empty(normal_slots(d), dtype=X.dtype)  # normals: pairs, padded (normals)
         x = np.empty(d, dtype=np.float64)
         W = np.empty((4, philox.batch_columns_jit(d + 1)), dtype=np.uint64)
         i0, i1 = block_range(block, blocks, n)
