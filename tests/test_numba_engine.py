@@ -86,6 +86,36 @@ def test_philox_batch_draws_the_same_words():
         assert not W[:, written:].any()
 
 
+def test_philox_walker_batch_draws_the_same_words():
+    """philox.fill_walker_words (one draw index for consecutive walkers, vectorised across them)
+    gives words()' blocks, walkers crossing 2^32 and draws beyond 32 bits included."""
+    seed, stream, draw = 0x0123456789ABCDEF, 16, (9 << 32) | 11
+    walker = (1 << 32) - 5  # the walker's low word wraps inside the batch
+    W = np.zeros((4, 20), dtype=np.uint64)
+    philox.fill_walker_words(seed, walker, 13, stream, draw, W)
+    for r in range(13):
+        assert [int(w) for w in W[:, r]] == [int(w) for w in philox.words(seed, walker + r, stream, draw)], r
+    assert not W[:, 13:].any()
+
+
+@pytest.mark.parametrize("K", [1, 3, 5, 9])
+def test_spso_swarm_links_are_draw_links_targets(K):
+    """draw_swarm_links (a swarm's link targets, each Philox block of its particles in one
+    vectorised loop) gives draw_links' targets particle by particle."""
+    from solvers.numba.particle_swarm import draw_links, draw_swarm_links  # noqa: PLC0415
+
+    seed, m, base = np.uint64(0x0123456789ABCDEF), 37, 74
+    for key, epoch in [(5, -1), ((7 << 32) - 3, 11), (76, (1 << 33) + 2)]:
+        out = np.full((m, K), -1, dtype=np.int64)
+        draw_swarm_links(seed, np.int64(key), np.int64(epoch), K, base, m, out,
+                         np.empty((4, m), dtype=np.uint64))
+        one = np.full((m, K), -2, dtype=np.int64)
+        for p in range(m):
+            draw_links(seed, np.int64(key + p), np.int64(epoch), K, base, m, one, p)
+        np.testing.assert_array_equal(out, one)
+        assert np.all((out >= base) & (out < base + m))
+
+
 @pytest.mark.parametrize("K", [1, 3, 4, 5, 9])
 def test_spso_links_drawn_once_per_block_are_link_s_targets(K):
     """draw_links (a particle's K link targets, one Philox block per 4) gives link()'s targets."""

@@ -91,6 +91,21 @@ def draw_links(seed, key, epoch, K, base, m, out, row):
             out[row, 4 * b + q] = base + philox.below(w, m)
 
 
+@njit(nogil=True, cache=True)
+def draw_swarm_links(seed, key, epoch, K, base, m, out, LW):
+    """out[p, k] = link(seed, key + p, epoch, k, K, base, m) for every particle p < m of a swarm
+    (key: its first particle's key) and k < K: each Philox block of the m particles drawn in one
+    vectorised loop (philox.fill_walker_words; LW: (4, >= m) uint64 scratch), the same numbers
+    as draw_links per particle."""
+    per_draw = (K + 3) // 4
+    first = np.uint64(epoch + 1) * np.uint64(per_draw)
+    for b in range(per_draw):
+        philox.fill_walker_words(seed, key, m, STREAM_LINKS, first + np.uint64(b), LW)
+        for q in range(min(4, K - 4 * b)):
+            for p in range(m):
+                out[p, 4 * b + q] = base + philox.below(LW[q, p], m)
+
+
 @njit(nogil=True, cache=True, inline="always")
 def confine(x, v, lo, hi):
     """SPSO-2011 confinement of one coordinate: clamp, reverse and halve the velocity (below lo:
@@ -252,10 +267,14 @@ def informants(Pf, best, targets, base, m):
         best[p] = base + p
     for p in range(m):
         src = base + p
+        fs = Pf[src]
         for k in range(targets.shape[1]):
             tgt = targets[p, k] - base
-            if better_informant(Pf, src, best[tgt]):
-                best[tgt] = src
+            b = best[tgt]
+            fb = Pf[b]
+            # better_informant(Pf, src, b) as selects: its branches on random values mispredicted
+            # (`|`, `&`: `or`, `and` branch)
+            best[tgt] = src if (fs < fb) | ((fs == fb) & (src < b)) else b
 
 
 @njit(nogil=True, cache=True)
@@ -365,14 +384,18 @@ def spso_move(X, V, P, f, Pf, i, l, lower, upper, fid, seed, t, w, c, single, ba
               live, W):
     """Particle i's SPSO-2011 move at iteration t around its personal best and that of its best
     informant l (normals and radius from Philox, keyed walker0 + i), confined and evaluated (z:
-    scratch of normal_slots(d) in X's dtype, x: float64); not `live`: f[i] = +inf, unevaluated (max_evals). Updates Pf[i] and says
-    whether it improved: the caller copies the P row after every particle of the swarm moved
-    (other particles read it). W: (4, >= philox.batch_columns(d + 1)) uint64 scratch: the
-    iteration's Philox blocks (philox.fill_words, one vectorised loop: the same numbers).
+    scratch of normal_slots(d) in X's dtype, x: float64); not `live`: f[i] = +inf, unevaluated
+    (max_evals). Updates Pf[i] and says whether it improved: the caller copies the P row after
+    every particle of the swarm moved (other particles read it). W: (4, >=
+    philox.batch_columns(d + 1)) uint64 scratch: the iteration's Philox blocks (philox.fill_words,
+    one vectorised loop: the same numbers).
 
     Its time was mostly libm's (log, cos, sin of each pair of normals: ~half the move's time on
     30-D float64): cos and sin are now one vectorised polynomial (normals); the loops around them
-    are split per dtype and the confinement runs in a loop of its own (see classic_move)."""
+    are split per dtype and the confinement runs in a loop of its own (see classic_move). What
+    remains (30-D float64, perf on the development machine): libm's log, the evaluation, the
+    angle polynomial and the sequential sums tc2, dir2 (their order fixes the numbers), each
+    about a fifth."""
     d = X.shape[1]
     T = X.dtype.type
     NP = 4 if single else 2  # normals per Philox block
@@ -420,14 +443,14 @@ def pso_spso(X, V, P, f, Pf, swarm_f, epochs, redrawn, lower, upper, fid, m, K, 
         best = np.empty(m, dtype=np.int64)  # best informant of each particle
         pending = np.zeros(m, dtype=np.bool_)
         targets = np.empty((m, K), dtype=np.int64)  # the links of the epoch `drawn`
+        LW = np.empty((4, m), dtype=np.uint64)  # their Philox blocks, a draw index at a time
         drawn = np.int64(-2)  # none yet (epochs start at -1)
         previous = Pf[swarm_argmin(Pf, base, m)]
         epoch = epochs[s]
         for it in range(iterations):
             t = first_iter + it
             if epoch != drawn:  # links change only when redrawn: drawn once per epoch, not per iteration
-                for p in range(m):
-                    draw_links(seed, walker0 + base + p, epoch, K, base, m, targets, p)
+                draw_swarm_links(seed, walker0 + base, epoch, K, base, m, targets, LW)
                 drawn = epoch
             informants(Pf, best, targets, base, m)
             cut = it + 1 == iterations

@@ -126,6 +126,42 @@ def fill_words(seed, walker, stream, first, count, W):
         W[3, b] = x3
 
 
+@njit(**JIT)
+def fill_walker_words(seed, walker, count, stream, draw, W):
+    """W[:, r] = words(seed, walker + r, stream, draw) for r < count (W: (4, >= count) uint64):
+    one draw index for consecutive walkers, in a loop LLVM vectorises across them (fill_words's
+    rounds, spelled out for the same reason; the same numbers as `count` calls of ``words``).
+    SPSO's link targets of a swarm: a scalar block a particle had cost ~15 ns."""
+    seed = np.uint64(seed)
+    k0 = seed & _M32
+    k1 = seed >> _S32
+    draw = np.uint64(draw)
+    high = np.uint64(stream) << _S24
+    for r in range(count):
+        w = np.uint64(walker) + np.uint64(r)
+        x0 = draw & _M32
+        x1 = draw >> _S32
+        x2 = w & _M32
+        x3 = (high | ((w >> _S32) & _M24)) & _M32
+        y0 = k0
+        y1 = k1
+        for _ in range(10):
+            p0 = _MUL0 * x0
+            p1 = _MUL1 * x2
+            n0 = (p1 >> _S32) ^ x1 ^ y0
+            n2 = (p0 >> _S32) ^ x3 ^ y1
+            x1 = p1 & _M32
+            x3 = p0 & _M32
+            x0 = n0
+            x2 = n2
+            y0 = (y0 + _W0) & _M32
+            y1 = (y1 + _W1) & _M32
+        W[0, r] = x0
+        W[1, r] = x1
+        W[2, r] = x2
+        W[3, r] = x3
+
+
 @njit(**INLINE)
 def u01f(u):
     """float-style uniform in [0, 1) from one word: 24 bits (mw_u01f), returned as float64."""
