@@ -16,39 +16,34 @@
 
 __device__ __forceinline__ float mw_sin(float x) { return MW_FAST_MATH ? __sinf(x) : sinf(x); }
 __device__ __forceinline__ float mw_cos(float x) { return MW_FAST_MATH ? __cosf(x) : cosf(x); }
-// cos(pi x), precise: CUDA's cospif (libdevice's algorithm for sm_82 and later: both polynomials
-// on the half-integer-reduced argument, then a select) written out, the same operations on the same
+// cos(pi x), precise: CUDA's cospif (libdevice's algorithm: both polynomials on the
+// half-integer-reduced argument, then a select) written out, the same operations on the same
 // constants, so the same value for every float argument but one detail: a zero result (x an odd
-// multiple of 1/2) may come out as -0 where cospif gives +0, which no fold of problems.cuh can show
-// (each adds the cosine to a nonzero square or to a sum that starts at +0). What it saves is the
-// quadrant arithmetic: q = (i + 1) << 30 holds libdevice's "which polynomial" bit at bit 30 and its
-// "negate" bit at bit 31, the sign bit, so the choice is one bit test and the negation one xor
-// (about two instructions fewer per call than cospif: evaluation-only's loop, 8 rastrigin
-// coordinates, 316 -> 299 on sm_90; issue 14's evaluation-only is bound by instruction issue).
-// GPU test: tests/test_gpu_cospi.py, all 2^32 arguments.
-// MW_COSPI_BOXED = 1 (a compile option: kernels/loader.py options(boxed=True)) promises |x| <= 2^21:
-// the host sets it where the problem's box lies within +-2^20 (every built-in's) and mw_cospi's only
-// callers, problems.cuh's folds, pass 2 v for a coordinate v of a point inside the box (every kernel
-// evaluates only such points: initial draws, clamped trials and moves, bounce-back, confinement).
-// Then libdevice's large-argument path (|x| > 2^24) is dead, and the rounding of 2 x to an integer
-// can be the classic magic-number sum: t = 2 x + 1.5 * 2^23, one fma, rounds 2 x to the nearest
-// integer (ties to even, as rintf) for |2 x| <= 2^22, holds that integer in its low bits (the
-// quadrant, with no float-to-int conversion) and gives it back as t - 1.5 * 2^23, exactly.
-#ifndef MW_COSPI_BOXED
-#define MW_COSPI_BOXED 0
-#endif
-__device__ __forceinline__ float mw_cospif_precise(float x) {
-#if MW_COSPI_BOXED
-    const float t = __fmaf_rn(x, 2.0f, 0x1.8p23f);
-    const float r = __fadd_rn(t, -0x1.8p23f);
-    const unsigned int q = (__float_as_uint(t) << 30) + (1u << 30);  // t's low bits: rint(2 x) mod 4
-#else
-    if (fabsf(x) > 0x1p24f) x = x * 0.0f;  // libdevice's large-argument path: x an even integer, cos 1
-    const float r = rintf(x + x);          // nearest even, as libdevice's round
-    // the quadrant converted from x + x itself (nearest even: the integer r holds), not from r, so
-    // that the conversion runs beside the rounding instead of after it (as ptxas schedules cospif)
-    const unsigned int q = ((unsigned int)__float2int_rn(x + x) << 30) + (1u << 30);
-#endif
+// multiple of 1/2) may come out as -0 where cospif gives +0. The folds of problems.cuh cannot show
+// it (each adds the cosine to a nonzero square or to a sum that starts at +0); a user's expression
+// could (atan2 of it): the expression emitter therefore calls the library's cospif.
+// What it saves is the quadrant arithmetic: q = (i + 1) << 30 holds libdevice's "which polynomial"
+// bit at bit 30 and its "negate" bit at bit 31, the sign bit, so the choice is one bit test and the
+// negation one xor; the quadrant is converted from x + x itself (nearest even: the integer r holds),
+// not from r, so that the conversion runs beside the rounding instead of after it.
+// BOXED (mw_cospi_coordinate below) promises |x| <= 2^21: libdevice's large-argument path (|x| >
+// 2^24) is dead, and the rounding of 2 x is the magic-number sum t = 2 x + 1.5 * 2^23, one fma:
+// nearest integer, ties to even (as rintf), for |2 x| <= 2^22; t's low bits hold that integer (the
+// quadrant, no float-to-int conversion) and t - 1.5 * 2^23 gives it back exactly. (Evaluation-only's
+// loop of 8 rastrigin coordinates on sm_90: 316 instructions with cospif, 276 boxed.)
+// GPU test: tests/test_gpu_cospi.py, every float (the boxed build over its promised arguments).
+template <bool BOXED> __device__ __forceinline__ float mw_cospif_precise(float x) {
+    float r;
+    unsigned int q;
+    if (BOXED) {
+        const float t = __fmaf_rn(x, 2.0f, 0x1.8p23f);
+        r = __fadd_rn(t, -0x1.8p23f);
+        q = (__float_as_uint(t) << 30) + (1u << 30);  // t's low bits: rint(2 x) mod 4
+    } else {
+        if (fabsf(x) > 0x1p24f) x = x * 0.0f;  // libdevice's large-argument path: x an even integer, cos 1
+        r = rintf(x + x);                      // nearest even, as libdevice's round
+        q = ((unsigned int)__float2int_rn(x + x) << 30) + (1u << 30);
+    }
     const float f = __fmaf_rn(-r, 0.5f, x);
     const float s = __fmul_rn(f, f);
     const float c = __fmaf_rn(__fmaf_rn(__fmaf_rn(__fmaf_rn(0x1.d09c24p-3f, s, -0x1.55a5cp+0f), s,
@@ -58,16 +53,28 @@ __device__ __forceinline__ float mw_cospif_precise(float x) {
     const float v = (q & 0x40000000u) ? c : sn;
     return __uint_as_float(__float_as_uint(v) ^ (q & 0x80000000u));
 }
+// MW_COSPI_BOXED = 1 (a compile option: kernels/loader.py options(boxed=True)): the host compiles a
+// problem whose box lies within +-2^19 (every built-in's; kernels/loader.py is_boxed) with it. Then
+// mw_cospi_coordinate(2 v) for a coordinate v of an evaluated point meets BOXED's promise: every
+// kernel evaluates points inside its box, or at most rounding away from it (clamped trials and
+// moves, bounce-back, confinement, checked or convex simplices), and a box within +-2^19 gives
+// |2 v| <= 2^20 against the 2^21 promised. Only problems.cuh's folds call it (their argument is
+// 2 v); everything else calls mw_cospi.
+#ifndef MW_COSPI_BOXED
+#define MW_COSPI_BOXED 0
+#endif
 // MW_COSPI_LIBRARY = 1 (a kernel file's "// MW_DEFINES:" line, kernels/loader.py) keeps the library's
 // cospif where the lean one measured slower: particle_swarm.cu, whose classic thread-per-particle
 // loop ptxas then spills more at its 64 registers (PSO 131,072: 4.85 -> 4.44 G/s; scripts/cospi_variants.py).
-// Fast math keeps __cosf(float(pi) * x), which is the old __cosf(float(2 pi) * v) bit for bit when
-// x = 2 v.
 #ifndef MW_COSPI_LIBRARY
 #define MW_COSPI_LIBRARY 0
 #endif
-__device__ __forceinline__ float mw_cospi_precise(float x) { return MW_COSPI_LIBRARY ? cospif(x) : mw_cospif_precise(x); }
-__device__ __forceinline__ float mw_cospi(float x) { return MW_FAST_MATH ? __cosf(float(MW_PI) * x) : mw_cospi_precise(x); }
+// Fast math keeps __cosf(float(pi) * x), which is the old __cosf(float(2 pi) * v) bit for bit when
+// x = 2 v. mw_cospi: any argument (the library's cospif; user expressions); mw_cospi_coordinate:
+// 2 v for a coordinate v of an evaluated point (problems.cuh's folds).
+__device__ __forceinline__ float mw_cospi(float x) { return MW_FAST_MATH ? __cosf(float(MW_PI) * x) : cospif(x); }
+__device__ __forceinline__ float mw_cospi_lean(float x) { return MW_COSPI_LIBRARY ? cospif(x) : mw_cospif_precise<MW_COSPI_BOXED != 0>(x); }
+__device__ __forceinline__ float mw_cospi_coordinate(float x) { return MW_FAST_MATH ? __cosf(float(MW_PI) * x) : mw_cospi_lean(x); }
 __device__ __forceinline__ float mw_exp(float x) { return MW_FAST_MATH ? __expf(x) : expf(x); }
 __device__ __forceinline__ float mw_log(float x) { return MW_FAST_MATH ? __logf(x) : logf(x); }
 __device__ __forceinline__ float mw_pow(float x, float y) { return MW_FAST_MATH ? __powf(x, y) : powf(x, y); }
@@ -83,6 +90,7 @@ __device__ __forceinline__ float mw_fma(float a, float b, float c) { return fmaf
 __device__ __forceinline__ double mw_sin(double x) { return sin(x); }
 __device__ __forceinline__ double mw_cos(double x) { return cos(x); }
 __device__ __forceinline__ double mw_cospi(double x) { return cospi(x); }
+__device__ __forceinline__ double mw_cospi_coordinate(double x) { return cospi(x); }
 __device__ __forceinline__ double mw_exp(double x) { return exp(x); }
 __device__ __forceinline__ double mw_log(double x) { return log(x); }
 __device__ __forceinline__ double mw_pow(double x, double y) { return pow(x, y); }

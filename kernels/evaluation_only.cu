@@ -25,9 +25,11 @@
 // The box of the drawn points: coordinate j of uniform u is min(lo + (hi - lo) u, hi), the formula
 // of MwRandomPoint and mw_fill_uniform (hi - lo rounds the same whether taken once or per draw).
 // BOX: EO_BOX_COORDS reads the bounds per coordinate; EO_BOX_CLAMP has one lo and hi for every
-// coordinate and fuses the uniform's scale into the width (lo + (w * 2^-24) * units, exactly
-// lo + w * u: random.cuh's MwUnit); EO_BOX_FITS is the same where the host has shown that no draw
-// rounds past hi (solvers/cuda/evaluation_only.py: box_mode), so the min is left out.
+// coordinate and fuses the uniform's scale into the width: fma(w * unit, units, lo) with unit
+// 2^-24 (float) or 2^-53 (double), the value of fma(w, u, lo), which is the form nvcc contracts
+// MwRandomPoint's lo + (hi - lo) * u to (random.cuh's MwUnit); EO_BOX_FITS is the same where the
+// host has shown that no draw rounds past hi (solvers/cuda/evaluation_only.py: box_mode), so the
+// min is left out.
 #define EO_BOX_COORDS 0
 #define EO_BOX_CLAMP 1
 #define EO_BOX_FITS 2
@@ -130,11 +132,14 @@ template <typename T> struct EoColumn {
 // `rounds` rounds starting at round `first_round`; one thread per walker. f_last (n,) gets each
 // walker's last value (for snapshots); best_round (n,) its best round in this launch. The last block
 // regenerates the launch's best point and folds it into best_f/best_x (no host round trip).
-// At most 64 registers (launch bounds: 8 blocks of 128 per SM), so that 131,072 walkers (7.8
-// blocks of 128 per SM on an H100) run as one wave: the folds' two side-by-side rounds and the
+// Float: at most 64 registers (launch bounds: 8 blocks of 128 per SM), so that 131,072 walkers
+// (7.8 blocks of 128 per SM on an H100) run as one wave: the folds' two side-by-side rounds and the
 // high-word generator's constants asked for up to 71, and 7 blocks per SM would leave a tail.
+// Double: 4 blocks (128 registers), what its folds used unbounded (86-96; 8 blocks spilled up to
+// 320 bytes). Blocks of 128 threads, the host's BLOCK.
+template <typename T> struct EoMinBlocks { static const int value = sizeof(T) == 4 ? 8 : 4; };
 template <typename F, typename T>
-__global__ void __launch_bounds__(128, 8) eo_rounds(const T* __restrict__ lower, const T* __restrict__ upper, long long n, int d,
+__global__ void __launch_bounds__(128, EoMinBlocks<T>::value) eo_rounds(const T* __restrict__ lower, const T* __restrict__ upper, long long n, int d,
                           unsigned long long seed, long long first_round, int rounds, T* f_last,
                           long long* best_round, T* part_f, long long* part_i, unsigned int* ticket,
                           T* best_f, T* best_x, long long* best_i, int staged, T box_lo, T box_hi,

@@ -95,9 +95,11 @@ def source(kernel_file: str, functor_source: str = "") -> str:
     return defines + header_text() + extra + own + f"// ---- {kernel_file} ----\n" + read_text(kernel_file)
 
 
-# A box within +-BOXED_LIMIT in every coordinate lets the kernels drop cospi's large-argument path
-# (common.cuh: MW_COSPI_BOXED; every kernel evaluates only points inside its box).
-BOXED_LIMIT = 2.0**20
+# A box within +-BOXED_LIMIT in every coordinate lets the folds' cospi drop its large-argument path
+# (common.cuh: MW_COSPI_BOXED; every kernel evaluates points inside its box, or a rounding away from
+# it: 2^19 leaves a factor 2 of room under what the boxed cospi allows). A host-supplied MDS start
+# (multidirectional_search state_from_simplices) is evaluated as given: keep it inside the box.
+BOXED_LIMIT = 2.0**19
 
 
 def options(fast_math: bool, boxed: bool = False) -> tuple[str, ...]:

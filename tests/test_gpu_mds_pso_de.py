@@ -27,6 +27,21 @@ pytestmark = pytest.mark.gpu
 PART2 = ("multidirectional_search", "particle_swarm", "differential_evolution")
 
 
+def test_mds_refuses_simplices_far_outside_a_boxed_module(cupy):
+    """A built-in's module is compiled for its box (kernels/common.cuh MW_COSPI_BOXED: the folds'
+    cosine is exact within +-2^20): host-supplied simplices beyond that are refused, not evaluated
+    wrongly; simplices in the box are taken."""
+    prob = get_problem("rastrigin", 3)
+    params = make_params(MultidirectionalSearch.Params, {"walkers": 4})
+    algo = solver_class("multidirectional_search", "cuda")(prob, params, xp=cupy, dtype="float32")
+    assert algo.boxed
+    simplices = np.zeros((4, 4, 3), dtype=np.float32)
+    algo.state_from_simplices(cupy.asarray(simplices))
+    simplices[2, 1, 0] = 3e6
+    with pytest.raises(ValueError, match="far outside the box"):
+        algo.state_from_simplices(cupy.asarray(simplices))
+
+
 @pytest.mark.parametrize("dim,starts", [(5, 64), (3, 50), (40, 12)])
 @pytest.mark.parametrize("problem", ["sphere", "rastrigin"])
 def test_mds_takes_the_reference_steps_from_the_same_simplices(cupy, problem, dim, starts):

@@ -251,7 +251,7 @@ def test_file_defines_come_before_the_headers(monkeypatch):
 
 
 def test_boxed_option_follows_the_box():
-    """A box within +-2^20 compiles cospi without its large-argument path (common.cuh:
+    """A box within +-2^19 compiles cospi without its large-argument path (common.cuh:
     MW_COSPI_BOXED); every built-in's box qualifies, a wider, infinite or empty one does not."""
     import numpy as np
 
@@ -260,7 +260,25 @@ def test_boxed_option_follows_the_box():
     for definition in problem_definitions():
         lower, upper = definition.bounds(definition.default_dim)
         assert loader.is_boxed(lower, upper), definition.name
-    assert loader.is_boxed([-2.0**20], [2.0**20])
-    assert not loader.is_boxed([-2.0**20 - 1], [0.0])
+    assert loader.is_boxed([-2.0**19], [2.0**19])
+    assert not loader.is_boxed([-2.0**19 - 1], [0.0])
     assert not loader.is_boxed([-np.inf], [1.0]) and not loader.is_boxed([np.nan], [1.0])
     assert not loader.is_boxed([], [])
+
+
+def test_only_the_folds_take_the_boxed_cospi():
+    """MW_COSPI_BOXED's promise (|x| <= 2^21) holds for 2 v of an evaluated coordinate, so only
+    problems.cuh's folds may call mw_cospi_coordinate; a user's expression (any argument: cos(pi
+    x^10)) goes through mw_cospi, the library's cospif."""
+    from solvers.problems.expression.emit_cuda import cuda_functor
+    from solvers.problems.expression.parse import parse
+
+    callers = [path.name for path in loader.KERNEL_DIR.iterdir()
+               if path.suffix in (".cu", ".cuh") and path.name != "common.cuh"
+               and "mw_cospi_coordinate(" in path.read_text(encoding="utf-8")]
+    assert callers == ["problems.cuh"]
+    source = cuda_functor(parse("cos(pi*x1**10) + x2").tree).source
+    assert "mw_cospi(" in source and "mw_cospi_coordinate" not in source
+    common = (loader.KERNEL_DIR / "common.cuh").read_text(encoding="utf-8")
+    assert ": cospif(x); }" in next(line for line in common.splitlines()
+                                     if line.startswith("__device__ __forceinline__ float mw_cospi(float x)"))

@@ -82,11 +82,12 @@ class CudaAlgorithm(Algorithm):
         from kernels.loader import is_boxed, load  # noqa: PLC0415 - lazy: compiles on first use
 
         # a user's expression brings its functor's source; it enters the module (and cache key);
-        # a box within +-2^20 (every built-in's) compiles cospi without its large-argument path
+        # a box within +-2^19 (every built-in's) compiles cospi without its large-argument path
+        self.boxed = is_boxed(problem.lower, problem.upper)
         self.kernels = load(self.kernel_file, functor, self.dtype.name, self.fast_math,
                             problem.definition.cuda_source or "",
                             device=int(xp.cuda.runtime.getDevice()),  # a module per device
-                            boxed=is_boxed(problem.lower, problem.upper))
+                            boxed=self.boxed)
         self.lower = xp.ascontiguousarray(self.lower)
         self.upper = xp.ascontiguousarray(self.upper)
 

@@ -72,7 +72,14 @@ class MultidirectionalSearchCuda(CudaAlgorithm, MultidirectionalSearch):
         return self._new_state(self.seed_from(rng), None)
 
     def state_from_simplices(self, simplices) -> MultidirectionalSearchCudaState:
-        """A state holding the given simplices (starts, n+1, n), evaluated and counted."""
+        """A state holding the given simplices (starts, n+1, n), evaluated and counted. A module
+        compiled for its box (``boxed``: kernels/common.cuh MW_COSPI_BOXED) evaluates a coordinate's
+        cosine exactly only within +-2^20: simplices beyond that are refused."""
+        from kernels.loader import BOXED_LIMIT  # noqa: PLC0415
+
+        if self.boxed and float(self.xp.abs(self.xp.asarray(simplices)).max()) > 2 * BOXED_LIMIT:
+            raise ValueError(f"simplices reach beyond +-{2 * BOXED_LIMIT:g}, far outside the box "
+                             f"[{float(self.problem.lower.min()):g}, {float(self.problem.upper.max()):g}]")
         return self._new_state(0, simplices)
 
     def _new_state(self, seed: int, simplices) -> MultidirectionalSearchCudaState:
