@@ -185,9 +185,9 @@ MW_HD unsigned int mw_word(const MwWords& r, int k) {
 }
 
 // The same uniforms as integers held exactly in T (mw_uniform = units * MwUnit): a kernel that
-// scales a uniform by a width w can take w * MwUnit once and fuse one multiply-add per draw,
-// lo + (w * MwUnit) * units, which rounds exactly as lo + w * uniform (scaling by a power of two
-// is exact, so both products are the same real number).
+// scales a uniform by a width w can take w * MwUnit once and fuse one multiply-add per draw:
+// fma(w * MwUnit, units, lo) equals fma(w, uniform, lo) (scaling by a power of two is exact, so
+// both products are the same real number), the form nvcc contracts lo + w * uniform to.
 template <typename T> struct MwUnit;
 template <> struct MwUnit<float> { static constexpr float value = 1.0f / 16777216.0f; };
 template <> struct MwUnit<double> { static constexpr double value = 1.0 / 9007199254740992.0; };
