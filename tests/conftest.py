@@ -28,6 +28,21 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(skip)
 
 
+def pytest_collection_finish(session):
+    """Start the compilations that selected tests will wait for on the core the test process
+    leaves idle (CI has two; pytest uses one): a test module's ``start_in_background(items)``
+    (nvcc units: tests/test_kernels_compile.py). MULTIWALK_PREWARM=0 turns it off."""
+    if session.config.option.collectonly or os.environ.get("MULTIWALK_PREWARM", "") == "0":
+        return
+    by_module: dict = {}
+    for item in session.items:
+        module = getattr(item, "module", None)
+        if module is not None and hasattr(module, "start_in_background"):
+            by_module.setdefault(module, []).append(item)
+    for module, items in by_module.items():
+        module.start_in_background(items)
+
+
 @pytest.fixture(scope="module")
 def cupy():
     """CuPy for the gpu-marked tests (skipped where it is not installed)."""

@@ -8,6 +8,12 @@ setting and is compiled once. The sweep runs the front end and NVVM at -O0 (erro
 types and code generation show there; optimising ~2000 instantiations would take minutes); one
 functor per file is also compiled fully optimised down to machine code (ptxas), as the driver
 would. Also checks Philox4x32-10 against the Random123 known-answer vectors.
+
+The units (~70 s of nvcc on one core) start compiling in a background thread, one at a time, as soon
+as the session has collected these tests (conftest.py calls ``start_in_background``), beside the test
+files before this one (CI's second core); the fixture compiles what is left, two at a time, and
+waits for the rest. Not niced: a niced unit still in flight would be starved by the fixture's own
+compiles and end last.
 """
 from __future__ import annotations
 
@@ -15,7 +21,7 @@ import os
 import shutil
 import subprocess
 import tempfile
-from concurrent.futures import ThreadPoolExecutor
+import threading
 from pathlib import Path
 
 import pytest
@@ -69,14 +75,63 @@ def _compile(case):
     return proc, ptx
 
 
+class CompileUnits:
+    """Each unit compiled once, by whichever thread claims it first: the background thread of
+    ``start`` and the threads of ``results``."""
+
+    def __init__(self, cases):
+        self.cases = list(cases)
+        self._todo = list(cases)
+        self._done: dict = {}
+        self._cond = threading.Condition()
+
+    def _work(self) -> None:
+        while True:
+            with self._cond:
+                if not self._todo:
+                    return
+                case = self._todo.pop(0)
+            try:
+                result = _compile(case)
+            except Exception as exc:  # noqa: BLE001 - reported by the test of this unit
+                result = (subprocess.CompletedProcess([NVCC], 1, "", f"{type(exc).__name__}: {exc}"), "")
+            with self._cond:
+                self._done[case] = result
+                self._cond.notify_all()
+
+    def start(self) -> None:
+        """Compile in one background thread, one unit at a time (a daemon: if the session ends
+        first, nothing waits for it)."""
+        threading.Thread(target=self._work, daemon=True, name="nvcc units").start()
+
+    def results(self, workers: int) -> dict:
+        """Every unit's (process, ptx): compiles the unclaimed ones on `workers` threads, then
+        waits for those in flight in the background."""
+        threads = [threading.Thread(target=self._work) for _ in range(workers)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        with self._cond:
+            self._cond.wait_for(lambda: len(self._done) == len(self.cases))
+            return dict(self._done)
+
+
+UNITS = CompileUnits(CASES + OPTIMISED)
+
+
+def start_in_background(items) -> None:
+    """Called by conftest.py with this module's selected tests, once the session has collected."""
+    if NVCC is not None and any("compiled" in item.fixturenames for item in items):
+        UNITS.start()
+
+
 @pytest.fixture(scope="module")
 def compiled():
-    """All (file, fast-math) units compiled once, in parallel."""
+    """All (file, fast-math) units compiled once (see the module docstring)."""
     if NVCC is None:
         pytest.skip("nvcc not found on PATH (CUDA toolkit absent)")
-    cases = CASES + OPTIMISED
-    with ThreadPoolExecutor(max_workers=max(2, os.cpu_count() or 2)) as pool:
-        return dict(zip(cases, pool.map(_compile, cases)))
+    return UNITS.results(workers=max(2, os.cpu_count() or 2))
 
 
 def test_every_registered_cuda_functor_is_listed_in_problems_cuh():
