@@ -28,11 +28,22 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(skip)
 
 
+def _runs_the_numba_suite(session) -> bool:
+    """Whether the selected tests include every tests/test_numba_*.py file (the whole suite, CI,
+    or the numba subset): then they will compile most of the numba engine's kernels."""
+    wanted = {p.name for p in Path(__file__).parent.glob("test_numba_*.py")}
+    selected = {item.path.name for item in session.items}
+    return bool(wanted) and wanted <= selected
+
+
 def pytest_collection_finish(session):
     """Start the compilations that selected tests will wait for on the core the test process
     leaves idle (CI has two; pytest uses one): a test module's ``start_in_background(items)``
-    (nvcc units: tests/test_kernels_compile.py). MULTIWALK_PREWARM=0 turns it off."""
-    if session.config.option.collectonly or os.environ.get("MULTIWALK_PREWARM", "") == "0":
+    (nvcc units: tests/test_kernels_compile.py), and, where the numba tests run, the numba
+    kernels in a second process (tests/numba_prewarm.py says how the two share the work).
+    MULTIWALK_PREWARM=0 turns both off; =1 forces the numba one."""
+    flag = os.environ.get("MULTIWALK_PREWARM", "")
+    if session.config.option.collectonly or flag == "0":
         return
     by_module: dict = {}
     for item in session.items:
@@ -41,6 +52,43 @@ def pytest_collection_finish(session):
             by_module.setdefault(module, []).append(item)
     for module, items in by_module.items():
         module.start_in_background(items)
+    if os.name != "posix" or (flag != "1" and not _runs_the_numba_suite(session)):
+        return
+    try:
+        import numba  # noqa: F401
+    except ImportError:
+        return
+    import subprocess  # noqa: PLC0415
+    import tempfile  # noqa: PLC0415
+
+    import solvers.numba  # noqa: F401 - picks the cache folder both processes use
+    from numba_prewarm import cache_save_lock  # noqa: PLC0415
+
+    cache_save_lock()
+    log = tempfile.TemporaryFile()
+    proc = subprocess.Popen([sys.executable, str(Path(__file__).with_name("numba_prewarm.py"))],
+                            stdout=log, stderr=subprocess.STDOUT, cwd=ROOT)
+    session.config.stash[_PREWARM] = (proc, log)
+
+
+_PREWARM = pytest.StashKey[tuple]()
+
+
+def pytest_sessionfinish(session):
+    """Stop the numba prewarm if the tests ended first (it only fills a cache)."""
+    proc, log = session.config.stash.get(_PREWARM, (None, None))
+    if proc is None:
+        return
+    if proc.poll() is None:
+        proc.terminate()
+    proc.wait()
+    log.seek(0)
+    text = log.read().decode(errors="replace").strip()
+    log.close()
+    if text:
+        reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+        if reporter is not None:
+            reporter.write_line(f"numba prewarm (tests/numba_prewarm.py) said:\n{text}")
 
 
 @pytest.fixture(scope="module")
