@@ -54,17 +54,14 @@ def pytest_collection_finish(session):
         module.start_in_background(items)
     if os.name != "posix" or (flag != "1" and not _runs_the_numba_suite(session)):
         return
-    try:
-        import numba  # noqa: F401
-    except ImportError:
-        return
     import subprocess  # noqa: PLC0415
     import tempfile  # noqa: PLC0415
 
     import solvers.numba  # noqa: F401 - picks the cache folder both processes use
     from numba_prewarm import cache_save_lock  # noqa: PLC0415
 
-    cache_save_lock()
+    if not cache_save_lock():
+        return
     log = tempfile.TemporaryFile()
     proc = subprocess.Popen([sys.executable, str(Path(__file__).with_name("numba_prewarm.py"))],
                             stdout=log, stderr=subprocess.STDOUT, cwd=ROOT)

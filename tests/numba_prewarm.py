@@ -63,16 +63,18 @@ def _locked(path: str):
             fcntl.flock(fh, fcntl.LOCK_UN)
 
 
-def cache_save_lock() -> None:
+def cache_save_lock() -> bool:
     """Serialise Numba's cache saves across processes with a lock file in the cache folder (see
-    the module docstring); a no-op where numba is missing."""
+    the module docstring). False where it cannot (numba missing, or its private cache class
+    renamed): then no second process may compile into the cache."""
     try:
         from numba.core import caching  # noqa: PLC0415
-    except ImportError:
-        return
-    save = caching.IndexDataCacheFile.save
+
+        save = caching.IndexDataCacheFile.save
+    except (ImportError, AttributeError):
+        return False
     if getattr(save, "multiwalk_locked", False):
-        return
+        return True
 
     def locked_save(self, key, data):
         # one lock per index folder: processes race only on the same index file
@@ -82,6 +84,7 @@ def cache_save_lock() -> None:
     locked_save.multiwalk_locked = True
     locked_save.wrapped = save
     caching.IndexDataCacheFile.save = locked_save
+    return True
 
 
 def main() -> int:
@@ -89,7 +92,8 @@ def main() -> int:
     sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
     import solvers.numba  # noqa: F401, PLC0415 - picks the cache folder (and sets NUMBA_CACHE_DIR)
 
-    cache_save_lock()
+    if not cache_save_lock():
+        return 0
     import numpy as np  # noqa: PLC0415
 
     from solvers.algorithms import get_algorithm  # noqa: PLC0415

@@ -37,8 +37,8 @@ def test_cache_saves_hold_the_folder_lock(tmp_path, monkeypatch):
                 held.append(True)
 
     monkeypatch.setattr(caching.IndexDataCacheFile, "save", save)
-    cache_save_lock()
-    cache_save_lock()  # idempotent: wrapped once (twice, the inner lock would wait on the outer)
+    assert cache_save_lock()
+    assert cache_save_lock()  # idempotent: wrapped once (twice, the inner lock would wait on the outer)
     assert caching.IndexDataCacheFile.save.wrapped is save
     cache = caching.IndexDataCacheFile.__new__(caching.IndexDataCacheFile)
     cache._index_path = str(tmp_path / "kernel.nbi")
