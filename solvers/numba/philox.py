@@ -85,6 +85,28 @@ def batch_columns_jit(count):
     return (count + BATCH - 1) // BATCH * BATCH
 
 
+@njit(**INLINE)
+def _rounds_into(W, col, x0, x1, x2, x3, y0, y1):
+    """W[:, col] = Philox4x32-10 of the counter (x0..x3) with key (y0, y1): the rounds spelled out
+    (no tuple swap) and inlined at numba's level, so that the loops of fill_words and
+    fill_walker_words around it stay vector loops (through philox4x32_10, a call, they ran scalar)."""
+    for _ in range(10):
+        p0 = _MUL0 * x0
+        p1 = _MUL1 * x2
+        n0 = (p1 >> _S32) ^ x1 ^ y0
+        n2 = (p0 >> _S32) ^ x3 ^ y1
+        x1 = p1 & _M32
+        x3 = p0 & _M32
+        x0 = n0
+        x2 = n2
+        y0 = (y0 + _W0) & _M32
+        y1 = (y1 + _W1) & _M32
+    W[0, col] = x0
+    W[1, col] = x1
+    W[2, col] = x2
+    W[3, col] = x3
+
+
 @njit(**JIT)
 def fill_words(seed, walker, stream, first, count, W):
     """W[:, b] = words(seed, walker, stream, first + b) for b < count (W: (4, >= count) uint64),
@@ -103,27 +125,7 @@ def fill_words(seed, walker, stream, first, count, W):
     count = min((count + BATCH - 1) // BATCH * BATCH, W.shape[1])
     for b in range(count):
         draw = np.uint64(first) + np.uint64(b)
-        x0 = draw & _M32
-        x1 = draw >> _S32
-        x2 = c2
-        x3 = c3
-        y0 = k0
-        y1 = k1
-        for _ in range(10):
-            p0 = _MUL0 * x0
-            p1 = _MUL1 * x2
-            n0 = (p1 >> _S32) ^ x1 ^ y0
-            n2 = (p0 >> _S32) ^ x3 ^ y1
-            x1 = p1 & _M32
-            x3 = p0 & _M32
-            x0 = n0
-            x2 = n2
-            y0 = (y0 + _W0) & _M32
-            y1 = (y1 + _W1) & _M32
-        W[0, b] = x0
-        W[1, b] = x1
-        W[2, b] = x2
-        W[3, b] = x3
+        _rounds_into(W, b, draw & _M32, draw >> _S32, c2, c3, k0, k1)
 
 
 @njit(**JIT)
@@ -139,27 +141,7 @@ def fill_walker_words(seed, walker, count, stream, draw, W):
     high = np.uint64(stream) << _S24
     for r in range(count):
         w = np.uint64(walker) + np.uint64(r)
-        x0 = draw & _M32
-        x1 = draw >> _S32
-        x2 = w & _M32
-        x3 = (high | ((w >> _S32) & _M24)) & _M32
-        y0 = k0
-        y1 = k1
-        for _ in range(10):
-            p0 = _MUL0 * x0
-            p1 = _MUL1 * x2
-            n0 = (p1 >> _S32) ^ x1 ^ y0
-            n2 = (p0 >> _S32) ^ x3 ^ y1
-            x1 = p1 & _M32
-            x3 = p0 & _M32
-            x0 = n0
-            x2 = n2
-            y0 = (y0 + _W0) & _M32
-            y1 = (y1 + _W1) & _M32
-        W[0, r] = x0
-        W[1, r] = x1
-        W[2, r] = x2
-        W[3, r] = x3
+        _rounds_into(W, r, draw & _M32, draw >> _S32, w & _M32, (high | ((w >> _S32) & _M24)) & _M32, k0, k1)
 
 
 @njit(**INLINE)
