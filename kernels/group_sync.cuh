@@ -43,8 +43,11 @@ __device__ __forceinline__ void mw_ldcg_if(bool load, const double* p, double& v
 
 // Barrier among the `count` blocks of one group. *bar counts arrivals and only grows (the host zeroes
 // it before each launch): the k-th barrier of a launch is passed once it reaches k * count. One
-// fence, one fire-and-forget add and acquire-loads: about two L2 round trips, half those of a
-// counter that the last block must reset.
+// fire-and-forget release add and acquire-loads: about two L2 round trips, half those of a counter
+// that the last block must reset. The add's release (after __syncthreads, which orders the block's
+// writes before thread 0's) publishes the block's writes as cooperative groups' grid sync does; a
+// __threadfence before a plain atomicAdd did the same with a sequentially consistent fence
+// (MEMBAR.SC.GPU, where the release is MEMBAR.ALL.GPU) and an L1 invalidation.
 __device__ __forceinline__ unsigned long long mw_acquire(const unsigned long long* p) {
     unsigned long long v;
     asm volatile("ld.acquire.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
@@ -61,8 +64,7 @@ __device__ void mw_group_sync(MwGroupSync& s) {
     if (s.count <= 1) return;
     s.passed += (unsigned long long)s.count;
     if (threadIdx.x == 0) {
-        __threadfence();  // the block's writes are visible before it is counted
-        atomicAdd(s.bar, 1ull);
+        asm volatile("red.release.gpu.global.add.u64 [%0], %1;" : : "l"(s.bar), "l"(1ull) : "memory");
         while (mw_acquire(s.bar) < s.passed) {
         }
     }

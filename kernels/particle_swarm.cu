@@ -157,15 +157,55 @@ __device__ __forceinline__ PsoPlace pso_place_packed(long long first_swarm, int 
     return s;
 }
 
+// The best of a swarm's bps partials (value f[k], index i[k]) that this thread reads: k = t, t +
+// threads, ... (t = threadIdx.x < threads). Loads come in groups of PSO_SCAN_LOADS before any is
+// compared, so that their L2 round trips overlap (the loads keep mw_ldcg's order, the comparisons
+// only need registers): with the partials read by one warp in a loop of one pair at a time, 512
+// blocks (one swarm of 131,072) took 16 round trips an iteration. Any order gives the same best:
+// mw_better is a total order on (value, index) pairs of distinct indices.
+#define PSO_SCAN_LOADS 4
+template <typename T>
+__device__ __forceinline__ MwBest<T> pso_scan_partials(const T* f, const long long* i, int bps, int threads) {
+    MwBest<T> v = mw_no_best<T>();
+    for (int k0 = threadIdx.x; k0 < bps; k0 += PSO_SCAN_LOADS * threads) {
+        T vf[PSO_SCAN_LOADS];
+        long long vi[PSO_SCAN_LOADS];
+#pragma unroll
+        for (int u = 0; u < PSO_SCAN_LOADS; ++u) {
+            const int k = k0 + u * threads;
+            vf[u] = k < bps ? mw_ldcg(f + k) : mw_inf<T>();
+            vi[u] = k < bps ? mw_ldcg(i + k) : 0x7FFFFFFFFFFFFFFFLL;
+        }
+#pragma unroll
+        for (int u = 0; u < PSO_SCAN_LOADS; ++u) v = mw_better(v, mw_make_best(vf[u], vi[u]));
+    }
+    return v;
+}
+
+// What a block's exchanges already moved (shared memory, `memo`: three entries, written by thread 0
+// only, each after a __syncthreads that follows every thread's read of it): the best (value,
+// index) whose point each partial slot (parity 0, 1) holds, and the one g_x holds. A personal best
+// changes only with its value, so an equal (value, index) is the same point: a block whose best
+// did not change since it last wrote that slot, or a swarm best that did not change, skips the
+// copy (an L2 round trip each at 131,072 particles, where P is not in shared memory; late in a run
+// neither changes in most iterations). In shared memory, not registers: three more live values
+// across the move made ptxas spill in the move's loop.
+template <typename T> __device__ __forceinline__ void pso_memo_start(MwBest<T>* memo) {
+    if (threadIdx.x < 3) memo[threadIdx.x] = mw_make_best(mw_inf<T>(), -1LL);  // no particle has index -1
+}
+template <typename T> __device__ __forceinline__ bool pso_same(const MwBest<T>& a, const MwBest<T>& b) {
+    return a.i == b.i && a.f == b.f;
+}
+
 // The swarm's best particle (smallest personal best, ties to the smaller index) from every
 // thread's own best `mine`; result in *g (shared) and, when g_x is given, its point in g_x
 // (shared, d values), valid in every thread of every block of the swarm on return. `parity`
 // selects the partial buffers. ps: the block's personal bests in shared memory (or null), where
-// the block's best point is read without a round trip to L2.
+// the block's best point is read without a round trip to L2. memo: see pso_memo_start.
 template <typename T>
 __device__ void pso_exchange(MwBest<T> mine, const T* P, const T* ps, long long n, int d, int m,
                              const PsoPlace& at, int parity, T* gpart_f, long long* gpart_i, T* gpart_x,
-                             MwGroupSync& sync, T* g_x, MwBest<T>* g) {
+                             MwGroupSync& sync, T* g_x, MwBest<T>* g, MwBest<T>* memo) {
     const int bps = sync.count;
     const MwBest<T> b = mw_block_argmin(mine);
     if (threadIdx.x == 0) *g = b;
@@ -183,7 +223,8 @@ __device__ void pso_exchange(MwBest<T> mine, const T* P, const T* ps, long long 
         return;
     }
     const long long slot = (long long)parity * gridDim.x + blockIdx.x;
-    if (has) {
+    const bool send = has && !pso_same(blk, memo[parity]);
+    if (send) {
         for (int j = threadIdx.x; j < d; j += blockDim.x) gpart_x[slot * d + j] = src[j * stride];
     }
     if (threadIdx.x == 0) {
@@ -191,23 +232,26 @@ __device__ void pso_exchange(MwBest<T> mine, const T* P, const T* ps, long long 
         gpart_i[slot] = blk.i;
     }
     mw_group_sync(sync);
+    if (send && threadIdx.x == 0) memo[parity] = blk;
     const long long first = (long long)parity * gridDim.x + (blockIdx.x - at.block);
-    if (threadIdx.x < 32) {  // one warp reduces the swarm's partials: no block-wide reduction
-        MwBest<T> v = mw_no_best<T>();
-        for (int k = threadIdx.x; k < bps; k += 32) {
-            v = mw_better(v, mw_make_best(mw_ldcg(gpart_f + first + k), mw_ldcg(gpart_i + first + k)));
+    if (bps <= 32 * PSO_SCAN_LOADS) {  // one warp reduces the swarm's partials: no block-wide reduction
+        if (threadIdx.x < 32) {
+            const MwBest<T> v = mw_warp_argmin(pso_scan_partials(gpart_f + first, gpart_i + first, bps, 32));
+            if (threadIdx.x == 0) *g = v;
         }
-        v = mw_warp_argmin(v);
+    } else {  // many blocks (512 at 131,072 particles): every warp reads a share, one round trip
+        const MwBest<T> v = mw_block_argmin(pso_scan_partials(gpart_f + first, gpart_i + first, bps, (int)blockDim.x));
         if (threadIdx.x == 0) *g = v;
     }
     __syncthreads();
     const MwBest<T> w = *g;
-    if (g_x && w.i >= at.base && w.i < at.base + m) {
+    if (g_x && w.i >= at.base && w.i < at.base + m && !pso_same(w, memo[2])) {  // uniform
         const long long local = w.i - at.base;
         const long long owner = first + (local % at.stride) / at.per_block;
         for (int j = threadIdx.x; j < d; j += blockDim.x) g_x[j] = mw_ldcg(gpart_x + owner * d + j);
+        __syncthreads();
+        if (threadIdx.x == 0) memo[2] = w;
     }
-    __syncthreads();
 }
 
 // The packed block's exchange (pso_place_packed; bps = 1): every swarm's best particle (smallest
@@ -663,10 +707,12 @@ __device__ __forceinline__ void pso_classic_run(T* X, T* V, T* P, T* f, T* Pf, T
     if (LANED && ln.r != 0) mine = mw_no_best<T>();  // a particle's best enters the exchange once
     T pf_own = own_one ? Pf[at.base + at.lt] : T(0);  // the own particle's best value, in a register
     int parity = 0;
+    __shared__ MwBest<T> memo[3];
+    pso_memo_start(memo);  // read after the exchange's first __syncthreads
     if (packed) {
         pso_exchange_packed(mine, P, ps, n, d, m, spb, at, swarms, red_f, red_i, sbest, g_x);
     } else {
-        pso_exchange(mine, P, ps, n, d, m, at, parity, gpart_f, gpart_i, gpart_x, sync, g_x, &g);
+        pso_exchange(mine, P, ps, n, d, m, at, parity, gpart_f, gpart_i, gpart_x, sync, g_x, &g, memo);
     }
 
     const int C = MwPerBlock<T>::value / 2;  // coordinates per Philox block (r_p and r_g each)
@@ -717,7 +763,7 @@ __device__ __forceinline__ void pso_classic_run(T* X, T* V, T* P, T* f, T* Pf, T
         if (packed) {
             pso_exchange_packed(mine, P, ps, n, d, m, spb, at, swarms, red_f, red_i, sbest, g_x);
         } else {
-            pso_exchange(mine, P, ps, n, d, m, at, parity, gpart_f, gpart_i, gpart_x, sync, g_x, &g);
+            pso_exchange(mine, P, ps, n, d, m, at, parity, gpart_f, gpart_i, gpart_x, sync, g_x, &g, memo);
         }
     }
 
@@ -882,7 +928,9 @@ pso_spso(T* X, T* V, T* P, T* f, T* Pf, T* swarm_f, long long* swarm_i, long lon
     for (int p = at.lt; p < m; p += at.stride) mine = mw_better(mine, mw_make_best(Pf[at.base + p], at.base + p));
     T pf_own = own_one ? Pf[at.base + at.lt] : T(0);  // the own particle's best value, in a register
     int parity = 0;
-    pso_exchange(mine, P, ps, n, d, m, at, parity, gpart_f, gpart_i, gpart_x, sync, (T*)0, &g);
+    __shared__ MwBest<T> memo[3];  // no g_x: SPSO moves towards informants, no point is copied
+    pso_memo_start(memo);
+    pso_exchange(mine, P, ps, n, d, m, at, parity, gpart_f, gpart_i, gpart_x, sync, (T*)0, &g, memo);
     T previous = g.f;
     long long epoch = epochs[at.swarm];
     bool redrew = redrawn[at.swarm] != 0;
@@ -985,7 +1033,7 @@ pso_spso(T* X, T* V, T* P, T* f, T* Pf, T* swarm_f, long long* swarm_i, long lon
         // every particle has moved (reading last iteration's P) and read its key before the
         // exchange barrier; then the new personal bests are written, before the next scatter's
         // barrier and so before anyone gathers them
-        pso_exchange(mine, P, ps, n, d, m, at, parity, gpart_f, gpart_i, gpart_x, sync, (T*)0, &g);
+        pso_exchange(mine, P, ps, n, d, m, at, parity, gpart_f, gpart_i, gpart_x, sync, (T*)0, &g, memo);
         for (int p = at.lt; p < m; p += at.stride) {
             const long long i = at.base + p;
             if (pending[i]) {

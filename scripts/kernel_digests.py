@@ -67,6 +67,14 @@ SHAPES = [
      {"walkers": 4096, "populations": 1}, [4], {"block": 64}),
     ("de r30-f32-cap", "differential_evolution", "rastrigin", 30, "float32",
      {"walkers": 96, "populations": 2}, [10], {"max_evals": 96 * 2 * 4 + 37}),
+    # one swarm over more blocks than one warp reads in one round trip (141 blocks of 64): the
+    # exchange's partials read by every warp of a block (pso_scan_partials)
+    ("pso r30-f32-141-blocks", "particle_swarm", "rastrigin", 30, "float32",
+     {"variant": "classic", "walkers": 9000, "swarms": 1}, [3, 4], {"block": 64, "lanes": 1}),
+    ("pso a7-f64-141-blocks", "particle_swarm", "ackley", 7, "float64",
+     {"variant": "classic", "walkers": 9000, "swarms": 1}, [2, 5], {"block": 64, "lanes": 1}),
+    ("spso r30-f32-141-blocks", "particle_swarm", "rastrigin", 30, "float32",
+     {"variant": "spso2011", "walkers": 9000, "swarms": 1}, [3, 2], {"block": 64}),
 ]
 
 
