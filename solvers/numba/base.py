@@ -15,9 +15,11 @@ from typing import ClassVar
 
 import numba
 import numpy as np
+from llvmlite import ir
 from numba import njit, prange, types
+from numba.core import cgutils
 from numba.core.cpu import ParallelOptions
-from numba.extending import overload
+from numba.extending import intrinsic, overload
 
 from ..algorithms.base import Algorithm, State
 from ..errors import ConfigError
@@ -37,12 +39,48 @@ WIDE_MIN_WORK_PER_THREAD = 512
 
 
 # A parallel loop over walkers that needs scratch arrays runs over this many blocks of walkers
-# (fewer where there are fewer walkers), each allocating its scratch once: a malloc and free per
-# walker in every thread contend in the allocator. 1024 blocks keep numba's static split of the
-# blocks over the threads within ~1% of even (<= 16 threads); every walker's numbers depend on
-# the walker only, so the split changes no result. (The thread count itself, from
+# (fewer where there are fewer walkers); every walker's numbers depend on the walker only, so how
+# the blocks are shared out changes no result. (The thread count itself, from
 # numba.get_num_threads(), would keep the kernels out of numba's on-disk cache.)
 WALKER_BLOCKS = 1024
+# The blocks are claimed, not assigned: numba splits a parallel loop statically (the OpenMP layer
+# gives each thread a contiguous run of iterations; its chunk-size setting does not rebalance them,
+# tested), so the slowest CPU paced every loop. On a lent 16-CPU machine whose CPUs ran at 0.54 to
+# 1.0 of their lone rate with all busy (scripts/cpu_scaling.py's crowd probe), 16 threads made
+# pattern search 9.1x one thread, about 16 x 0.54. Instead `WORKERS` loop iterations each take the
+# next unclaimed block (claim: an atomic add) until none are left, allocating their scratch once (a
+# malloc and free per walker in every thread contend in the allocator). More workers than threads:
+# the static split hands each thread several, run one after another, the later ones finding the
+# blocks gone.
+WORKERS = 256
+
+
+@intrinsic
+def _fetch_add_one(typingctx, counter):
+    """counter[0] += 1, atomically; the value before."""
+    if not (isinstance(counter, types.Array) and counter.dtype == types.int64 and counter.ndim == 1):
+        return None
+
+    def codegen(context, builder, signature, args):
+        ary = context.make_array(signature.args[0])(context, builder, args[0])
+        ptr = cgutils.get_item_pointer(context, builder, signature.args[0], ary, [context.get_constant(types.intp, 0)])
+        return builder.atomic_rmw("add", ptr, ir.Constant(ir.IntType(64), 1), "monotonic")
+
+    return types.int64(counter), codegen
+
+
+@njit(nogil=True, cache=True)
+def claim_counter():
+    """A fresh counter for claim (one per parallel loop)."""
+    counter = np.empty(1, dtype=np.int64)
+    counter[0] = 0
+    return counter
+
+
+@njit(nogil=True, cache=True)
+def claim(counter):
+    """The next unclaimed block of walkers (block numbers past the last mean: none left)."""
+    return _fetch_add_one(counter)
 
 
 @njit(nogil=True, cache=True)
@@ -81,13 +119,17 @@ def evaluate_rows(fid, X, out, bad):
     """out[i] = f(X[i]) for every row, NaN/inf mapped to +inf (counted in bad[i]); rows in parallel."""
     n, d = X.shape
     blocks = thread_blocks(n)
-    for block in prange(blocks):  # scratch per block of walkers, not per walker (thread_blocks)
+    counter = claim_counter()
+    for worker in prange(min(WORKERS, blocks)):  # each claims blocks of walkers until none are left
         x = np.empty(d, dtype=np.float64)
-        i0, i1 = block_range(block, blocks, n)
-        for i in range(i0, i1):
-            for j in range(d):
-                x[j] = X[i, j]
-            out[i] = functions.counted(fid, x, bad, i)
+        block = claim(counter)
+        while block < blocks:
+            i0, i1 = block_range(block, blocks, n)
+            for i in range(i0, i1):
+                for j in range(d):
+                    x[j] = X[i, j]
+                out[i] = functions.counted(fid, x, bad, i)
+            block = claim(counter)
 
 
 @njit(**PJIT)
@@ -96,17 +138,21 @@ def draw_uniform_points(X, f, lower, upper, fid, seed, single, bad, walker0=0):
     engine's initial points) and f[i] its value (non-finite values counted in bad[i])."""
     n, d = X.shape
     blocks = thread_blocks(n)
-    for block in prange(blocks):  # scratch per block of walkers, not per walker (thread_blocks)
+    counter = claim_counter()
+    for worker in prange(min(WORKERS, blocks)):  # each claims blocks of walkers until none are left
         x = np.empty(d, dtype=np.float64)
         row = np.empty(d, dtype=X.dtype)
-        i0, i1 = block_range(block, blocks, n)
-        for i in range(i0, i1):
-            philox.fill_uniform(seed, walker0 + i, philox.STREAM_INIT, np.uint64(0), lower, upper, row,
-                                single)
-            for j in range(d):
-                X[i, j] = row[j]
-                x[j] = row[j]
-            f[i] = functions.counted(fid, x, bad, i)
+        block = claim(counter)
+        while block < blocks:
+            i0, i1 = block_range(block, blocks, n)
+            for i in range(i0, i1):
+                philox.fill_uniform(seed, walker0 + i, philox.STREAM_INIT, np.uint64(0), lower, upper, row,
+                                    single)
+                for j in range(d):
+                    X[i, j] = row[j]
+                    x[j] = row[j]
+                f[i] = functions.counted(fid, x, bad, i)
+            block = claim(counter)
 
 
 def default_threads() -> int:

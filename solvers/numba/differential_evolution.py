@@ -24,8 +24,8 @@ from numba import njit, prange
 from ..algorithms.differential_evolution import (DifferentialEvolution, DifferentialEvolutionParams,
                                                   DifferentialEvolutionState)
 from . import functions, philox
-from .base import (PJIT, WIDE_PJIT, NumbaAlgorithm, block_range, draw_uniform_points, thread_blocks,
-                   widened)
+from .base import (PJIT, WIDE_PJIT, WORKERS, NumbaAlgorithm, block_range, claim, claim_counter,
+                   draw_uniform_points, thread_blocks, widened)
 
 STREAM_BOUNCE = 16  # DE_STREAM_BOUNCE
 
@@ -175,14 +175,18 @@ def de_generation_wide(X, f, trials, f_trials, accepted, lower, upper, fid, m, s
     selection in parallel; only individuals i < last_active evaluate (max_evals)."""
     n, d = X.shape
     blocks = thread_blocks(n)
-    for block in prange(blocks):  # scratch per block of walkers, not per walker (thread_blocks)
+    counter = claim_counter()
+    for worker in prange(min(WORKERS, blocks)):  # each claims blocks of walkers until none are left
         x = np.empty(d, dtype=np.float64)
         W = np.empty((4, philox.batch_columns_jit(1 + (d + 1) // 2)), dtype=np.uint64)
         left = np.empty(d, dtype=np.bool_)
-        i0, i1 = block_range(block, blocks, n)
-        for i in range(i0, i1):
-            de_trial(X, trials, f_trials, i, (i // m) * m, walker0 + i, lower, upper, fid, m, seed,
-                     np.uint64(t), Fw, Cr, single, bad, x, i < last_active, W, left)
+        block = claim(counter)
+        while block < blocks:
+            i0, i1 = block_range(block, blocks, n)
+            for i in range(i0, i1):
+                de_trial(X, trials, f_trials, i, (i // m) * m, walker0 + i, lower, upper, fid, m, seed,
+                         np.uint64(t), Fw, Cr, single, bad, x, i < last_active, W, left)
+            block = claim(counter)
     for i in prange(n):
         de_select(X, f, trials, f_trials, accepted, i, i < last_active)
 

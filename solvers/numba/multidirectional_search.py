@@ -19,7 +19,7 @@ from numba import njit, prange
 
 from ..algorithms.multidirectional_search import MultidirectionalSearch, MultidirectionalSearchState
 from . import functions, philox
-from .base import PJIT, NumbaAlgorithm, block_range, thread_blocks
+from .base import PJIT, WORKERS, NumbaAlgorithm, block_range, claim, claim_counter, thread_blocks
 
 
 @njit(nogil=True, cache=True)
@@ -153,22 +153,26 @@ def mds_init(simplices, values, active, keep_f, keep_x, lower, upper, span, fid,
     the reference evaluates them) are evaluated, the others read +inf."""
     m, n1, n = simplices.shape
     blocks = thread_blocks(m)
-    for block in prange(blocks):  # scratch per block of walkers, not per walker (thread_blocks)
+    counter = claim_counter()
+    for worker in prange(min(WORKERS, blocks)):  # each claims blocks of walkers until none are left
         x = np.empty(n, dtype=np.float64)
-        i0, i1 = block_range(block, blocks, m)
-        for s in range(i0, i1):
-            granted = min(n1, max(0, allow - s * n1))
-            if generate:
-                _fresh(simplices[s], values[s], x, lower, upper, seed, s, philox.STREAM_INIT,
-                       np.uint64(0), edge, single, fid, bad, granted)
-            else:
-                _evaluate_all(simplices[s], values[s], x, fid, bad, s, granted)
-                _head(simplices[s], values[s])
-            active[s] = _size(simplices[s], span) >= tol
-            keep_f[s] = values[s, 0]
-            for j in range(n):
-                keep_x[s, j] = simplices[s, 0, j]
-            evals[s] = granted
+        block = claim(counter)
+        while block < blocks:
+            i0, i1 = block_range(block, blocks, m)
+            for s in range(i0, i1):
+                granted = min(n1, max(0, allow - s * n1))
+                if generate:
+                    _fresh(simplices[s], values[s], x, lower, upper, seed, s, philox.STREAM_INIT,
+                           np.uint64(0), edge, single, fid, bad, granted)
+                else:
+                    _evaluate_all(simplices[s], values[s], x, fid, bad, s, granted)
+                    _head(simplices[s], values[s])
+                active[s] = _size(simplices[s], span) >= tol
+                keep_f[s] = values[s, 0]
+                for j in range(n):
+                    keep_x[s, j] = simplices[s, 0, j]
+                evals[s] = granted
+            block = claim(counter)
 
 
 @njit(**PJIT)
@@ -179,33 +183,37 @@ def mds_iterate(simplices, values, active, keep_f, keep_x, lower, upper, span, f
     m, n1, n = simplices.shape
     per_point = philox.blocks_per_point_jit(n, single)  # Philox blocks of one point (uint64)
     blocks = thread_blocks(m)
-    for block in prange(blocks):  # scratch per block of walkers, not per walker (thread_blocks)
+    counter = claim_counter()
+    for worker in prange(min(WORKERS, blocks)):  # each claims blocks of walkers until none are left
         x = np.empty(n, dtype=np.float64)
         FR = np.empty(n1, dtype=simplices.dtype)
         F2 = np.empty(n1, dtype=simplices.dtype)
-        i0, i1 = block_range(block, blocks, m)
-        for s in range(i0, i1):
-            S = simplices[s]
-            F = values[s]
-            act = active[s]
-            count = 0
-            for it in range(iterations):
-                t = first_iter + it
-                if act:
-                    count += _move(S, F, FR, F2, x, lower, upper, mu, theta, fid, bad, s)
-                    act = _size(S, span) >= tol
-                    last[s] = t + 1
-                elif restart:
-                    _fresh(S, F, x, lower, upper, seed, s, philox.STREAM_RESTART,
-                           np.uint64(t) * per_point, edge, single, fid, bad, n1)
-                    count += n1
-                    act = True  # as the reference: a fresh simplex is active
-                if F[0] < keep_f[s]:
-                    keep_f[s] = F[0]
-                    for j in range(n):
-                        keep_x[s, j] = S[0, j]
-            active[s] = act
-            evals[s] = count
+        block = claim(counter)
+        while block < blocks:
+            i0, i1 = block_range(block, blocks, m)
+            for s in range(i0, i1):
+                S = simplices[s]
+                F = values[s]
+                act = active[s]
+                count = 0
+                for it in range(iterations):
+                    t = first_iter + it
+                    if act:
+                        count += _move(S, F, FR, F2, x, lower, upper, mu, theta, fid, bad, s)
+                        act = _size(S, span) >= tol
+                        last[s] = t + 1
+                    elif restart:
+                        _fresh(S, F, x, lower, upper, seed, s, philox.STREAM_RESTART,
+                               np.uint64(t) * per_point, edge, single, fid, bad, n1)
+                        count += n1
+                        act = True  # as the reference: a fresh simplex is active
+                    if F[0] < keep_f[s]:
+                        keep_f[s] = F[0]
+                        for j in range(n):
+                            keep_x[s, j] = S[0, j]
+                active[s] = act
+                evals[s] = count
+            block = claim(counter)
 
 
 # --- the iteration max_evals cuts -------------------------------------------------------------------

@@ -34,7 +34,8 @@ from numba import njit, prange
 from ..algorithms.particle_swarm import (SPSO_C, SPSO_W, ParticleSwarm, ParticleSwarmParams,
                                           ParticleSwarmState)
 from . import functions, philox
-from .base import PJIT, WIDE_PJIT, NumbaAlgorithm, block_range, thread_blocks, widened
+from .base import (PJIT, WIDE_PJIT, WORKERS, NumbaAlgorithm, block_range, claim, claim_counter, thread_blocks,
+                   widened)
 
 STREAM_LINKS = 16  # PSO_STREAM_LINKS
 
@@ -45,25 +46,29 @@ def pso_init(X, V, P, f, Pf, lower, upper, fid, seed, classic, single, bad, walk
     per = 4 if single else 2
     B = np.uint64((d + per - 1) // per)
     blocks = thread_blocks(n)
-    for block in prange(blocks):  # scratch per block of walkers, not per walker (thread_blocks)
+    counter = claim_counter()
+    for worker in prange(min(WORKERS, blocks)):  # each claims blocks of walkers until none are left
         row = np.empty(d, dtype=X.dtype)
         x = np.empty(d, dtype=np.float64)
-        i0, i1 = block_range(block, blocks, n)
-        for i in range(i0, i1):
-            philox.fill_uniform(seed, walker0 + i, philox.STREAM_INIT, np.uint64(0), lower, upper, row,
-                                single)
-            for j in range(d):
-                lo = lower[j]
-                hi = upper[j]
-                a = -(hi - lo) if classic else lo - row[j]
-                b = (hi - lo) if classic else hi - row[j]
-                u = philox.uniform_at(seed, walker0 + i, philox.STREAM_INIT, B, j, single)
-                V[i, j] = a + (b - a) * X.dtype.type(u)
-                X[i, j] = row[j]
-                P[i, j] = row[j]
-                x[j] = row[j]
-            f[i] = functions.counted(fid, x, bad, i)
-            Pf[i] = f[i]
+        block = claim(counter)
+        while block < blocks:
+            i0, i1 = block_range(block, blocks, n)
+            for i in range(i0, i1):
+                philox.fill_uniform(seed, walker0 + i, philox.STREAM_INIT, np.uint64(0), lower, upper, row,
+                                    single)
+                for j in range(d):
+                    lo = lower[j]
+                    hi = upper[j]
+                    a = -(hi - lo) if classic else lo - row[j]
+                    b = (hi - lo) if classic else hi - row[j]
+                    u = philox.uniform_at(seed, walker0 + i, philox.STREAM_INIT, B, j, single)
+                    V[i, j] = a + (b - a) * X.dtype.type(u)
+                    X[i, j] = row[j]
+                    P[i, j] = row[j]
+                    x[j] = row[j]
+                f[i] = functions.counted(fid, x, bad, i)
+                Pf[i] = f[i]
+            block = claim(counter)
 
 
 @njit(nogil=True, cache=True)
@@ -239,14 +244,18 @@ def pso_classic_wide(X, V, P, f, Pf, swarm_f, lower, upper, fid, m, seed, t, las
     for s in prange(swarms):
         copy_row(G, s, P, swarm_argmin(Pf, s * m, m))
     blocks = thread_blocks(n)
-    for block in prange(blocks):  # scratch per block of walkers, not per walker (thread_blocks)
+    counter = claim_counter()
+    for worker in prange(min(WORKERS, blocks)):  # each claims blocks of walkers until none are left
         x = np.empty(d, dtype=np.float64)
         z = np.empty(d, dtype=X.dtype)
         W = np.empty((4, philox.batch_columns_jit(d + 1)), dtype=np.uint64)
-        i0, i1 = block_range(block, blocks, n)
-        for i in range(i0, i1):
-            classic_move(X, V, P, f, Pf, G[i // m], i, lower, upper, fid, seed, np.uint64(t), omega,
-                         phi_p, phi_g, lr, single, bad, x, walker0, i < last_active, W, z)
+        block = claim(counter)
+        while block < blocks:
+            i0, i1 = block_range(block, blocks, n)
+            for i in range(i0, i1):
+                classic_move(X, V, P, f, Pf, G[i // m], i, lower, upper, fid, seed, np.uint64(t), omega,
+                             phi_p, phi_g, lr, single, bad, x, walker0, i < last_active, W, z)
+            block = claim(counter)
     for s in prange(swarms):
         swarm_f[s] = Pf[swarm_argmin(Pf, s * m, m)]
 
@@ -485,14 +494,18 @@ def pso_spso_wide(X, V, P, f, Pf, swarm_f, epochs, redrawn, best, pending, targe
     for r in prange(owners):
         gather_informants(Pf, best, targets, r * n // owners, (r + 1) * n // owners, m)
     blocks = thread_blocks(n)
-    for block in prange(blocks):  # scratch per block of walkers, not per walker (thread_blocks)
+    counter = claim_counter()
+    for worker in prange(min(WORKERS, blocks)):  # each claims blocks of walkers until none are left
         z = np.empty(normal_slots(d), dtype=X.dtype)  # normals: pairs, padded (normals)
         x = np.empty(d, dtype=np.float64)
         W = np.empty((4, philox.batch_columns_jit(d + 1)), dtype=np.uint64)
-        i0, i1 = block_range(block, blocks, n)
-        for i in range(i0, i1):
-            pending[i] = spso_move(X, V, P, f, Pf, i, best[i], lower, upper, fid, seed, t, w, c, single,
-                                   bad, z, x, walker0, i < last_active, W)
+        block = claim(counter)
+        while block < blocks:
+            i0, i1 = block_range(block, blocks, n)
+            for i in range(i0, i1):
+                pending[i] = spso_move(X, V, P, f, Pf, i, best[i], lower, upper, fid, seed, t, w, c, single,
+                                       bad, z, x, walker0, i < last_active, W)
+            block = claim(counter)
     for i in prange(n):
         if pending[i]:
             copy_row(P, i, X, i)

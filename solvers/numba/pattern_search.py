@@ -17,7 +17,7 @@ from numba import njit, prange
 
 from ..algorithms.pattern_search import PatternSearch, PatternSearchState
 from . import functions, philox
-from .base import PJIT, NumbaAlgorithm, block_range, thread_blocks
+from .base import PJIT, WORKERS, NumbaAlgorithm, block_range, claim, claim_counter, thread_blocks
 
 
 @njit(**PJIT)
@@ -26,18 +26,22 @@ def ps_init(X, f, step, improved, lower, upper, fid, seed, walker0, stream, draw
     n, d = X.shape
     first = draw * philox.blocks_per_point_jit(d, single)
     blocks = thread_blocks(n)
-    for block in prange(blocks):  # scratch per block of walkers, not per walker (thread_blocks)
+    counter = claim_counter()
+    for worker in prange(min(WORKERS, blocks)):  # each claims blocks of walkers until none are left
         x = np.empty(d, dtype=np.float64)
         row = np.empty(d, dtype=X.dtype)
-        i0, i1 = block_range(block, blocks, n)
-        for i in range(i0, i1):
-            philox.fill_uniform(seed, walker0 + i, stream, first, lower, upper, row, single)
-            for j in range(d):
-                X[i, j] = row[j]
-                x[j] = row[j]
-            f[i] = functions.counted(fid, x, bad, i)
-            step[i] = delta0
-            improved[i] = 0
+        block = claim(counter)
+        while block < blocks:
+            i0, i1 = block_range(block, blocks, n)
+            for i in range(i0, i1):
+                philox.fill_uniform(seed, walker0 + i, stream, first, lower, upper, row, single)
+                for j in range(d):
+                    X[i, j] = row[j]
+                    x[j] = row[j]
+                f[i] = functions.counted(fid, x, bad, i)
+                step[i] = delta0
+                improved[i] = 0
+            block = claim(counter)
 
 
 @njit(**PJIT)
@@ -50,55 +54,59 @@ def ps_iterate(X, f, step, improved_last, lower, upper, fid, iterations, delta0,
     no_cap = np.int64(2 * d * n)
     fold = functions.is_fold(fid)  # a fold's two trials share its other coordinates' terms
     blocks = thread_blocks(n)
-    for block in prange(blocks):  # scratch per block of walkers, not per walker (thread_blocks)
+    counter = claim_counter()
+    for worker in prange(min(WORKERS, blocks)):  # each claims blocks of walkers until none are left
         x = np.empty(d, dtype=np.float64)  # the walker's point widened once; trials patch it
         work = functions.pair_work(d)
-        i0, i1 = block_range(block, blocks, n)
-        for i in range(i0, i1):
-            for j in range(d):
-                x[j] = X[i, j]
-            fi = f[i]
-            s = step[i]
-            improved = False
-            for it in range(iterations):
-                improved = False
-                allowed = no_cap if it + 1 < iterations else np.int64(last_evals)
+        block = claim(counter)
+        while block < blocks:
+            i0, i1 = block_range(block, blocks, n)
+            for i in range(i0, i1):
                 for j in range(d):
-                    lo = lower[j]
-                    hi = upper[j]
-                    xj = X[i, j]
-                    delta = s * (hi - lo)
-                    plus = min(xj + delta, hi)
-                    minus = max(xj - delta, lo)
-                    e = np.int64(2 * j * n + i)  # the plus trial's number; minus: e + n
-                    fp = X.dtype.type(np.inf)
-                    fm = X.dtype.type(np.inf)
-                    if e < allowed and fold:  # both trials in one pass, or plus only (max_evals)
-                        vp, vm = functions.counted_fold_pair(fid, x, j, np.float64(plus), np.float64(minus),
-                                                             e + n < allowed, work, bad, i)
-                        fp = X.dtype.type(vp)
-                        fm = X.dtype.type(vm)
-                    elif e < allowed:
-                        x[j] = plus
-                        fp = X.dtype.type(functions.counted(fid, x, bad, i))
-                        if e + n < allowed:
-                            x[j] = minus
-                            fm = X.dtype.type(functions.counted(fid, x, bad, i))
-                    take_plus = fp <= fi and fp <= fm
-                    take_minus = (not take_plus) and fm <= fi
-                    if take_plus or take_minus:
-                        fn = fp if take_plus else fm
-                        X[i, j] = plus if take_plus else minus
-                        improved = improved or fn < fi
-                        fi = fn
                     x[j] = X[i, j]
-                if not improved:
-                    s = s * 0.5
-                if s < tol:
-                    s = delta0
-            f[i] = fi
-            step[i] = s
-            improved_last[i] = 1 if improved else 0
+                fi = f[i]
+                s = step[i]
+                improved = False
+                for it in range(iterations):
+                    improved = False
+                    allowed = no_cap if it + 1 < iterations else np.int64(last_evals)
+                    for j in range(d):
+                        lo = lower[j]
+                        hi = upper[j]
+                        xj = X[i, j]
+                        delta = s * (hi - lo)
+                        plus = min(xj + delta, hi)
+                        minus = max(xj - delta, lo)
+                        e = np.int64(2 * j * n + i)  # the plus trial's number; minus: e + n
+                        fp = X.dtype.type(np.inf)
+                        fm = X.dtype.type(np.inf)
+                        if e < allowed and fold:  # both trials in one pass, or plus only (max_evals)
+                            vp, vm = functions.counted_fold_pair(fid, x, j, np.float64(plus), np.float64(minus),
+                                                                 e + n < allowed, work, bad, i)
+                            fp = X.dtype.type(vp)
+                            fm = X.dtype.type(vm)
+                        elif e < allowed:
+                            x[j] = plus
+                            fp = X.dtype.type(functions.counted(fid, x, bad, i))
+                            if e + n < allowed:
+                                x[j] = minus
+                                fm = X.dtype.type(functions.counted(fid, x, bad, i))
+                        take_plus = fp <= fi and fp <= fm
+                        take_minus = (not take_plus) and fm <= fi
+                        if take_plus or take_minus:
+                            fn = fp if take_plus else fm
+                            X[i, j] = plus if take_plus else minus
+                            improved = improved or fn < fi
+                            fi = fn
+                        x[j] = X[i, j]
+                    if not improved:
+                        s = s * 0.5
+                    if s < tol:
+                        s = delta0
+                f[i] = fi
+                step[i] = s
+                improved_last[i] = 1 if improved else 0
+            block = claim(counter)
 
 
 @dataclass

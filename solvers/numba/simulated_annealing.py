@@ -20,7 +20,8 @@ from numba import njit, prange
 
 from ..algorithms.simulated_annealing import WIDTH_POWER, SimulatedAnnealing, SimulatedAnnealingState
 from . import functions, philox
-from .base import PJIT, NumbaAlgorithm, block_range, draw_uniform_points, thread_blocks
+from .base import (PJIT, WORKERS, NumbaAlgorithm, block_range, claim, claim_counter, draw_uniform_points,
+                   thread_blocks)
 
 
 @njit(**PJIT)
@@ -37,74 +38,78 @@ def sa_anneal(X, f, accepted, B, Bf, at_best, lower, upper, fid, seed, walker0, 
     n, d = X.shape
     T = X.dtype.type
     blocks = thread_blocks(n)
-    for block in prange(blocks):  # scratch per block of walkers, not per walker (thread_blocks)
+    counter = claim_counter()
+    for worker in prange(min(WORKERS, blocks)):  # each claims blocks of walkers until none are left
         x = np.empty(d, dtype=np.float64)
-        i0, i1 = block_range(block, blocks, n)
-        for i in range(i0, i1):
-            for j in range(d):
-                x[j] = X[i, j]
-            fi = f[i]
-            chain_best = fi
-            at_chain_best = True
-            acc = False
-            slot = 0
-            lit = level_iter
-            temp = temperature
-            # the auto schedule's width ~ (T / T0)^width_power (0: the seed's fixed width)
-            w = T(width * min(temp / t0, 1.0) ** width_power) if width_power > 0.0 else T(width)
-            for it in range(iterations):
-                if it + 1 == iterations and i >= last_chains:
-                    break  # the budget cuts this last proposal; the schedule below is the host's
-                w0, w1, w2, w3 = philox.words(seed, walker0 + i, philox.STREAM_STEP,
-                                              np.uint64(first_iter + it))
-                j = philox.below(w0, d)
-                if single:
-                    u = T(philox.u01f(w1))
-                    a = T(philox.u01f(w2))
-                else:
-                    u = T(philox.u01d(w1, w2))
-                    a = T(float(w3) * (1.0 / 4294967296.0))
-                lo = lower[j]
-                hi = upper[j]
-                xj = X[i, j]
-                towards_lower = xj - w * (T(1) - T(2) * u) * (xj - lo)
-                towards_upper = xj + w * (T(2) * u - T(1)) * (hi - xj)
-                proposal = min(max(towards_lower if u < T(0.5) else towards_upper, lo), hi)
-                x[j] = proposal
-                fn = T(functions.counted(fid, x, bad, i))
-                e = -(fn - fi) / T(temp)
-                acc = (e >= T(0)) or (a < np.exp(e))  # NaN e: both false, rejected
-                if acc:
-                    if fn < chain_best:
-                        chain_best = fn
-                        at_chain_best = True
-                    elif at_chain_best:  # leaving the chain's best point: keep a copy
-                        for k in range(d):
-                            B[i, k] = X[i, k]
-                        at_chain_best = False
-                    X[i, j] = proposal
-                    fi = fn
-                    if slot == 0:
-                        counts[i, 0] += 1
-                    elif slot == ends - 1:
-                        counts[i, 1] += 1
-                    elif slot == ends:
-                        counts[i, 2] += 1
-                else:
-                    x[j] = xj
-                lit += 1
-                if lit >= chain_length:
-                    slot += 1
-                    lit = 0
-                    temp *= alpha
-                    if temp <= t_min:
-                        temp = t0
-                    if width_power > 0.0:
-                        w = T(width * min(temp / t0, 1.0) ** width_power)
-            f[i] = fi
-            accepted[i] = acc
-            Bf[i] = chain_best
-            at_best[i] = at_chain_best
+        block = claim(counter)
+        while block < blocks:
+            i0, i1 = block_range(block, blocks, n)
+            for i in range(i0, i1):
+                for j in range(d):
+                    x[j] = X[i, j]
+                fi = f[i]
+                chain_best = fi
+                at_chain_best = True
+                acc = False
+                slot = 0
+                lit = level_iter
+                temp = temperature
+                # the auto schedule's width ~ (T / T0)^width_power (0: the seed's fixed width)
+                w = T(width * min(temp / t0, 1.0) ** width_power) if width_power > 0.0 else T(width)
+                for it in range(iterations):
+                    if it + 1 == iterations and i >= last_chains:
+                        break  # the budget cuts this last proposal; the schedule below is the host's
+                    w0, w1, w2, w3 = philox.words(seed, walker0 + i, philox.STREAM_STEP,
+                                                  np.uint64(first_iter + it))
+                    j = philox.below(w0, d)
+                    if single:
+                        u = T(philox.u01f(w1))
+                        a = T(philox.u01f(w2))
+                    else:
+                        u = T(philox.u01d(w1, w2))
+                        a = T(float(w3) * (1.0 / 4294967296.0))
+                    lo = lower[j]
+                    hi = upper[j]
+                    xj = X[i, j]
+                    towards_lower = xj - w * (T(1) - T(2) * u) * (xj - lo)
+                    towards_upper = xj + w * (T(2) * u - T(1)) * (hi - xj)
+                    proposal = min(max(towards_lower if u < T(0.5) else towards_upper, lo), hi)
+                    x[j] = proposal
+                    fn = T(functions.counted(fid, x, bad, i))
+                    e = -(fn - fi) / T(temp)
+                    acc = (e >= T(0)) or (a < np.exp(e))  # NaN e: both false, rejected
+                    if acc:
+                        if fn < chain_best:
+                            chain_best = fn
+                            at_chain_best = True
+                        elif at_chain_best:  # leaving the chain's best point: keep a copy
+                            for k in range(d):
+                                B[i, k] = X[i, k]
+                            at_chain_best = False
+                        X[i, j] = proposal
+                        fi = fn
+                        if slot == 0:
+                            counts[i, 0] += 1
+                        elif slot == ends - 1:
+                            counts[i, 1] += 1
+                        elif slot == ends:
+                            counts[i, 2] += 1
+                    else:
+                        x[j] = xj
+                    lit += 1
+                    if lit >= chain_length:
+                        slot += 1
+                        lit = 0
+                        temp *= alpha
+                        if temp <= t_min:
+                            temp = t0
+                        if width_power > 0.0:
+                            w = T(width * min(temp / t0, 1.0) ** width_power)
+                f[i] = fi
+                accepted[i] = acc
+                Bf[i] = chain_best
+                at_best[i] = at_chain_best
+            block = claim(counter)
 
 
 @dataclass
