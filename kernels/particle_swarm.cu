@@ -182,9 +182,10 @@ __device__ __forceinline__ MwBest<T> pso_scan_partials(const T* f, const long lo
     return v;
 }
 
-// What a block's exchanges already moved (shared memory, `memo`: three entries, written by thread 0
-// only, each after a __syncthreads that follows every thread's read of it): the best (value,
-// index) whose point each partial slot (parity 0, 1) holds, and the one g_x holds. A personal best
+// What a block's exchanges already moved (shared memory, `memo`: three entries, set by threads 0-2
+// at a launch's start (pso_memo_start), then written by thread 0 only, each time after a
+// __syncthreads that follows every thread's read of it): the best (value, index) whose point each
+// partial slot (parity 0, 1) holds, and the one g_x holds. A personal best
 // changes only with its value, so an equal (value, index) is the same point: a block whose best
 // did not change since it last wrote that slot, or a swarm best that did not change, skips the
 // copy (an L2 round trip each at 131,072 particles, where P is not in shared memory; late in a run

@@ -1,8 +1,9 @@
 """GPU: the swarm-best exchange of a swarm spread over many blocks (kernels/particle_swarm.cu:
 pso_scan_partials). Past 128 blocks every warp of a block reads a share of the partials instead of
 one warp reading them all; the swarm's best, and so the whole run, must not depend on which, nor on
-the block size: one swarm of 9,000 in 141 blocks of 64 (every warp reads) against 36 blocks of 256
-(one warp), classic PSO and SPSO-2011, both dtypes."""
+the block size: one swarm of 9,000 in 141 blocks of 64 (every warp reads) against at most 128
+blocks of up to 256 threads (one warp reads; 71 of 128 on an H100), classic PSO and SPSO-2011,
+both dtypes."""
 from __future__ import annotations
 
 import pytest

@@ -30,9 +30,17 @@ def resident_blocks(kernel, block: int, shared_bytes: int) -> int:
     return max(0, int(per_sm)) * multiprocessors()
 
 
+# Shared memory a block may use without opting in: static and dynamic together (a kernel's default
+# limit on dynamic shared memory is this less its static shared memory).
+DEFAULT_SHARED = 48 * 1024
+
+
 def allow_shared(kernel, shared_bytes: int) -> None:
-    """Opt a kernel in to more than 48 KB of dynamic shared memory per block where needed."""
-    if shared_bytes > 48 * 1024 and kernel.max_dynamic_shared_size_bytes < shared_bytes:
+    """Opt a kernel (a CuPy RawKernel) in to `shared_bytes` of dynamic shared memory per block where
+    that and its static shared memory pass the default 48 KB (a launch past it fails otherwise: 48 KB
+    of dynamic memory in a kernel with 480 bytes of static memory, say)."""
+    static = int(getattr(kernel, "shared_size_bytes", 0))
+    if shared_bytes + static > DEFAULT_SHARED and kernel.max_dynamic_shared_size_bytes < shared_bytes:
         kernel.max_dynamic_shared_size_bytes = int(shared_bytes)
 
 

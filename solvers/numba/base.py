@@ -79,7 +79,7 @@ def claim_counter():
 
 @njit(nogil=True, cache=True)
 def claim(counter):
-    """The next unclaimed block of walkers (block numbers past the last mean: none left)."""
+    """The next unclaimed block number (numbers past the last block mean: none left)."""
     return _fetch_add_one(counter)
 
 
@@ -95,6 +95,21 @@ def block_range(k, blocks, n):
     return k * n // blocks, (k + 1) * n // blocks
 
 
+@njit(nogil=True, cache=True)
+def claim_walkers(counter, blocks, n):
+    """Walkers [lo, hi) of the next unclaimed block of `blocks` over n walkers (claim); (n, n), an
+    empty range, once none is left (blocks <= n: thread_blocks, so no block is empty)."""
+    k = claim(counter)
+    return block_range(k, blocks, n) if k < blocks else (n, n)
+
+
+@njit(nogil=True, cache=True)
+def load_row(X, i, x):
+    """x[:] = X[i] (x: the float64 scratch a walker's objective reads and its trials patch)."""
+    for j in range(X.shape[1]):
+        x[j] = X[i, j]
+
+
 def widened(X, i, x):
     """Row i of X as the float64 point an objective reads: X[i] itself where X is float64 (no
     copy: a move's copy of its 30 coordinates cost ~14 ns, PSO classic's whole move ~70), else
@@ -108,8 +123,7 @@ def _widened(X, i, x):
         return lambda X, i, x: X[i]
 
     def copy(X, i, x):
-        for j in range(X.shape[1]):
-            x[j] = X[i, j]
+        load_row(X, i, x)
         return x
     return copy
 
@@ -122,14 +136,12 @@ def evaluate_rows(fid, X, out, bad):
     counter = claim_counter()
     for worker in prange(min(WORKERS, blocks)):  # each claims blocks of walkers until none are left
         x = np.empty(d, dtype=np.float64)
-        block = claim(counter)
-        while block < blocks:
-            i0, i1 = block_range(block, blocks, n)
+        i0, i1 = claim_walkers(counter, blocks, n)
+        while i0 < i1:
             for i in range(i0, i1):
-                for j in range(d):
-                    x[j] = X[i, j]
+                load_row(X, i, x)
                 out[i] = functions.counted(fid, x, bad, i)
-            block = claim(counter)
+            i0, i1 = claim_walkers(counter, blocks, n)
 
 
 @njit(**PJIT)
@@ -142,9 +154,8 @@ def draw_uniform_points(X, f, lower, upper, fid, seed, single, bad, walker0=0):
     for worker in prange(min(WORKERS, blocks)):  # each claims blocks of walkers until none are left
         x = np.empty(d, dtype=np.float64)
         row = np.empty(d, dtype=X.dtype)
-        block = claim(counter)
-        while block < blocks:
-            i0, i1 = block_range(block, blocks, n)
+        i0, i1 = claim_walkers(counter, blocks, n)
+        while i0 < i1:
             for i in range(i0, i1):
                 philox.fill_uniform(seed, walker0 + i, philox.STREAM_INIT, np.uint64(0), lower, upper, row,
                                     single)
@@ -152,7 +163,7 @@ def draw_uniform_points(X, f, lower, upper, fid, seed, single, bad, walker0=0):
                     X[i, j] = row[j]
                     x[j] = row[j]
                 f[i] = functions.counted(fid, x, bad, i)
-            block = claim(counter)
+            i0, i1 = claim_walkers(counter, blocks, n)
 
 
 def default_threads() -> int:

@@ -24,8 +24,8 @@ from numba import njit, prange
 from ..algorithms.differential_evolution import (DifferentialEvolution, DifferentialEvolutionParams,
                                                   DifferentialEvolutionState)
 from . import functions, philox
-from .base import (PJIT, WIDE_PJIT, WORKERS, NumbaAlgorithm, block_range, claim, claim_counter,
-                   draw_uniform_points, thread_blocks, widened)
+from .base import (PJIT, WIDE_PJIT, WORKERS, NumbaAlgorithm, claim_counter, claim_walkers, draw_uniform_points,
+                   thread_blocks, widened)
 
 STREAM_BOUNCE = 16  # DE_STREAM_BOUNCE
 
@@ -180,13 +180,12 @@ def de_generation_wide(X, f, trials, f_trials, accepted, lower, upper, fid, m, s
         x = np.empty(d, dtype=np.float64)
         W = np.empty((4, philox.batch_columns_jit(1 + (d + 1) // 2)), dtype=np.uint64)
         left = np.empty(d, dtype=np.bool_)
-        block = claim(counter)
-        while block < blocks:
-            i0, i1 = block_range(block, blocks, n)
+        i0, i1 = claim_walkers(counter, blocks, n)
+        while i0 < i1:
             for i in range(i0, i1):
                 de_trial(X, trials, f_trials, i, (i // m) * m, walker0 + i, lower, upper, fid, m, seed,
                          np.uint64(t), Fw, Cr, single, bad, x, i < last_active, W, left)
-            block = claim(counter)
+            i0, i1 = claim_walkers(counter, blocks, n)
     for i in prange(n):
         de_select(X, f, trials, f_trials, accepted, i, i < last_active)
 

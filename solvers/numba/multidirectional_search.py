@@ -19,7 +19,7 @@ from numba import njit, prange
 
 from ..algorithms.multidirectional_search import MultidirectionalSearch, MultidirectionalSearchState
 from . import functions, philox
-from .base import PJIT, WORKERS, NumbaAlgorithm, block_range, claim, claim_counter, thread_blocks
+from .base import PJIT, WORKERS, NumbaAlgorithm, claim_counter, claim_walkers, thread_blocks
 
 
 @njit(nogil=True, cache=True)
@@ -156,9 +156,8 @@ def mds_init(simplices, values, active, keep_f, keep_x, lower, upper, span, fid,
     counter = claim_counter()
     for worker in prange(min(WORKERS, blocks)):  # each claims blocks of walkers until none are left
         x = np.empty(n, dtype=np.float64)
-        block = claim(counter)
-        while block < blocks:
-            i0, i1 = block_range(block, blocks, m)
+        i0, i1 = claim_walkers(counter, blocks, m)
+        while i0 < i1:
             for s in range(i0, i1):
                 granted = min(n1, max(0, allow - s * n1))
                 if generate:
@@ -172,7 +171,7 @@ def mds_init(simplices, values, active, keep_f, keep_x, lower, upper, span, fid,
                 for j in range(n):
                     keep_x[s, j] = simplices[s, 0, j]
                 evals[s] = granted
-            block = claim(counter)
+            i0, i1 = claim_walkers(counter, blocks, m)
 
 
 @njit(**PJIT)
@@ -188,9 +187,8 @@ def mds_iterate(simplices, values, active, keep_f, keep_x, lower, upper, span, f
         x = np.empty(n, dtype=np.float64)
         FR = np.empty(n1, dtype=simplices.dtype)
         F2 = np.empty(n1, dtype=simplices.dtype)
-        block = claim(counter)
-        while block < blocks:
-            i0, i1 = block_range(block, blocks, m)
+        i0, i1 = claim_walkers(counter, blocks, m)
+        while i0 < i1:
             for s in range(i0, i1):
                 S = simplices[s]
                 F = values[s]
@@ -213,7 +211,7 @@ def mds_iterate(simplices, values, active, keep_f, keep_x, lower, upper, span, f
                             keep_x[s, j] = S[0, j]
                 active[s] = act
                 evals[s] = count
-            block = claim(counter)
+            i0, i1 = claim_walkers(counter, blocks, m)
 
 
 # --- the iteration max_evals cuts -------------------------------------------------------------------

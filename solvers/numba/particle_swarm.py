@@ -34,41 +34,31 @@ from numba import njit, prange
 from ..algorithms.particle_swarm import (SPSO_C, SPSO_W, ParticleSwarm, ParticleSwarmParams,
                                           ParticleSwarmState)
 from . import functions, philox
-from .base import (PJIT, WIDE_PJIT, WORKERS, NumbaAlgorithm, block_range, claim, claim_counter, thread_blocks,
-                   widened)
+from .base import (PJIT, WIDE_PJIT, WORKERS, NumbaAlgorithm, claim_counter, claim_walkers, draw_uniform_points,
+                   thread_blocks, widened)
 
 STREAM_LINKS = 16  # PSO_STREAM_LINKS
 
 
 @njit(**PJIT)
 def pso_init(X, V, P, f, Pf, lower, upper, fid, seed, classic, single, bad, walker0):
+    """Particle i: the engines' initial point (draw_uniform_points) and its value, a velocity
+    (classic: U(-range, range); spso: U(lo - x, up - x); Philox stream INIT after the point's
+    blocks, as pso_init in kernels/particle_swarm.cu), its personal best that point."""
+    draw_uniform_points(X, f, lower, upper, fid, seed, single, bad, walker0)
     n, d = X.shape
     per = 4 if single else 2
     B = np.uint64((d + per - 1) // per)
-    blocks = thread_blocks(n)
-    counter = claim_counter()
-    for worker in prange(min(WORKERS, blocks)):  # each claims blocks of walkers until none are left
-        row = np.empty(d, dtype=X.dtype)
-        x = np.empty(d, dtype=np.float64)
-        block = claim(counter)
-        while block < blocks:
-            i0, i1 = block_range(block, blocks, n)
-            for i in range(i0, i1):
-                philox.fill_uniform(seed, walker0 + i, philox.STREAM_INIT, np.uint64(0), lower, upper, row,
-                                    single)
-                for j in range(d):
-                    lo = lower[j]
-                    hi = upper[j]
-                    a = -(hi - lo) if classic else lo - row[j]
-                    b = (hi - lo) if classic else hi - row[j]
-                    u = philox.uniform_at(seed, walker0 + i, philox.STREAM_INIT, B, j, single)
-                    V[i, j] = a + (b - a) * X.dtype.type(u)
-                    X[i, j] = row[j]
-                    P[i, j] = row[j]
-                    x[j] = row[j]
-                f[i] = functions.counted(fid, x, bad, i)
-                Pf[i] = f[i]
-            block = claim(counter)
+    for i in prange(n):
+        for j in range(d):
+            lo = lower[j]
+            hi = upper[j]
+            a = -(hi - lo) if classic else lo - X[i, j]
+            b = (hi - lo) if classic else hi - X[i, j]
+            u = philox.uniform_at(seed, walker0 + i, philox.STREAM_INIT, B, j, single)
+            V[i, j] = a + (b - a) * X.dtype.type(u)
+            P[i, j] = X[i, j]
+        Pf[i] = f[i]
 
 
 @njit(nogil=True, cache=True)
@@ -249,13 +239,12 @@ def pso_classic_wide(X, V, P, f, Pf, swarm_f, lower, upper, fid, m, seed, t, las
         x = np.empty(d, dtype=np.float64)
         z = np.empty(d, dtype=X.dtype)
         W = np.empty((4, philox.batch_columns_jit(d + 1)), dtype=np.uint64)
-        block = claim(counter)
-        while block < blocks:
-            i0, i1 = block_range(block, blocks, n)
+        i0, i1 = claim_walkers(counter, blocks, n)
+        while i0 < i1:
             for i in range(i0, i1):
                 classic_move(X, V, P, f, Pf, G[i // m], i, lower, upper, fid, seed, np.uint64(t), omega,
                              phi_p, phi_g, lr, single, bad, x, walker0, i < last_active, W, z)
-            block = claim(counter)
+            i0, i1 = claim_walkers(counter, blocks, n)
     for s in prange(swarms):
         swarm_f[s] = Pf[swarm_argmin(Pf, s * m, m)]
 
@@ -499,13 +488,12 @@ def pso_spso_wide(X, V, P, f, Pf, swarm_f, epochs, redrawn, best, pending, targe
         z = np.empty(normal_slots(d), dtype=X.dtype)  # normals: pairs, padded (normals)
         x = np.empty(d, dtype=np.float64)
         W = np.empty((4, philox.batch_columns_jit(d + 1)), dtype=np.uint64)
-        block = claim(counter)
-        while block < blocks:
-            i0, i1 = block_range(block, blocks, n)
+        i0, i1 = claim_walkers(counter, blocks, n)
+        while i0 < i1:
             for i in range(i0, i1):
                 pending[i] = spso_move(X, V, P, f, Pf, i, best[i], lower, upper, fid, seed, t, w, c, single,
                                        bad, z, x, walker0, i < last_active, W)
-            block = claim(counter)
+            i0, i1 = claim_walkers(counter, blocks, n)
     for i in prange(n):
         if pending[i]:
             copy_row(P, i, X, i)

@@ -17,7 +17,7 @@ from numba import njit, prange
 
 from ..algorithms.pattern_search import PatternSearch, PatternSearchState
 from . import functions, philox
-from .base import PJIT, WORKERS, NumbaAlgorithm, block_range, claim, claim_counter, thread_blocks
+from .base import PJIT, WORKERS, NumbaAlgorithm, claim_counter, claim_walkers, load_row, thread_blocks
 
 
 @njit(**PJIT)
@@ -30,9 +30,8 @@ def ps_init(X, f, step, improved, lower, upper, fid, seed, walker0, stream, draw
     for worker in prange(min(WORKERS, blocks)):  # each claims blocks of walkers until none are left
         x = np.empty(d, dtype=np.float64)
         row = np.empty(d, dtype=X.dtype)
-        block = claim(counter)
-        while block < blocks:
-            i0, i1 = block_range(block, blocks, n)
+        i0, i1 = claim_walkers(counter, blocks, n)
+        while i0 < i1:
             for i in range(i0, i1):
                 philox.fill_uniform(seed, walker0 + i, stream, first, lower, upper, row, single)
                 for j in range(d):
@@ -41,7 +40,7 @@ def ps_init(X, f, step, improved, lower, upper, fid, seed, walker0, stream, draw
                 f[i] = functions.counted(fid, x, bad, i)
                 step[i] = delta0
                 improved[i] = 0
-            block = claim(counter)
+            i0, i1 = claim_walkers(counter, blocks, n)
 
 
 @njit(**PJIT)
@@ -58,12 +57,10 @@ def ps_iterate(X, f, step, improved_last, lower, upper, fid, iterations, delta0,
     for worker in prange(min(WORKERS, blocks)):  # each claims blocks of walkers until none are left
         x = np.empty(d, dtype=np.float64)  # the walker's point widened once; trials patch it
         work = functions.pair_work(d)
-        block = claim(counter)
-        while block < blocks:
-            i0, i1 = block_range(block, blocks, n)
+        i0, i1 = claim_walkers(counter, blocks, n)
+        while i0 < i1:
             for i in range(i0, i1):
-                for j in range(d):
-                    x[j] = X[i, j]
+                load_row(X, i, x)
                 fi = f[i]
                 s = step[i]
                 improved = False
@@ -106,7 +103,7 @@ def ps_iterate(X, f, step, improved_last, lower, upper, fid, iterations, delta0,
                 f[i] = fi
                 step[i] = s
                 improved_last[i] = 1 if improved else 0
-            block = claim(counter)
+            i0, i1 = claim_walkers(counter, blocks, n)
 
 
 @dataclass

@@ -20,7 +20,7 @@ from numba import njit, prange
 
 from ..algorithms.simulated_annealing import WIDTH_POWER, SimulatedAnnealing, SimulatedAnnealingState
 from . import functions, philox
-from .base import (PJIT, WORKERS, NumbaAlgorithm, block_range, claim, claim_counter, draw_uniform_points,
+from .base import (PJIT, WORKERS, NumbaAlgorithm, claim_counter, claim_walkers, draw_uniform_points, load_row,
                    thread_blocks)
 
 
@@ -41,12 +41,10 @@ def sa_anneal(X, f, accepted, B, Bf, at_best, lower, upper, fid, seed, walker0, 
     counter = claim_counter()
     for worker in prange(min(WORKERS, blocks)):  # each claims blocks of walkers until none are left
         x = np.empty(d, dtype=np.float64)
-        block = claim(counter)
-        while block < blocks:
-            i0, i1 = block_range(block, blocks, n)
+        i0, i1 = claim_walkers(counter, blocks, n)
+        while i0 < i1:
             for i in range(i0, i1):
-                for j in range(d):
-                    x[j] = X[i, j]
+                load_row(X, i, x)
                 fi = f[i]
                 chain_best = fi
                 at_chain_best = True
@@ -109,7 +107,7 @@ def sa_anneal(X, f, accepted, B, Bf, at_best, lower, upper, fid, seed, walker0, 
                 accepted[i] = acc
                 Bf[i] = chain_best
                 at_best[i] = at_chain_best
-            block = claim(counter)
+            i0, i1 = claim_walkers(counter, blocks, n)
 
 
 @dataclass
