@@ -2,7 +2,7 @@
 # The GPU check in one call: device and library versions, the GPU tests (pytest -m gpu) and the
 # benchmark suite, everything written into one folder.
 #
-#   scripts/device_check.sh [OUTDIR] [all|tests|bench|quick|gui|gui+bench|gui+tune|tune|records|compare] [extra pytest arguments...]
+#   scripts/device_check.sh [OUTDIR] [all|tests|bench|quick|gui|gui+bench|gui+tune|tune|records|compare|cpu-scaling] [extra pytest arguments...]
 #
 # OUTDIR defaults to $OUT (the device tool's folder) or ./device_out. TESTS=... narrows the test
 # files (default tests/test_gpu_*.py). "quick" runs the GPU tests
@@ -10,7 +10,10 @@
 # tool brings them all back): env.txt, pytest.log, pytest-junit.xml, bench.log, bench.json, bench.md,
 # and in "gui" mode suite-gpu.log, suite-rest.log and gui-bench.md. "records" writes the CPU-side
 # records of the GPU host (many cores): numba-baseline.json/.log (issue 13), robustness.md (issue 10,
-# 10 seeds in one process per core) and tune-bench.json/.md (issue 12).
+# 10 seeds in one process per core) and tune-bench.json/.md (issue 12). "cpu-scaling" measures the
+# numba engine's thread scaling in this tree and in $BASE (e.g. `git archive bf24954 | tar -x -C
+# baseline`, the static split) on the same machine, rounds alternating between the trees:
+# cpu-scaling-probe.json and cpu-scaling.log.
 # Needs python3 with numpy, pytest and CuPy. The GPU machine has no Qt: "gui" mode (the whole suite,
 # window tests included, then scripts/gui_benchmark.py with the GPU engines live) needs the Qt
 # pack .device-qt (built by ../shared/tools/device-qt/build.sh, carried by the device tool) and
@@ -202,6 +205,20 @@ if [[ "$MODE" == *compare* ]]; then
     [[ $? -ne 0 ]] && status=1
     cat "/tmp/compare-$tag.log" >> "$OUTDIR/compare.log"
     tail -n 45 "/tmp/compare-$tag.log"
+  done
+fi
+if [[ "$MODE" == cpu-scaling ]]; then
+  base="${BASE:-baseline}"
+  cp scripts/cpu_scaling.py "$base/scripts/"  # the same measurement in both trees
+  echo "== numba thread scaling, this tree and $base alternating (log: $OUTDIR/cpu-scaling.log)"
+  "$PY" scripts/cpu_scaling.py --probe-only --out /tmp/cpu-probe > /dev/null 2>&1 \
+      && cp /tmp/cpu-probe/cpu-scaling.json "$OUTDIR/cpu-scaling-probe.json"
+  for rnd in $(seq "${CPU_ROUNDS:-3}"); do
+    for tree in . "$base"; do
+      tag=$([[ $tree == . ]] && echo this || echo base)
+      (cd "$tree" && timeout "${CPU_SECONDS:-300}" "$PY" scripts/cpu_scaling.py --threads "${CPU_THREADS:-1,8,16}" \
+          --out "/tmp/cpu-$tag-$rnd") 2>&1 | grep -E "threads:" | sed "s/^/$tag round $rnd: /" | tee -a "$OUTDIR/cpu-scaling.log"
+    done
   done
 fi
 if [[ "$MODE" == records ]]; then
