@@ -4,7 +4,10 @@ Pattern search, ackley 20-D, 15,360 walkers, 20 iterations, float32, precise mat
 mapping: the phases of `main.py bench --end-to-end` timed one by one (host clock), and the device time
 of the one launch (CUDA events around it alone). Prints the median of each phase over the runs.
 
-    python3 scripts/table1_breakdown.py [runs]
+    python3 scripts/table1_breakdown.py [runs] [--profile]
+
+--profile: then the host's functions over the same runs (cProfile, by own time), to show which
+Python and CuPy calls the host part is made of.
 """
 from __future__ import annotations
 
@@ -46,7 +49,8 @@ def once(problem, cls, params) -> list[float]:
 
 
 def main() -> None:
-    runs = int(sys.argv[1]) if len(sys.argv) > 1 else 50
+    args = [a for a in sys.argv[1:] if a != "--profile"]
+    runs = int(args[0]) if args else 50
     problem = get_problem("ackley", 20)
     cls = solver_class("pattern_search", "cuda")
     params = make_params(cls.Params, {"walkers": WALKERS})
@@ -59,6 +63,18 @@ def main() -> None:
           f"median of {runs} runs:")
     for k, name in enumerate(PHASES):
         print(f"  {name:28s} {statistics.median(s[k] for s in samples) * 1e3:7.3f} ms")
+    if "--profile" in sys.argv:
+        import cProfile  # noqa: PLC0415
+        import pstats  # noqa: PLC0415
+
+        profiler = cProfile.Profile()
+        profiler.enable()
+        for _ in range(runs):
+            once(problem, cls, params)
+        profiler.disable()
+        print(f"host functions over {runs} runs (own time; divide by {runs} for one run):")
+        pstats.Stats(profiler).sort_stats("tottime").print_stats(30)
+        pstats.Stats(profiler).sort_stats("cumulative").print_stats(30)
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@ CLI, the GUI form and the tests read; nothing else holds parameter limits.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
@@ -117,6 +118,7 @@ def param(default: Any, *, title: str, tip: str, lo: float | None = None, hi: fl
     return dataclasses.field(default=default, metadata={_META_KEY: meta})
 
 
+@functools.cache  # asked on every solver build (its "auto" fields); a class's fields never change
 def specs(params_cls: type) -> tuple[ParamSpec, ...]:
     """The declared parameters of a Params dataclass, in declaration order."""
     out = []

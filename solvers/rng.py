@@ -5,7 +5,18 @@ engine gives the same stream; streams differ between engines (as they do between
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
+
+
+def _derived_seed(seed: int | None) -> int:
+    return int(np.random.default_rng(seed).integers(0, 2**63 - 1))
+
+
+# A pure function of the seed whose generator set-up (SeedSequence hashing) is host time in every
+# GPU run's build; a sweep or a benchmark asks it for the same few seeds again and again.
+_cached_derived_seed = functools.lru_cache(maxsize=1024)(_derived_seed)
 
 
 class ArrayRNG:
@@ -51,7 +62,9 @@ class ArrayRNG:
 
     def raw_seed(self) -> int:
         """A 64-bit seed derived from this stream, for kernels with their own counter-based generator."""
-        return int(np.random.default_rng(self.seed).integers(0, 2**63 - 1))
+        if self.seed is None:  # a fresh one each time, as default_rng(None) gives
+            return _derived_seed(None)
+        return _cached_derived_seed(int(self.seed))
 
 
 class GroupedRNG:

@@ -17,6 +17,7 @@ from typing import Any, ClassVar, Iterator
 import numpy as np
 
 from ..arrays import to_numpy
+from ..device_constants import box_arrays
 from ..params import specs
 
 AUTO_ITERATIONS = 50  # "auto" populations are sized so that a run gets at least this many iterations
@@ -97,9 +98,8 @@ class Algorithm(abc.ABC):
         self.params = params
         self.xp = xp
         self.dtype = np.dtype(dtype)
-        self.lower = xp.asarray(problem.lower, dtype=self.dtype)
-        self.upper = xp.asarray(problem.upper, dtype=self.dtype)
-        self.span = self.upper - self.lower
+        # shared read-only device arrays on a GPU engine (device_constants): never write them in place
+        self.lower, self.upper, self.span = box_arrays(xp, problem.lower, problem.upper, self.dtype)
         self.requested = params  # as the user gave them; self.params holds the effective values
         self.groups = 1  # independent runs the walkers form (set_groups); each has max_evals
         self._row_values: dict = {}  # per-group parameter values repeated per walker row, (n, 1)

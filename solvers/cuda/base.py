@@ -10,11 +10,13 @@ reading ``best_f`` copy to the host.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
 
+from ..device_constants import placeholder
 from ..errors import DeviceMemoryError, EngineUnavailable
 from ..algorithms.base import Algorithm, State
 
@@ -32,21 +34,47 @@ class CudaState(State):
 
 
 class BestTracker:
-    """Device buffers of the run's best point and the reduction workspace (kernels/reduce.cuh)."""
+    """Device buffers of the run's best point and the reduction workspace (kernels/reduce.cuh).
+
+    All six are views of one allocation whose head (best value +inf, index, ticket and point 0) is
+    written by one host-to-device copy: a run's set-up is host time inside every end-to-end timing,
+    and six allocations with four fills cost several times one of each."""
+
+    ALIGN = 256  # every view starts on its own 256-byte boundary, as a separate allocation would
 
     def __init__(self, xp, dtype, dim: int, parts: int):
         self.xp = xp
-        self.best_f = xp.full((), np.inf, dtype=dtype)
-        self.best_x = xp.zeros(dim, dtype=dtype)
-        self.best_i = xp.zeros(1, dtype=np.int64)
+        dtype = np.dtype(dtype)
         self.parts = max(1, int(parts))
-        self.part_f = xp.empty(self.parts, dtype=dtype)
-        self.part_i = xp.empty(self.parts, dtype=np.int64)
-        self.ticket = xp.zeros(1, dtype=np.uint32)
+        layout = [("best_f", dtype, ()), ("best_i", np.int64, (1,)), ("ticket", np.uint32, (1,)),
+                  ("best_x", dtype, (dim,)), ("part_f", dtype, (self.parts,)),
+                  ("part_i", np.int64, (self.parts,))]
+        offsets, end = [], 0
+        for _name, dt, shape in layout:
+            offsets.append(end)
+            end += -(-math.prod(shape) * np.dtype(dt).itemsize // self.ALIGN) * self.ALIGN
+        buffer = xp.empty(end, dtype=np.uint8)
+        for (name, dt, shape), offset in zip(layout, offsets):
+            setattr(self, name, _view(xp, buffer, offset, np.dtype(dt), shape))
+        head = offsets[4]  # best_f, best_i, ticket and best_x: +inf, then zeros
+        host = np.zeros(head, dtype=np.uint8)
+        host[:dtype.itemsize] = np.full(1, np.inf, dtype=dtype).view(np.uint8)
+        if hasattr(buffer, "set"):  # CuPy: one host-to-device copy
+            buffer[:head].set(host)
+        else:  # NumPy (the tests' host emulation of the kernels)
+            buffer[:head] = host
 
     def args(self):
         """The reduction arguments in kernel order: part_f, part_i, ticket, best_f, best_x, best_i."""
         return (self.part_f, self.part_i, self.ticket, self.best_f, self.best_x, self.best_i)
+
+
+def _view(xp, buffer, offset: int, dtype, shape):
+    """An array of dtype and shape over buffer's bytes from offset (CuPy: one array made from the
+    memory pointer, where a slice, a view and a reshape would make three)."""
+    if hasattr(buffer, "set"):
+        return xp.ndarray(shape, dtype=dtype, memptr=buffer.data + offset)
+    return buffer[offset:offset + math.prod(shape) * dtype.itemsize].view(dtype).reshape(shape)
 
 
 class CudaAlgorithm(Algorithm):
@@ -149,9 +177,9 @@ class CudaAlgorithm(Algorithm):
             self.group_seeds = xp.asarray(np.array(keys, dtype=np.uint64))
             self.group_vals = self._group_table()
             self.group_size = self.group_walkers()
-        else:
-            self.group_seeds = xp.zeros(1, dtype=np.uint64)  # never read: gsize 0
-            self.group_vals = xp.zeros(1, dtype=self.dtype)
+        else:  # never read (gsize 0): one shared pair per device
+            self.group_seeds = placeholder(xp, np.uint64)
+            self.group_vals = placeholder(xp, self.dtype)
             self.group_size = 0
 
     def group_args(self, values: bool = True) -> tuple:
