@@ -58,8 +58,9 @@
 // Data written by another block of the same launch is read with ld.global.cg (L2), never from a
 // possibly stale L1 line.
 //
-// Layout: X, V, P are (d, n) coordinate-major (coalesced); SPSO's Z (d, n) holds a particle's normals
-// of the iteration between its two passes (written and read by its own thread). When a thread owns exactly one particle,
+// Layout: X, V, P are (d, n) coordinate-major (coalesced); SPSO's Z (d or 2d, n) holds a particle's
+// normals (rows 0..d-1) and, in pso_spso_rows, G - x (rows d..2d-1) of the iteration between its two
+// passes (written and read by its own thread). When a thread owns exactly one particle,
 // its x, v and p stay in shared memory for the whole launch as far as they fit with every block of
 // the swarm resident (the host picks: all three for a swarm spread thin, 16,384 or 1,024 over the
 // multiprocessors, where an iteration is latency-bound; x alone at 131,072, where 993 particles
@@ -88,7 +89,7 @@
 //                   spso normals (P per block, Box-Muller) and the radius uniform (one block);
 //   PSO_STREAM_LINKS: the K targets, draw (epoch + 1) * ceil(K / 4) + b.
 //
-// MW_KERNELS: pso_init<F,T> pso_classic<F,T> pso_classic_grid<F,T> pso_spso<F,T> pso_links<T>
+// MW_KERNELS: pso_init<F,T> pso_classic<F,T> pso_classic_grid<F,T> pso_spso<F,T> pso_spso_rows<F,T> pso_links<T>
 // MW_KERNELS: pso_classic_packed<F,T> pso_classic_grid_packed<F,T> pso_classic_lanes<F,T>
 // MW_HEADERS: group_sync.cuh
 // MW_DEFINES: MW_COSPI_LIBRARY=1
@@ -892,15 +893,25 @@ template <typename T> __device__ __forceinline__ void pso_normals(const MwWords&
     if (MwPerBlock<T>::value == 4) mw_normal2(mw_uniform<T>(w, 2), mw_uniform<T>(w, 3), z[2], z[3]);
 }
 
-template <typename F, typename T>
-__global__ void __launch_bounds__(256, 4)
-pso_spso(T* X, T* V, T* P, T* f, T* Pf, T* swarm_f, long long* swarm_i, long long* epochs,
-         unsigned char* redrawn, unsigned long long* gkeys, unsigned char* pending, T* Z, const T* __restrict__ lower,
-         const T* __restrict__ upper, long long n, int m, int d, long long first_swarm, int bps,
-         unsigned long long seed, long long walker0, long long first_iter, int iterations,
-         long long last_active, int K, int flags,
-         int keys_shared, T* gpart_f, long long* gpart_i, T* gpart_x, unsigned long long* bars, T* part_f,
-         long long* part_i, unsigned int* ticket, T* best_f, T* best_x, long long* best_i) {
+#define PSO_SPSO_PARAMS                                                                                \
+    T *X, T *V, T *P, T *f, T *Pf, T *swarm_f, long long *swarm_i, long long *epochs,                  \
+        unsigned char *redrawn, unsigned long long *gkeys, unsigned char *pending, T *Z,               \
+        const T *__restrict__ lower, const T *__restrict__ upper, long long n, int m, int d,           \
+        long long first_swarm, int bps, unsigned long long seed, long long walker0,                    \
+        long long first_iter, int iterations, long long last_active, int K, int flags,                 \
+        int keys_shared, T *gpart_f, long long *gpart_i, T *gpart_x, unsigned long long *bars,         \
+        T *part_f, long long *part_i, unsigned int *ticket, T *best_f, T *best_x, long long *best_i
+#define PSO_SPSO_ARGS                                                                                  \
+    X, V, P, f, Pf, swarm_f, swarm_i, epochs, redrawn, gkeys, pending, Z, lower, upper, n, m, d,       \
+        first_swarm, bps, seed, walker0, first_iter, iterations, last_active, K, flags, keys_shared,   \
+        gpart_f, gpart_i, gpart_x, bars, part_f, part_i, ticket, best_f, best_x, best_i
+
+// TC_ROWS: the move's first pass stores G - x in Z's rows d..2d-1 for the second (pso_spso_rows),
+// or the second gathers the informant's point again (pso_spso). Two kernels, not a runtime flag:
+// both paths in one kernel made ptxas spill more in float (76/148 bytes against 28/112), which cost
+// 2.5% at every size on the H100.
+template <typename F, typename T, bool TC_ROWS>
+__device__ __forceinline__ void pso_spso_run(PSO_SPSO_PARAMS) {
     extern __shared__ __align__(16) unsigned char pso_smem[];
     __shared__ MwBest<T> g;
     const bool twice = sizeof(T) == 8;  // double: value round, then index round
@@ -987,34 +998,52 @@ pso_spso(T* X, T* V, T* P, T* f, T* Pf, T* swarm_f, long long* swarm_i, long lon
                         tc2 += tc * tc;
                         dir2 += z[q] * z[q];
                         Z[(long long)j * n + i] = z[q];  // for pass 2: no second Philox + Box-Muller
+                        if (TC_ROWS) Z[(long long)(d + j) * n + i] = tc;  // nor a second gather of l's point
                     }
                 }
             }
             const MwWords ru = rng(t * per_iter + normal_blocks);
             const T scale = mw_sqrt(tc2) * mw_uniform<T>(ru, 0) / mw_fmax(mw_sqrt(dir2), tiny);
-            // pass 2: the same numbers again (the normals as pass 1 stored them in Z, issue 14: the
+            // pass 2: the same numbers again, the normals as pass 1 stored them in Z (issue 14: the
             // Philox blocks and Box-Muller transforms were computed twice), and the move (running
-            // addresses and a folded objective, as in the classic move)
+            // addresses and a folded objective, as in the classic move). G - x: read from Z where
+            // pass 1 stored it (TC_ROWS: the host's choice where the swarm's rows stay in L2; the
+            // informant's point is d scattered L2 sectors, Z's rows are read coalesced), else
+            // computed again from the informant's point (where the extra rows would spill L2 to HBM)
             T* xq = r.x;
             T* vq = r.v;
             const T* pq = r.p;
             const T* zq = Z + i;
             MwRunningEval<F, T> fold;
+            if (TC_ROWS) {
+                const T* tq = Z + (long long)d * n + i;
+#pragma unroll 4
+                for (int j = 0; j < d; ++j) {
+                    const T x = *xq;
+                    const T tc = *tq;
+                    const T zj = *zq;
+                    zq += n;
+                    tq += n;
+                    T v = w * *vq + tc + scale * zj;
+                    fold.add(pso_place(x + v, v, lower[j], upper[j], r, xq, vq, pq), j);
+                }
+            } else {
 #pragma unroll 2
-            for (int j0 = 0; j0 < d; j0 += NP) {
-                T pl[4];
+                for (int j0 = 0; j0 < d; j0 += NP) {
+                    T pl[4];
 #pragma unroll
-                for (int q = 0; q < NP; ++q) pl[q] = j0 + q < d ? mw_ldcg(li + (long long)(j0 + q) * n) : T(0);
+                    for (int q = 0; q < NP; ++q) pl[q] = j0 + q < d ? mw_ldcg(li + (long long)(j0 + q) * n) : T(0);
 #pragma unroll
-                for (int q = 0; q < NP; ++q) {
-                    const int j = j0 + q;
-                    if (j < d) {
-                        T x = *xq;
-                        const T tc = coef * (*pq + pl[q] - T(2) * x);
-                        const T zj = *zq;
-                        zq += n;
-                        T v = w * *vq + tc + scale * zj;
-                        fold.add(pso_place(x + v, v, lower[j], upper[j], r, xq, vq, pq), j);
+                    for (int q = 0; q < NP; ++q) {
+                        const int j = j0 + q;
+                        if (j < d) {
+                            T x = *xq;
+                            const T tc = coef * (*pq + pl[q] - T(2) * x);
+                            const T zj = *zq;
+                            zq += n;
+                            T v = w * *vq + tc + scale * zj;
+                            fold.add(pso_place(x + v, v, lower[j], upper[j], r, xq, vq, pq), j);
+                        }
                     }
                 }
             }
@@ -1061,6 +1090,16 @@ pso_spso(T* X, T* V, T* P, T* f, T* Pf, T* swarm_f, long long* swarm_i, long lon
         redrawn[at.swarm] = redrew ? 1 : 0;
     }
     pso_commit(leader ? g : mw_no_best<T>(), P, n, d, part_f, part_i, ticket, best_f, best_x, best_i);
+}
+
+template <typename F, typename T>
+__global__ void __launch_bounds__(256, 4) pso_spso(PSO_SPSO_PARAMS) {
+    pso_spso_run<F, T, false>(PSO_SPSO_ARGS);
+}
+
+template <typename F, typename T>
+__global__ void __launch_bounds__(256, 4) pso_spso_rows(PSO_SPSO_PARAMS) {
+    pso_spso_run<F, T, true>(PSO_SPSO_ARGS);
 }
 
 // The current link targets of particles idx[0..k) (snapshots): out is (k, K) indices, like idx

@@ -300,6 +300,7 @@ class CudaAlgorithm(Algorithm):
 
 
 _SM_COUNTS: dict[int, int] = {}
+_L2_BYTES: dict[int, int] = {}
 
 
 def multiprocessor_count(xp) -> int:
@@ -310,6 +311,15 @@ def multiprocessor_count(xp) -> int:
     if count is None:
         count = _SM_COUNTS[device] = int(xp.cuda.Device(device).attributes["MultiProcessorCount"])
     return count
+
+
+def l2_cache_bytes(xp) -> int:
+    """L2 cache size of the current device in bytes, read once per device."""
+    device = int(xp.cuda.runtime.getDevice())
+    size = _L2_BYTES.get(device)
+    if size is None:
+        size = _L2_BYTES[device] = int(xp.cuda.runtime.getDeviceProperties(device)["l2CacheSize"])
+    return size
 
 
 def device_free_bytes(xp) -> int:
