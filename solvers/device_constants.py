@@ -8,22 +8,33 @@ so each 20-50 us of host work shows). These arrays are read-only by contract: ke
 """
 from __future__ import annotations
 
+import threading
 from collections import OrderedDict
 
 import numpy as np
 
 _CACHE_SIZE = 64  # distinct (device, dtype, box) entries kept; a GUI session uses a handful
 _cache: OrderedDict = OrderedDict()
+_lock = threading.Lock()  # solvers are built in the GUI's worker threads and a split run's threads
 
 
 def _cached(key, make):
-    value = _cache.get(key)
-    if value is None:
-        value = _cache[key] = make()
-        if len(_cache) > _CACHE_SIZE:
-            _cache.popitem(last=False)
-    else:
-        _cache.move_to_end(key)
+    with _lock:
+        value = _cache.get(key)
+        if value is None:
+            value = _cache[key] = make()
+            if len(_cache) > _CACHE_SIZE:
+                _cache.popitem(last=False)
+        else:
+            _cache.move_to_end(key)
+        return value
+
+
+def _made(xp, value):
+    """value once the current stream has made it: a shared array is read by kernels on other
+    streams (a split run's shards on one device each have their own), which nothing orders after
+    the copies and kernels that made it on this one."""
+    xp.cuda.get_current_stream().synchronize()
     return value
 
 
@@ -44,7 +55,7 @@ def box_arrays(xp, lower, upper, dtype):
 
     def make():
         lo, hi = xp.asarray(lo_host), xp.asarray(hi_host)
-        return lo, hi, hi - lo
+        return _made(xp, (lo, hi, hi - lo))
     return _cached(key, make)
 
 
@@ -54,4 +65,4 @@ def placeholder(xp, dtype):
     dtype = np.dtype(dtype)
     if not hasattr(xp, "cuda"):
         return xp.zeros(1, dtype=dtype)
-    return _cached(("placeholder", _device(xp), dtype.str), lambda: xp.zeros(1, dtype=dtype))
+    return _cached(("placeholder", _device(xp), dtype.str), lambda: _made(xp, xp.zeros(1, dtype=dtype)))

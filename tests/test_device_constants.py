@@ -57,3 +57,27 @@ def test_gpu_best_tracker_starts_at_inf_with_zeros(cupy, dtype):
     assert tracker.best_i.get().tolist() == [0] and tracker.ticket.get().tolist() == [0]
     assert tracker.best_x.get().tolist() == [0.0] * 5
     assert tracker.part_f.shape == (512,) and tracker.part_i.dtype == np.int64
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("engine", ["cuda", "cupy"])
+@pytest.mark.parametrize("algorithm, params", [
+    ("pattern_search", {}), ("simulated_annealing", {"variant": "hybrid"}),
+    ("multidirectional_search", {"restart": True}), ("particle_swarm", {"variant": "classic"}),
+    ("particle_swarm", {"variant": "spso2011"}), ("differential_evolution", {})])
+def test_gpu_runs_leave_the_shared_box_as_it_was(cupy, engine, algorithm, params):
+    """The read-only contract: a run of every algorithm on both GPU engines leaves the box, span and
+    placeholders it shares with every other run on the device unchanged."""
+    from solvers.problems import get_problem
+    from tests.gpu_run import run
+
+    run(cupy, algorithm, params, (3, 4), problem="rastrigin", dim=5, walkers=64, dtype="float32",
+        engine=engine)
+    problem = get_problem("rastrigin", 5)
+    lo, hi, span = box_arrays(cupy, problem.lower, problem.upper, np.float32)
+    want_lo = np.asarray(problem.lower, dtype=np.float32)
+    want_hi = np.asarray(problem.upper, dtype=np.float32)
+    assert cupy.asnumpy(lo).tolist() == want_lo.tolist() and cupy.asnumpy(hi).tolist() == want_hi.tolist()
+    assert cupy.asnumpy(span).tolist() == (want_hi - want_lo).tolist()
+    assert cupy.asnumpy(placeholder(cupy, np.uint64)).tolist() == [0]
+    assert cupy.asnumpy(placeholder(cupy, np.float32)).tolist() == [0.0]

@@ -18,6 +18,7 @@ def _run(cupy, dtype, walkers, swarms, tc_rows):
     state = algo.init(ArrayRNG(cupy, 11))
     for k in (3, 5):
         algo.step(state, k)
+    assert algo._launch.kernel == ("pso_spso_rows" if tc_rows else "pso_spso")  # the kernel launched
     assert (state.ZT.shape[0] == 14) == tc_rows
     return everything(algo, state)
 
@@ -38,3 +39,7 @@ def test_rows_are_stored_where_the_swarm_fits_half_the_l2(cupy):
     large = build(cupy, "particle_swarm", {"variant": "spso2011", "swarms": 1}, problem="rastrigin",
                   dim=30, walkers=past, dtype="float32")
     assert not large._tc_rows()
+    # the memory check counts G - x's rows only where they are allocated: d rows of n values
+    with_rows = small.bytes_needed(1024)
+    small.tc_rows = False
+    assert with_rows - small.bytes_needed(1024) == 30 * 4 * 1024

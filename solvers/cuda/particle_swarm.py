@@ -201,7 +201,8 @@ class ParticleSwarmCuda(CudaAlgorithm, ParticleSwarm):
         d, item = self.problem.dim, self.dtype.itemsize
         per_particle = (3 * d + 2) * item  # X, V, P (d, n), f, Pf
         if self.params.variant == "spso2011":
-            per_particle += 17 + 2 * d * item  # informant keys, pending flag, Z (at most 2 d rows)
+            rows = 2 if self._tc_rows(n) else 1  # Z: the normals, and G - x where _tc_rows
+            per_particle += 17 + rows * d * item  # informant keys, pending flag, Z
         # exchange partials (2 x blocks x d: at most one block per 32 particles, or per 8 with lanes,
         # which only few particles get: never more blocks than are resident at once) and per-swarm arrays
         blocks = max(n // 32, min(n // 8, 8192)) + 1
@@ -209,7 +210,7 @@ class ParticleSwarmCuda(CudaAlgorithm, ParticleSwarm):
 
     tc_rows: bool | None = None  # None: choose by size (_tc_rows); True / False force it (tests, benches)
 
-    def _tc_rows(self) -> bool:
+    def _tc_rows(self, n: int | None = None) -> bool:
         """SPSO: whether the move's first pass stores G - x for its second (d more rows of Z: kernel
         pso_spso_rows) instead of the second gathering the informant's point again (pso_spso).
         Where X, V, P and Z with those rows
@@ -218,8 +219,8 @@ class ParticleSwarmCuda(CudaAlgorithm, ParticleSwarm):
         rows, past the 50 MB L2, where the gathers hit L2 anyway). Same numbers either way."""
         if self.tc_rows is not None:
             return bool(self.tc_rows)
-        rows = 5 * self.problem.dim * self.total_walkers() * self.dtype.itemsize
-        return rows <= l2_cache_bytes(self.xp) // 2
+        n = self.total_walkers() if n is None else int(n)
+        return 5 * self.problem.dim * n * self.dtype.itemsize <= l2_cache_bytes(self.xp) // 2
 
     # --- launch shape ----------------------------------------------------------------------------
     def _kernel_name(self, packed: bool = False, lanes: int = 1) -> str:
@@ -339,7 +340,8 @@ class ParticleSwarmCuda(CudaAlgorithm, ParticleSwarm):
                 words = n * (2 if self.dtype.itemsize == 8 else 1)
                 state.keys = xp.full(words if not self._launch.keys_shared else 1, ~np.uint64(0), dtype=np.uint64)
                 state.pending = xp.zeros(n, dtype=np.uint8)
-                state.ZT = xp.empty(((2 if self._tc_rows() else 1) * d, n), dtype=self.dtype)
+                rows = 2 if self._launch.kernel == "pso_spso_rows" else 1  # G - x stored too
+                state.ZT = xp.empty((rows * d, n), dtype=self.dtype)
                 state.links = _Links(self, state)
             self.tracker = self.new_best(parts=max(REDUCE_BLOCKS, grid))
             self._bars = xp.zeros(shape.groups_per_launch, dtype=np.uint64)  # barrier arrival counters
