@@ -7,6 +7,7 @@ import pytest
 
 from solvers.cuda.base import BestTracker
 from solvers.device_constants import box_arrays, placeholder
+from tests.variants import variant_cases
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
@@ -61,18 +62,18 @@ def test_gpu_best_tracker_starts_at_inf_with_zeros(cupy, dtype):
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("engine", ["cuda", "cupy"])
-@pytest.mark.parametrize("algorithm, params", [
-    ("pattern_search", {}), ("simulated_annealing", {"variant": "hybrid"}),
-    ("multidirectional_search", {"restart": True}), ("particle_swarm", {"variant": "classic"}),
-    ("particle_swarm", {"variant": "spso2011"}), ("differential_evolution", {})])
+@pytest.mark.parametrize("algorithm, params", [c[:2] for c in variant_cases()], ids=[c[2] for c in variant_cases()])
 def test_gpu_runs_leave_the_shared_box_as_it_was(cupy, engine, algorithm, params):
     """The read-only contract: a run of every algorithm on both GPU engines leaves the box, span and
     placeholders it shares with every other run on the device unchanged."""
+    from solvers.engines import get_engine
     from solvers.problems import get_problem
     from tests.gpu_run import run
 
-    run(cupy, algorithm, params, (3, 4), problem="rastrigin", dim=5, walkers=64, dtype="float32",
-        engine=engine)
+    ok, reason = get_engine(engine).supports(algorithm)
+    if not ok:
+        pytest.skip(f"{engine}: {reason}")
+    run(cupy, algorithm, params, (3, 4), problem="rastrigin", dim=5, dtype="float32", engine=engine)
     problem = get_problem("rastrigin", 5)
     lo, hi, span = box_arrays(cupy, problem.lower, problem.upper, np.float32)
     want_lo = np.asarray(problem.lower, dtype=np.float32)
