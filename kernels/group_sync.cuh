@@ -41,6 +41,17 @@ __device__ __forceinline__ void mw_ldcg_if(bool load, const double* p, double& v
                  : "+d"(v) : "l"(p), "r"((int)load));
 }
 
+// 16 bytes (4 float or 2 double, 16-byte aligned) through L2 into out[0..], for data that nothing
+// writes while it is read (particle_swarm.cu: SPSO's PR rows during the move), so without the
+// "memory" clobber, like mw_ldcg_if.
+__device__ __forceinline__ void mw_ldcg16(const float* p, float* out) {
+    asm volatile("ld.global.cg.v4.f32 {%0, %1, %2, %3}, [%4];"
+                 : "=f"(out[0]), "=f"(out[1]), "=f"(out[2]), "=f"(out[3]) : "l"(p));
+}
+__device__ __forceinline__ void mw_ldcg16(const double* p, double* out) {
+    asm volatile("ld.global.cg.v2.f64 {%0, %1}, [%2];" : "=d"(out[0]), "=d"(out[1]) : "l"(p));
+}
+
 // Barrier among the `count` blocks of one group. *bar counts arrivals and only grows (the host zeroes
 // it before each launch): the k-th barrier of a launch is passed once it reaches k * count. One
 // fire-and-forget release add and acquire-loads: about two L2 round trips, half those of a counter

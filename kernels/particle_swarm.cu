@@ -90,6 +90,7 @@
 //   PSO_STREAM_LINKS: the K targets, draw (epoch + 1) * ceil(K / 4) + b.
 //
 // MW_KERNELS: pso_init<F,T> pso_classic<F,T> pso_classic_grid<F,T> pso_spso<F,T> pso_spso_rows<F,T> pso_links<T>
+// MW_KERNELS: pso_spso_local<F,T> pso_spso_rows_local<F,T>
 // MW_KERNELS: pso_classic_packed<F,T> pso_classic_grid_packed<F,T> pso_classic_lanes<F,T>
 // MW_HEADERS: group_sync.cuh
 // MW_DEFINES: MW_COSPI_LIBRARY=1
@@ -895,22 +896,56 @@ template <typename T> __device__ __forceinline__ void pso_normals(const MwWords&
 
 #define PSO_SPSO_PARAMS                                                                                \
     T *X, T *V, T *P, T *f, T *Pf, T *swarm_f, long long *swarm_i, long long *epochs,                  \
-        unsigned char *redrawn, unsigned long long *gkeys, unsigned char *pending, T *Z,               \
+        unsigned char *redrawn, unsigned long long *gkeys, unsigned char *pending, T *Z, T *PR,        \
         const T *__restrict__ lower, const T *__restrict__ upper, long long n, int m, int d,           \
         long long first_swarm, int bps, unsigned long long seed, long long walker0,                    \
         long long first_iter, int iterations, long long last_active, int K, int flags,                 \
         int keys_shared, T *gpart_f, long long *gpart_i, T *gpart_x, unsigned long long *bars,         \
         T *part_f, long long *part_i, unsigned int *ticket, T *best_f, T *best_x, long long *best_i
 #define PSO_SPSO_ARGS                                                                                  \
-    X, V, P, f, Pf, swarm_f, swarm_i, epochs, redrawn, gkeys, pending, Z, lower, upper, n, m, d,       \
+    X, V, P, f, Pf, swarm_f, swarm_i, epochs, redrawn, gkeys, pending, Z, PR, lower, upper, n, m, d,   \
         first_swarm, bps, seed, walker0, first_iter, iterations, last_active, K, flags, keys_shared,   \
         gpart_f, gpart_i, gpart_x, bars, part_f, part_i, ticket, best_f, best_x, best_i
 
+// SPSO's informants are read from PR, a particle-major copy of the personal bests: row i (pso_row
+// elements, d rounded up to 4, so that a row starts on a 32-byte sector) holds P's column i. In P's
+// (d, n) layout an informant's point is d scattered L2 sectors, a load each (at 131,072 particles
+// the gathers of both passes kept L2 77% busy); a row is one 16-byte load per Philox block of
+// coordinates, 4 sectors for d = 30 float. P stays the record (host, commit, snapshots): each launch
+// rebuilds PR from it, and the iteration's new personal bests go to both.
+__host__ __device__ __forceinline__ long long pso_row(int d) { return (long long)((d + 3) & ~3); }
+
+// Particle i's point src[0], src[stride], ... (d values) into its PR row (a launch's start). A store
+// per coordinate: 16-byte stores (8 instead of 30, here and for the new personal bests) measured
+// slower on the H100 at every size (131,072: 1.78 against 1.94 G/s; 16,384: 1.07 against 1.17 G/s).
+template <typename T>
+__device__ __forceinline__ void pso_row_put(T* PR, long long i, const T* src, long long stride, int d) {
+    T* row = PR + i * pso_row(d);
+    for (int j = 0; j < d; ++j) row[j] = src[(long long)j * stride];
+}
+
+// Coordinates j0 .. j0 + NP - 1 of an informant's point: from its PR row (li = its row) in one load
+// (coordinates past d are the row's padding, never used), or from P's column (li = P + l:
+// coordinate j at li[j n], a load each, none past d).
+template <bool PR_ROWS, typename T>
+__device__ __forceinline__ void pso_gather(const T* li, int j0, long long n, int d, T* pl) {
+    if (PR_ROWS) {  // j0 is a multiple of NP and the row padded: aligned, inside the row
+        mw_ldcg16(li + j0, pl);
+    } else {
+        const int NP = MwPerBlock<T>::value;
+#pragma unroll
+        for (int q = 0; q < NP; ++q) pl[q] = j0 + q < d ? mw_ldcg(li + (long long)(j0 + q) * n) : T(0);
+    }
+}
+
 // TC_ROWS: the move's first pass stores G - x in Z's rows d..2d-1 for the second (pso_spso_rows),
-// or the second gathers the informant's point again (pso_spso). Two kernels, not a runtime flag:
-// both paths in one kernel made ptxas spill more in float (76/148 bytes against 28/112), which cost
-// 2.5% at every size on the H100.
-template <typename F, typename T, bool TC_ROWS>
+// or the second gathers the informant's point again (pso_spso). PR_ROWS: informants gathered from
+// PR (swarms of more than 256 particles), or from P's columns (*_local: in a small swarm a warp's
+// informants are among few particles, so its column loads share sectors; PR's row copies and
+// stores cost that case 15-27% on the H100, 512 swarms of 256: 2.93 -> 2.13-2.50 G/s).
+// Template parameters, not runtime flags: both TC paths in one kernel made ptxas spill more in
+// float (76/148 bytes against 28/112), which cost 2.5% at every size on the H100.
+template <typename F, typename T, bool TC_ROWS, bool PR_ROWS>
 __device__ __forceinline__ void pso_spso_run(PSO_SPSO_PARAMS) {
     extern __shared__ __align__(16) unsigned char pso_smem[];
     __shared__ MwBest<T> g;
@@ -939,6 +974,11 @@ __device__ __forceinline__ void pso_spso_run(PSO_SPSO_PARAMS) {
     MwBest<T> mine = mw_no_best<T>();
     for (int p = at.lt; p < m; p += at.stride) mine = mw_better(mine, mw_make_best(Pf[at.base + p], at.base + p));
     T pf_own = own_one ? Pf[at.base + at.lt] : T(0);  // the own particle's best value, in a register
+    // PR from P (the host or the last launch may have changed P); the exchange's barrier below
+    // publishes the rows before any gather
+    if (PR_ROWS) {
+        for (int p = at.lt; p < m; p += at.stride) pso_row_put(PR, at.base + p, P + at.base + p, n, d);
+    }
     int parity = 0;
     __shared__ MwBest<T> memo[3];  // no g_x: SPSO moves towards informants, no point is copied
     pso_memo_start(memo);
@@ -979,15 +1019,17 @@ __device__ __forceinline__ void pso_spso_run(PSO_SPSO_PARAMS) {
             const T coef = c * (l == i ? k_own : k_other);
             const MwRng rng(seed, (unsigned long long)(walker0 + i), MW_STREAM_STEP);
             const PsoRows<T> r = pso_rows(X, V, P, n, i, xs, vs, ps, own_one);
-            const T* li = P + l;  // the informant's best: written by any block, read through L2
-            // pass 1: |G - x| and |direction|. The informant's coordinates of one Philox block are
-            // loaded together, so that their L2 round trips overlap.
+            // the informant's best: written by any block, read through L2
+            const T* li = PR_ROWS ? PR + l * pso_row(d) : P + l;
+            // pass 1: |G - x| and |direction|. The informant's coordinates of one Philox block come
+            // in one load (pso_gather). From PR one block at a time: unrolled by two, the pass held
+            // two blocks' loads and normals and ptxas spilled in the scatter (116/192 bytes against
+            // 24/84); H100: +2.5% at 131,072, +10% at 16,384 and 1,024.
             T tc2 = T(0), dir2 = T(0);
-#pragma unroll 2
+#pragma unroll(PR_ROWS ? 1 : 2)
             for (int j0 = 0; j0 < d; j0 += NP) {
                 T pl[4], z[4];
-#pragma unroll
-                for (int q = 0; q < NP; ++q) pl[q] = j0 + q < d ? mw_ldcg(li + (long long)(j0 + q) * n) : T(0);
+                pso_gather<PR_ROWS>(li, j0, n, d, pl);
                 pso_normals(rng(t * per_iter + (unsigned long long)(j0 / NP)), z);
 #pragma unroll
                 for (int q = 0; q < NP; ++q) {
@@ -1007,9 +1049,10 @@ __device__ __forceinline__ void pso_spso_run(PSO_SPSO_PARAMS) {
             // pass 2: the same numbers again, the normals as pass 1 stored them in Z (issue 14: the
             // Philox blocks and Box-Muller transforms were computed twice), and the move (running
             // addresses and a folded objective, as in the classic move). G - x: read from Z where
-            // pass 1 stored it (TC_ROWS: the host's choice where the swarm's rows stay in L2; the
-            // informant's point is d scattered L2 sectors, Z's rows are read coalesced), else
-            // computed again from the informant's point (where the extra rows would spill L2 to HBM)
+            // pass 1 stored it (TC_ROWS: the host's choice where the swarm's rows stay in L2; Z's
+            // rows are read coalesced, the informant's point is d / NP row loads or d column loads
+            // a particle), else computed again from the informant's point (where the extra rows
+            // would spill L2 to HBM)
             T* xq = r.x;
             T* vq = r.v;
             const T* pq = r.p;
@@ -1031,8 +1074,7 @@ __device__ __forceinline__ void pso_spso_run(PSO_SPSO_PARAMS) {
 #pragma unroll 2
                 for (int j0 = 0; j0 < d; j0 += NP) {
                     T pl[4];
-#pragma unroll
-                    for (int q = 0; q < NP; ++q) pl[q] = j0 + q < d ? mw_ldcg(li + (long long)(j0 + q) * n) : T(0);
+                    pso_gather<PR_ROWS>(li, j0, n, d, pl);
 #pragma unroll
                     for (int q = 0; q < NP; ++q) {
                         const int j = j0 + q;
@@ -1069,10 +1111,13 @@ __device__ __forceinline__ void pso_spso_run(PSO_SPSO_PARAMS) {
             if (pending[i]) {
                 pending[i] = 0;
                 const PsoRows<T> r = pso_rows(X, V, P, n, i, xs, vs, ps, own_one);
+                // PR's row in the same loop: a second loop reading x again cost 8% at 16,384 (H100)
+                T* row = PR + i * pso_row(d);
                 for (int j = 0; j < d; ++j) {
                     const T x = r.x[(long long)j * r.xs];
                     P[(long long)j * n + i] = x;
                     r.p[(long long)j * r.ps] = x;
+                    if (PR_ROWS) row[j] = x;
                 }
             }
         }
@@ -1094,12 +1139,22 @@ __device__ __forceinline__ void pso_spso_run(PSO_SPSO_PARAMS) {
 
 template <typename F, typename T>
 __global__ void __launch_bounds__(256, 4) pso_spso(PSO_SPSO_PARAMS) {
-    pso_spso_run<F, T, false>(PSO_SPSO_ARGS);
+    pso_spso_run<F, T, false, true>(PSO_SPSO_ARGS);
 }
 
 template <typename F, typename T>
 __global__ void __launch_bounds__(256, 4) pso_spso_rows(PSO_SPSO_PARAMS) {
-    pso_spso_run<F, T, true>(PSO_SPSO_ARGS);
+    pso_spso_run<F, T, true, true>(PSO_SPSO_ARGS);
+}
+
+template <typename F, typename T>
+__global__ void __launch_bounds__(256, 4) pso_spso_local(PSO_SPSO_PARAMS) {
+    pso_spso_run<F, T, false, false>(PSO_SPSO_ARGS);
+}
+
+template <typename F, typename T>
+__global__ void __launch_bounds__(256, 4) pso_spso_rows_local(PSO_SPSO_PARAMS) {
+    pso_spso_run<F, T, true, false>(PSO_SPSO_ARGS);
 }
 
 // The current link targets of particles idx[0..k) (snapshots): out is (k, K) indices, like idx

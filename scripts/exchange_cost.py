@@ -13,7 +13,7 @@ Ways of looking at one quantity, all rastrigin 30-D float32 on the cuda engine, 
 - the exchange's point copies skipped where the block's or the swarm's best did not change
   (pso_exchange's memo) against copying every time.
 
-    python3 scripts/exchange_cost.py [repeats]
+    python3 scripts/exchange_cost.py [repeats] [variant,variant,...]   (default: every variant)
 """
 from __future__ import annotations
 
@@ -27,6 +27,55 @@ from solvers.bench import Case, measure  # noqa: E402
 
 ORIGINAL_SOURCE = loader.source
 RELEASE = 'asm volatile("red.release.gpu.global.add.u64 [%0], %1;" : : "l"(s.bar), "l"(1ull) : "memory");'
+POLL = "while (mw_acquire(s.bar) < s.passed) {\n        }"
+RELAXED_POLL = ("for (unsigned long long v = 0; v < s.passed;) {\n"
+                "            asm volatile(\"ld.relaxed.gpu.global.u64 %0, [%1];\" : \"=l\"(v) : \"l\"(s.bar) : \"memory\");\n"
+                "        }\n        asm volatile(\"fence.acq_rel.gpu;\" : : : \"memory\");")
+# classic PSO at 131,072 (Nsight Compute): DRAM ~1 TB/s, V and P (31 MB) not kept in the 50 MB L2
+# from one iteration to the next. The move's V and P accesses with an L2 evict_last policy
+# (createpolicy.fractional: that fraction of the lines) - only for the one-swarm 131,072 case, whose
+# v and p are global (x alone is in shared memory; ld.global on a shared address would fault).
+KEEP = r"""
+__device__ __forceinline__ unsigned long long mw_keep_policy() {
+    unsigned long long pol;
+    asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, FRACTION;" : "=l"(pol));
+    return pol;
+}
+__device__ __forceinline__ float mw_ld_keep(const float* p) {
+    float v;
+    asm volatile("ld.global.L2::cache_hint.f32 %0, [%1], %2;" : "=f"(v) : "l"(p), "l"(mw_keep_policy()));
+    return v;
+}
+__device__ __forceinline__ double mw_ld_keep(const double* p) {
+    double v;
+    asm volatile("ld.global.L2::cache_hint.f64 %0, [%1], %2;" : "=d"(v) : "l"(p), "l"(mw_keep_policy()));
+    return v;
+}
+__device__ __forceinline__ void mw_st_keep(float* p, float v) {
+    asm volatile("st.global.L2::cache_hint.f32 [%0], %1, %2;" : : "l"(p), "f"(v), "l"(mw_keep_policy()) : "memory");
+}
+__device__ __forceinline__ void mw_st_keep(double* p, double v) {
+    asm volatile("st.global.L2::cache_hint.f64 [%0], %1, %2;" : : "l"(p), "d"(v), "l"(mw_keep_policy()) : "memory");
+}
+// Classic PSO's new velocity"""
+
+
+def keep(fraction: str) -> list:
+    return [("// Classic PSO's new velocity", KEEP.replace("FRACTION", fraction)),
+            ("pso_classic_velocity(*vq, x, *pq, gj,", "pso_classic_velocity(mw_ld_keep(vq), x, mw_ld_keep(pq), gj,"),
+            ("    *vq = v;\n    xq += r.xs;", "    mw_st_keep(vq, v);\n    xq += r.xs;")]
+
+
+def set_aside() -> None:
+    """The largest L2 set-aside for persisting accesses this process may have (cudaLimitPersistingL2CacheSize)."""
+    import cupy  # noqa: PLC0415
+
+    rt = cupy.cuda.runtime
+    most = rt.getDeviceProperties(cupy.cuda.Device().id)["persistingL2CacheMaxSize"]
+    rt.deviceSetLimit(0x06, int(most))
+    print(f"persisting L2 set-aside: {rt.deviceGetLimit(0x06) / 2**20:.1f} MiB", flush=True)
+
+
 # variant -> [(text, replacement)] applied to every kernel source that contains the text
 VARIANTS = {
     "as committed": [],
@@ -34,6 +83,18 @@ VARIANTS = {
     "copy every time": [("const bool send = has && !pso_same(blk, memo[parity]);", "const bool send = has;"),
                         ("&& !pso_same(w, memo[2])) {  // uniform", ") {  // uniform")],
     "sc fence barrier": [(RELEASE, "__threadfence();\n        atomicAdd(s.bar, 1ull);")],
+    # the barrier's poll: 128-512 blocks' thread 0 spin on one L2 address, slowing the arrivals'
+    # adds on it; a short sleep between polls, or relaxed polls and one acquire fence after
+    "poll sleeps 32 ns": [(POLL, "while (mw_acquire(s.bar) < s.passed) {\n            __nanosleep(32);\n        }")],
+    "poll sleeps 128 ns": [(POLL, "while (mw_acquire(s.bar) < s.passed) {\n            __nanosleep(128);\n        }")],
+    "relaxed poll + fence": [(POLL, RELAXED_POLL)],
+    "VP evict_last 1.0": keep("1.0"),
+    # SPSO's first pass one Philox block at a time (as committed since v8) or two (before): unrolled
+    # by two, the pass held two blocks' gathers and normals and ptxas spilled in the scatter
+    "spso pass 1 unroll 2": [("            T tc2 = T(0), dir2 = T(0);\n#pragma unroll(PR_ROWS ? 1 : 2)",
+                              "            T tc2 = T(0), dir2 = T(0);\n#pragma unroll 2")],
+    "spso passes unroll 1": [("            } else {\n#pragma unroll 2", "            } else {\n#pragma unroll 1")],
+    "VP evict_last 0.6": keep("0.6"),
     "no exchange but the last": [
         ("        parity ^= 1;\n        if (packed) {", "        parity ^= 1;\n        if (it + 1 < iterations) continue;\n        if (packed) {"),
         ("        mw_group_sync(sync);\n        T* s = cur;", "        if (last) mw_group_sync(sync);\n        T* s = cur;"),
@@ -68,6 +129,8 @@ CASES = {
     "PSO 1k": pso(1024, 1, iterations=20000),
     "SPSO 131k": pso(131072, 1, "spso2011"),
     "SPSO 512x256": pso(131072, 512, "spso2011"),
+    "SPSO 16k": pso(16384, 1, "spso2011", iterations=4000),
+    "SPSO 1k": pso(1024, 1, "spso2011", iterations=10000),
     "DE 131k": Case("differential_evolution", "rastrigin", 30, 131072, 2000, {"populations": 1}),
     "DE 512x256": Case("differential_evolution", "rastrigin", 30, 256, 2000, {"populations": 512}),
 }
@@ -76,14 +139,30 @@ PER_VARIANT = {"as committed": list(CASES), "one warp scans": ["PSO 131k", "SPSO
                "copy every time": ["PSO 131k", "PSO 16k", "PSO 1k"],
                "sc fence barrier": ["PSO 131k", "PSO 16k", "SPSO 131k", "DE 131k"],
                "no exchange but the last": ["PSO 131k", "PSO 16k", "SPSO 131k", "DE 131k"]}
+PER_VARIANT["spso pass 1 unroll 2"] = PER_VARIANT["spso passes unroll 1"] = ["SPSO 131k", "SPSO 16k", "SPSO 1k"]
+PER_VARIANT["VP evict_last 1.0"] = PER_VARIANT["VP evict_last 0.6"] = ["PSO 131k"]
+for _v in ("poll sleeps 32 ns", "poll sleeps 128 ns", "relaxed poll + fence"):
+    PER_VARIANT[_v] = ["PSO 131k", "PSO 16k", "PSO 1k", "SPSO 131k", "DE 131k"]
 
 
 def main() -> None:
     repeats = int(sys.argv[1]) if len(sys.argv) > 1 else 3
+    chosen = sys.argv[2].split(",") if len(sys.argv) > 2 else list(PER_VARIANT)
+    # "set-aside" is not a variant: from there on, every row runs with the persisting L2 set-aside
+    unknown = [v for v in chosen if v not in PER_VARIANT and v != "set-aside"]
+    if unknown:
+        sys.exit(f"unknown variant(s): {', '.join(unknown)}; known: {', '.join(PER_VARIANT)}")
     print("| round | variant | " + " | ".join(CASES) + " |  (G evaluations/s)")
     print("| --- " * (len(CASES) + 2) + "|")
+    aside = ""
     for rnd in range(2):  # twice, interleaved: drift shows as a difference between rounds
-        for variant, names in PER_VARIANT.items():
+        for variant in chosen:
+            if variant == "set-aside":
+                if not aside:
+                    set_aside()
+                aside = " (set-aside)"
+                continue
+            names = PER_VARIANT[variant]
             use(variant)
             cells = []
             for name, case in CASES.items():
@@ -92,7 +171,7 @@ def main() -> None:
                     continue
                 record = measure(case, "cuda", "float32", False, seed=1, repeats=repeats)
                 cells.append(f"{record['evals_per_second'] / 1e9:.3f}")
-            print(f"| {rnd} | {variant} | " + " | ".join(cells) + " |", flush=True)
+            print(f"| {rnd} | {variant}{aside} | " + " | ".join(cells) + " |", flush=True)
 
 
 if __name__ == "__main__":

@@ -1,6 +1,8 @@
 """GPU: SPSO-2011's second pass reads G - x from the rows its first pass stored (tc_rows, the host's
-choice where the swarm's rows stay in L2) or computes it again from the informant's point; both must
-give the same run, bit for bit, in one block (keys in shared memory) and over many blocks."""
+choice where the swarm's rows stay in L2) or computes it again from the informant's point; the
+informants are gathered from PR, the personal bests copied by particle (pr_rows, the host's choice
+where a swarm spans several blocks), or from P's columns. Every combination must give the same run,
+bit for bit, in one block (keys in shared memory) and over many blocks."""
 from __future__ import annotations
 
 import pytest
@@ -11,15 +13,19 @@ from tests.gpu_run import build, everything, same
 pytestmark = pytest.mark.gpu
 
 
-def _run(cupy, dtype, walkers, swarms, tc_rows):
+def _run(cupy, dtype, walkers, swarms, tc_rows, pr_rows=None):
     algo = build(cupy, "particle_swarm", {"variant": "spso2011", "swarms": swarms}, problem="rastrigin",
                  dim=7, walkers=walkers, dtype=dtype)
-    algo.tc_rows = tc_rows
+    algo.tc_rows, algo.pr_rows = tc_rows, pr_rows
     state = algo.init(ArrayRNG(cupy, 11))
     for k in (3, 5):
         algo.step(state, k)
-    assert algo._launch.kernel == ("pso_spso_rows" if tc_rows else "pso_spso")  # the kernel launched
+    pr = algo._pr_rows()
+    assert pr == (walkers > 256 if pr_rows is None else pr_rows)  # a swarm over several blocks
+    expected = ("pso_spso_rows" if tc_rows else "pso_spso") + ("" if pr else "_local")
+    assert algo._launch.kernel == expected  # the kernel launched
     assert (state.ZT.shape[0] == 14) == tc_rows
+    assert state.PR.size == (walkers * swarms * 8 if pr else 1)  # rows of d = 7 padded to 8
     return everything(algo, state)
 
 
@@ -27,6 +33,27 @@ def _run(cupy, dtype, walkers, swarms, tc_rows):
 @pytest.mark.parametrize("walkers, swarms", [(40, 3), (5000, 1)])
 def test_stored_and_recomputed_g_minus_x_give_the_same_run(cupy, dtype, walkers, swarms):
     assert same(_run(cupy, dtype, walkers, swarms, True), _run(cupy, dtype, walkers, swarms, False))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("walkers, swarms", [(40, 3), (5000, 1)])
+@pytest.mark.parametrize("tc_rows", [True, False])
+def test_informants_from_rows_and_from_columns_give_the_same_run(cupy, dtype, walkers, swarms, tc_rows):
+    # the launch copies P into PR, the new personal bests go to both; the gathers read either
+    rows = _run(cupy, dtype, walkers, swarms, tc_rows, pr_rows=True)
+    assert same(rows, _run(cupy, dtype, walkers, swarms, tc_rows, pr_rows=False))
+
+
+def test_pr_is_counted_only_where_the_kernel_gathers_from_it(cupy):
+    one = build(cupy, "particle_swarm", {"variant": "spso2011", "swarms": 1}, problem="rastrigin",
+                dim=30, walkers=5000, dtype="float32")
+    assert one._pr_rows()
+    with_pr = one.bytes_needed(5000)
+    one.pr_rows = False
+    assert with_pr - one.bytes_needed(5000) == 32 * 4 * 5000  # rows of 30 padded to 32
+    many = build(cupy, "particle_swarm", {"variant": "spso2011", "swarms": 8}, problem="rastrigin",
+                 dim=30, walkers=256, dtype="float32")
+    assert not many._pr_rows()  # swarms of a block's size: column gathers (even where spread over blocks)
 
 
 def test_rows_are_stored_where_the_swarm_fits_half_the_l2(cupy):

@@ -140,6 +140,8 @@ class ParticleSwarmCudaState(CudaState):
     pending: Any = None  # spso: (n,) uint8, personal best to write after the iteration's barrier
     ZT: Any = None  # spso: (d, n) the iteration's normals, from the move's first pass to its second,
     # then (_tc_rows) d rows of G - x
+    PR: Any = None  # spso: (n, pr_row(d)) the personal bests by particle, the kernel's copy of P for
+    # gathering informants (each launch rebuilds it from P)
     links: Any = None  # spso: _Links, for the reference's snapshot
 
 
@@ -177,6 +179,11 @@ X_SHARED, V_SHARED, P_SHARED = 1, 2, 4
 SHARED_CHOICES = (X_SHARED | V_SHARED | P_SHARED, X_SHARED | V_SHARED, X_SHARED, V_SHARED, 0)
 
 
+def pr_row(d: int) -> int:
+    """Elements of a row of SPSO's PR (kernels/particle_swarm.cu pso_row): d rounded up to 4."""
+    return (d + 3) // 4 * 4
+
+
 class ParticleSwarmCuda(CudaAlgorithm, ParticleSwarm):
     kernel_file = "particle_swarm.cu"
     block = MAX_BLOCK
@@ -202,7 +209,8 @@ class ParticleSwarmCuda(CudaAlgorithm, ParticleSwarm):
         per_particle = (3 * d + 2) * item  # X, V, P (d, n), f, Pf
         if self.params.variant == "spso2011":
             rows = 2 if self._tc_rows(n) else 1  # Z: the normals, and G - x where _tc_rows
-            per_particle += 17 + rows * d * item  # informant keys, pending flag, Z
+            pr = pr_row(d) if self._pr_rows() else 0
+            per_particle += 17 + (rows * d + pr) * item  # informant keys, pending flag, Z, PR
         # exchange partials (2 x blocks x d: at most one block per 32 particles, or per 8 with lanes,
         # which only few particles get: never more blocks than are resident at once) and per-swarm arrays
         blocks = max(n // 32, min(n // 8, 8192)) + 1
@@ -223,9 +231,24 @@ class ParticleSwarmCuda(CudaAlgorithm, ParticleSwarm):
         return 5 * self.problem.dim * n * self.dtype.itemsize <= l2_cache_bytes(self.xp) // 2
 
     # --- launch shape ----------------------------------------------------------------------------
+    pr_rows: bool | None = None  # None: choose by the swarm's blocks (_pr_rows); True / False force it (tests)
+
+    def _pr_rows(self) -> bool:
+        """SPSO: whether the move gathers informants from PR, the personal bests copied by particle
+        (one load per Philox block of coordinates), or from P's columns (a load per coordinate, the
+        *_local kernels). PR for swarms of more than a block's particles: H100, rastrigin 30-D
+        float32, one swarm: 131,072 +13%, 16,384 +34%, 1,024 +24% (1.72 -> 1.94 G/s, 865 M -> 1.16
+        G/s, 57 -> 71 M/s); in a swarm of at most 256 a warp's informants are among few particles,
+        whose column loads share sectors, and PR lost (512 swarms of 256: 2.93 -> 2.50 G/s; sizes
+        in between not measured). Same numbers either way."""
+        if self.pr_rows is not None:
+            return bool(self.pr_rows)
+        return int(self.params.walkers) > MAX_BLOCK
+
     def _kernel_name(self, packed: bool = False, lanes: int = 1) -> str:
         if self.params.variant != "classic":
-            return "pso_spso_rows" if self._tc_rows() else "pso_spso"
+            name = "pso_spso_rows" if self._tc_rows() else "pso_spso"
+            return name if self._pr_rows() else name + "_local"
         if lanes > 1:
             return "pso_classic_lanes"
         name = "pso_classic" if self._group_values is None else "pso_classic_grid"  # a tuning grid
@@ -340,8 +363,10 @@ class ParticleSwarmCuda(CudaAlgorithm, ParticleSwarm):
                 words = n * (2 if self.dtype.itemsize == 8 else 1)
                 state.keys = xp.full(words if not self._launch.keys_shared else 1, ~np.uint64(0), dtype=np.uint64)
                 state.pending = xp.zeros(n, dtype=np.uint8)
-                rows = 2 if self._launch.kernel == "pso_spso_rows" else 1  # G - x stored too
+                rows = 2 if self._launch.kernel.startswith("pso_spso_rows") else 1  # G - x stored too
                 state.ZT = xp.empty((rows * d, n), dtype=self.dtype)
+                # zeros: the padding is loaded, never used; the *_local kernels take no PR
+                state.PR = xp.zeros((n, pr_row(d)) if self._pr_rows() else 1, dtype=self.dtype)
                 state.links = _Links(self, state)
             self.tracker = self.new_best(parts=max(REDUCE_BLOCKS, grid))
             self._bars = xp.zeros(shape.groups_per_launch, dtype=np.uint64)  # barrier arrival counters
@@ -396,7 +421,7 @@ class ParticleSwarmCuda(CudaAlgorithm, ParticleSwarm):
             else:
                 args = (state.XT, state.VT, state.PT, state.f, state.Pf, state.swarm_best_f,
                         state.swarm_best_i, state.epochs, state.redrawn, state.keys, state.pending, state.ZT,
-                        self.lower,
+                        state.PR, self.lower,
                         self.upper, *common, np.int64(first), np.int32(shape.per_group), *where,
                         np.int32(p.informants), np.int32(launch.flags),
                         np.int32(launch.keys_shared), *reduce)

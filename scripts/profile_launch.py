@@ -1,0 +1,49 @@
+"""Experiment (GPU): one algorithm's iteration launch alone, for Nsight Compute (issue 14).
+
+Builds the case on the cuda engine, runs it twice untimed (compilation, allocator, clocks), then
+once more between cudaProfilerStart and cudaProfilerStop, so that
+
+    ncu --profile-from-start off [sections] python3 scripts/profile_launch.py ALGORITHM N ITERATIONS [NAME=VALUE ...]
+
+profiles the launches of that run only (the initial draw and one launch of ITERATIONS iterations),
+not the benchmark's many one-iteration warm-up launches. rastrigin 30-D float32, precise math.
+"""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import cupy  # noqa: E402
+
+from solvers import shards  # noqa: E402
+from solvers.bench import solver_class  # noqa: E402
+from solvers.engines import get_engine  # noqa: E402
+from solvers.params import make_params  # noqa: E402
+from solvers.problems import get_problem  # noqa: E402
+from solvers.rng import ArrayRNG  # noqa: E402
+
+
+def main() -> None:
+    if len(sys.argv) < 4:
+        sys.exit(__doc__)
+    algorithm, n, iterations = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+    extra = {k: int(v) if v.lstrip("-").isdigit() else v for k, v in (a.split("=", 1) for a in sys.argv[4:])}
+    eng = get_engine("cuda")
+    problem = get_problem("rastrigin", 30)
+    params = make_params(solver_class(algorithm, "cuda").Params, {"walkers": n, **extra})
+    for profiled in (False, False, True):
+        algo = shards.build(eng, algorithm, problem, params, "float32", False)
+        cupy.cuda.Device().synchronize()
+        if profiled:
+            cupy.cuda.profiler.start()
+        algo.init_and_step(ArrayRNG(cupy, 1), iterations)
+        cupy.cuda.Device().synchronize()
+        if profiled:
+            cupy.cuda.profiler.stop()
+    print(f"{algorithm} {extra} n={n}: profiled one run of {iterations} iterations")
+
+
+if __name__ == "__main__":
+    main()
