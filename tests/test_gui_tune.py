@@ -301,6 +301,7 @@ def test_the_window_saves_the_tabs_grid_and_restores_it(qtbot, tmp_path):
 def test_gpu_grid_runs_batched_in_the_tab_and_the_window_stays_responsive(qtbot, engine):
     """The issue's 8 x 8 x 4 PSO grid on a GPU engine: one batched run; the event loop keeps
     ticking while it runs (kernels compile before the map starts; those ticks are not counted)."""
+    import gc
     import time
 
     panel = make_panel(qtbot, axes=("omega=0.2:1.0:8", "phi_g=0.5:2.5:8"), seeds=4, evals=50_000,
@@ -308,11 +309,24 @@ def test_gpu_grid_runs_batched_in_the_tab_and_the_window_stays_responsive(qtbot,
     ticks = []
     timer = QtCore.QTimer()
     timer.timeout.connect(lambda: ticks.append((time.perf_counter(), panel.table is not None)))
-    timer.start(5)
-    run_to_end(qtbot, panel, timeout=300_000)
-    timer.stop()
+    # The heap that the suite's earlier tests leave is moved out of the collector's scans for the
+    # run: in the whole suite a full collection (on whichever thread triggers it, the GUI thread
+    # included) took up to 0.56 s (138 over 0.1 s, measured with a gc.callbacks probe over the
+    # local suite), and this test failed twice on the H100 in the GPU half (0.253 s, 0.331 s)
+    # while it passed alone every time (longest gap 0.055-0.078 s in 7 runs). A collection of
+    # what the run itself allocates still counts; the window's own heap is a fraction of the
+    # suite's.
+    gc.collect()
+    gc.freeze()
+    try:
+        timer.start(5)
+        run_to_end(qtbot, panel, timeout=300_000)
+        timer.stop()
+    finally:
+        gc.unfreeze()
     running = [t for t, prepared in ticks if prepared]
     gaps = sorted(b - a for a, b in zip(running, running[1:]))
+    print(f"{engine}: {len(gaps)} gaps, p99 {gaps[int(0.99 * (len(gaps) - 1))]:.3f} s, max {gaps[-1]:.3f} s")
     assert panel.table.batched and panel.table.complete and panel.table.engine == engine
     assert "batched" in panel.status_label.text()
     assert gaps and gaps[int(0.99 * (len(gaps) - 1))] < 0.05, f"p99 gap {gaps[int(0.99 * (len(gaps) - 1))]:.3f} s"
