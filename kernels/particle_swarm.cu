@@ -67,7 +67,8 @@
 // share a multiprocessor): x and v are private to the particle and read and written every
 // iteration, x read again by the objective. The global P is kept current for other blocks (in SPSO
 // a new personal best is written after the iteration's exchange barrier: other particles gather
-// personal bests during the move, and the reference's update is synchronous).
+// personal bests during the move, and the reference's update is synchronous); SPSO's swarms of
+// more than 256 particles gather them from PR, P's particle-major copy (see pso_row).
 //
 // Informants (SPSO): each particle scatters a packed key (ordered value, index) with atomicMin to
 // itself and its K targets; the smallest key is the best informant, ties to the smaller index, as in
@@ -908,10 +909,10 @@ template <typename T> __device__ __forceinline__ void pso_normals(const MwWords&
         gpart_f, gpart_i, gpart_x, bars, part_f, part_i, ticket, best_f, best_x, best_i
 
 // SPSO's informants are read from PR, a particle-major copy of the personal bests: row i (pso_row
-// elements, d rounded up to 4, so that a row starts on a 32-byte sector) holds P's column i. In P's
-// (d, n) layout an informant's point is d scattered L2 sectors, a load each (at 131,072 particles
-// the gathers of both passes kept L2 77% busy); a row is one 16-byte load per Philox block of
-// coordinates, 4 sectors for d = 30 float. P stays the record (host, commit, snapshots): each launch
+// elements, d rounded up to 4, so that every row and every Philox block of it is 16-byte aligned)
+// holds P's column i. In P's (d, n) layout an informant's point is d scattered L2 sectors, a load
+// each (at 131,072 particles the gathers of both passes kept L2 77% busy); a row is one 16-byte
+// load per Philox block of coordinates, 8 loads within 4 sectors for d = 30 float. P stays the record (host, commit, snapshots): each launch
 // rebuilds PR from it, and the iteration's new personal bests go to both.
 __host__ __device__ __forceinline__ long long pso_row(int d) { return (long long)((d + 3) & ~3); }
 

@@ -1,7 +1,7 @@
 """GPU: SPSO-2011's second pass reads G - x from the rows its first pass stored (tc_rows, the host's
 choice where the swarm's rows stay in L2) or computes it again from the informant's point; the
 informants are gathered from PR, the personal bests copied by particle (pr_rows, the host's choice
-where a swarm spans several blocks), or from P's columns. Every combination must give the same run,
+for swarms of more than 256 particles), or from P's columns. Every combination must give the same run,
 bit for bit, in one block (keys in shared memory) and over many blocks."""
 from __future__ import annotations
 

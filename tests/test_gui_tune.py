@@ -304,28 +304,31 @@ def test_gpu_grid_runs_batched_in_the_tab_and_the_window_stays_responsive(qtbot,
     import gc
     import time
 
-    panel = make_panel(qtbot, axes=("omega=0.2:1.0:8", "phi_g=0.5:2.5:8"), seeds=4, evals=50_000,
-                       engine=engine)
-    ticks = []
-    timer = QtCore.QTimer()
-    timer.timeout.connect(lambda: ticks.append((time.perf_counter(), panel.table is not None)))
-    # The heap that the suite's earlier tests leave is moved out of the collector's scans for the
-    # run: in the whole suite a full collection (on whichever thread triggers it, the GUI thread
+    # The heap that the suite's earlier tests leave is moved out of the collector's scans for this
+    # test: in the whole suite a full collection (on whichever thread triggers it, the GUI thread
     # included) took up to 0.56 s (138 over 0.1 s, measured with a gc.callbacks probe over the
     # local suite), and this test failed twice on the H100 in the GPU half (0.253 s, 0.331 s)
-    # while it passed alone every time (longest gap 0.055-0.078 s in 7 runs). A collection of
-    # what the run itself allocates still counts; the window's own heap is a fraction of the
-    # suite's.
+    # while it passed alone every time (longest gap 0.055-0.078 s in 7 runs). Frozen before the
+    # window is built: its objects and everything the run allocates are still scanned (modules
+    # imported by earlier tests are frozen with the rest).
     gc.collect()
     gc.freeze()
     try:
+        panel = make_panel(qtbot, axes=("omega=0.2:1.0:8", "phi_g=0.5:2.5:8"), seeds=4, evals=50_000,
+                           engine=engine)
+        ticks = []
+        timer = QtCore.QTimer()
+        timer.timeout.connect(lambda: ticks.append((time.perf_counter(), panel.table is not None)))
         timer.start(5)
-        run_to_end(qtbot, panel, timeout=300_000)
-        timer.stop()
+        try:
+            run_to_end(qtbot, panel, timeout=300_000)
+        finally:
+            timer.stop()
     finally:
         gc.unfreeze()
     running = [t for t, prepared in ticks if prepared]
     gaps = sorted(b - a for a, b in zip(running, running[1:]))
+    assert gaps, "the event loop never ticked while the grid ran"
     print(f"{engine}: {len(gaps)} gaps, p99 {gaps[int(0.99 * (len(gaps) - 1))]:.3f} s, max {gaps[-1]:.3f} s")
     assert panel.table.batched and panel.table.complete and panel.table.engine == engine
     assert "batched" in panel.status_label.text()
