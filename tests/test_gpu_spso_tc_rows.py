@@ -70,3 +70,29 @@ def test_rows_are_stored_where_the_swarm_fits_half_the_l2(cupy):
     with_rows = small.bytes_needed(1024)
     small.tc_rows = False
     assert with_rows - small.bytes_needed(1024) == 30 * 4 * 1024
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_pr_rows_when_threads_own_several_particles(cupy, dtype, monkeypatch):
+    # 700 particles on 2 resident blocks of 32 threads: each thread moves ~11 particles, the state
+    # stays in global memory, and PR's launch copy and new-best rows run in the strided loops
+    import solvers.cuda.particle_swarm as pso
+
+    def narrow_run(pr_rows):
+        with monkeypatch.context() as patch:
+            patch.setattr(pso, "resident_blocks", lambda *a: 2)
+            patch.setattr(pso, "SHARED_CHOICES", (0,))
+            algo = build(cupy, "particle_swarm", {"variant": "spso2011", "swarms": 1}, problem="rastrigin",
+                         dim=7, walkers=700, dtype=dtype)
+            algo.block, algo.tc_rows, algo.pr_rows = 32, True, pr_rows
+            state = algo.init(ArrayRNG(cupy, 11))
+            for k in (3, 5):
+                algo.step(state, k)
+            shape = algo._launch.shape
+            assert shape.per_group * shape.block < 700  # threads own several particles
+            assert algo._launch.kernel.endswith("_local") != pr_rows
+            return everything(algo, state)
+
+    wide = _run(cupy, dtype, 700, 1, tc_rows=True)  # the automatic shape: PR, a thread a particle
+    assert same(wide, narrow_run(True))
+    assert same(wide, narrow_run(False))
