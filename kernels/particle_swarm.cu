@@ -1138,25 +1138,18 @@ __device__ __forceinline__ void pso_spso_run(PSO_SPSO_PARAMS) {
     pso_commit(leader ? g : mw_no_best<T>(), P, n, d, part_f, part_i, ticket, best_f, best_x, best_i);
 }
 
-template <typename F, typename T>
-__global__ void __launch_bounds__(256, 4) pso_spso(PSO_SPSO_PARAMS) {
-    pso_spso_run<F, T, false, true>(PSO_SPSO_ARGS);
-}
-
-template <typename F, typename T>
-__global__ void __launch_bounds__(256, 4) pso_spso_rows(PSO_SPSO_PARAMS) {
-    pso_spso_run<F, T, true, true>(PSO_SPSO_ARGS);
-}
-
-template <typename F, typename T>
-__global__ void __launch_bounds__(256, 4) pso_spso_local(PSO_SPSO_PARAMS) {
-    pso_spso_run<F, T, false, false>(PSO_SPSO_ARGS);
-}
-
-template <typename F, typename T>
-__global__ void __launch_bounds__(256, 4) pso_spso_rows_local(PSO_SPSO_PARAMS) {
-    pso_spso_run<F, T, true, false>(PSO_SPSO_ARGS);
-}
+// The four SPSO kernels, one per (TC_ROWS, PR_ROWS): each a named __global__ (the loader takes one
+// instantiation per kernel name, MW_KERNELS above), written once.
+#define PSO_SPSO_KERNEL(NAME, TC_ROWS, PR_ROWS)                                                        \
+    template <typename F, typename T>                                                                   \
+    __global__ void __launch_bounds__(256, 4) NAME(PSO_SPSO_PARAMS) {                                   \
+        pso_spso_run<F, T, TC_ROWS, PR_ROWS>(PSO_SPSO_ARGS);                                            \
+    }
+PSO_SPSO_KERNEL(pso_spso, false, true)
+PSO_SPSO_KERNEL(pso_spso_rows, true, true)
+PSO_SPSO_KERNEL(pso_spso_local, false, false)
+PSO_SPSO_KERNEL(pso_spso_rows_local, true, false)
+#undef PSO_SPSO_KERNEL
 
 // The current link targets of particles idx[0..k) (snapshots): out is (k, K) indices, like idx
 // this launch's own (a shard's: its particle i is walker0 + i of the split run).
