@@ -14,6 +14,11 @@ as the session has collected these tests (conftest.py calls ``start_in_backgroun
 files before this one (CI's second core); the fixture compiles what is left, two at a time, and
 waits for the rest. Not niced: a niced unit still in flight would be starved by the fixture's own
 compiles and end last.
+
+The units run in threads beside tests that change the environment (monkeypatch.setenv, the numba
+engine's cache folder). CPython starts children with vfork, so a child that inherits the live
+environment can exec while another thread is rewriting it: CI saw nvcc fail with "Bad address" and
+with "gcc: No such file or directory". Each unit is therefore given a copy taken at import.
 """
 from __future__ import annotations
 
@@ -28,6 +33,9 @@ import pytest
 
 from kernels import loader
 from solvers.problems.base import problem_definitions
+
+# Taken on the main thread before any unit starts (see the module docstring).
+_ENV = dict(os.environ)
 
 NVCC = shutil.which("nvcc") or ("/usr/local/bin/nvcc" if os.path.exists("/usr/local/bin/nvcc") else None)
 needs_nvcc = pytest.mark.skipif(NVCC is None, reason="nvcc not found on PATH (CUDA toolkit absent)")
@@ -68,7 +76,7 @@ def _compile(case):
         else:
             cmd = [NVCC, "-arch=sm_90", "--ptx", "-Xcicc", "-O0", *loader.options(fast), "-o", str(out),
                    str(src)]
-        proc = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp)
+        proc = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp, env=_ENV)
         ptx = ""
         if proc.returncode == 0:
             ptx = "".join(p.read_text() for p in Path(tmp).glob("*.ptx"))
