@@ -11,7 +11,10 @@ Ways of looking at one quantity, all rastrigin 30-D float32 on the cuda engine, 
 - the partials of a swarm over more than 128 blocks read by every warp of a block
   (pso_scan_partials) against one warp reading them all;
 - the exchange's point copies skipped where the block's or the swarm's best did not change
-  (pso_exchange's memo) against copying every time.
+  (pso_exchange's memo) against copying every time;
+- SPSO-2011 without the scatter's barrier (float: one barrier an iteration would remain; an upper
+  bound again, not a valid run), and DE with 2 or 8 trials built per batch instead of 4 (ptxas,
+  sm_90, rastrigin float: 32/28, 168/120 and 304/296 bytes of spill stores/loads for 2, 4, 8).
 
     python3 scripts/exchange_cost.py [repeats] [variant,variant,...]   (default: every variant)
 """
@@ -31,6 +34,8 @@ POLL = "while (mw_acquire(s.bar) < s.passed) {\n        }"
 RELAXED_POLL = ("for (unsigned long long v = 0; v < s.passed;) {\n"
                 "            asm volatile(\"ld.relaxed.gpu.global.u64 %0, [%1];\" : \"=l\"(v) : \"l\"(s.bar) : \"memory\");\n"
                 "        }\n        asm volatile(\"fence.acq_rel.gpu;\" : : : \"memory\");")
+SCATTER0 = ("            pso_scatter(keys, at.base + p, own_one ? pf_own : Pf[at.base + p], 0, seed, walker0, epoch, K, "
+            "at.base, m);\n        }\n")
 # classic PSO at 131,072 (Nsight Compute): DRAM ~1 TB/s, V and P (31 MB) not kept in the 50 MB L2
 # from one iteration to the next. The move's V and P accesses with an L2 evict_last policy
 # (createpolicy.fractional: that fraction of the lines) - only for the one-swarm 131,072 case, whose
@@ -95,6 +100,11 @@ VARIANTS = {
                               "            T tc2 = T(0), dir2 = T(0);\n#pragma unroll 2")],
     "spso passes unroll 1": [("            } else {\n#pragma unroll 2", "            } else {\n#pragma unroll 1")],
     "VP evict_last 0.6": keep("0.6"),
+    # SPSO-2011 float: the scatter's barrier left out (keys read while other blocks still scatter:
+    # an upper bound of what one barrier an iteration could save, not a valid run)
+    "spso no scatter barrier": [(SCATTER0 + "        mw_group_sync(sync);\n", SCATTER0)],
+    "DE batch 2": [("#define DE_BATCH 4", "#define DE_BATCH 2")],
+    "DE batch 8": [("#define DE_BATCH 4", "#define DE_BATCH 8")],
     "no exchange but the last": [
         ("        parity ^= 1;\n        if (packed) {", "        parity ^= 1;\n        if (it + 1 < iterations) continue;\n        if (packed) {"),
         ("        mw_group_sync(sync);\n        T* s = cur;", "        if (last) mw_group_sync(sync);\n        T* s = cur;"),
@@ -141,6 +151,8 @@ PER_VARIANT = {"as committed": list(CASES), "one warp scans": ["PSO 131k", "SPSO
                "no exchange but the last": ["PSO 131k", "PSO 16k", "SPSO 131k", "DE 131k"]}
 PER_VARIANT["spso pass 1 unroll 2"] = PER_VARIANT["spso passes unroll 1"] = ["SPSO 131k", "SPSO 16k", "SPSO 1k"]
 PER_VARIANT["VP evict_last 1.0"] = PER_VARIANT["VP evict_last 0.6"] = ["PSO 131k"]
+PER_VARIANT["spso no scatter barrier"] = ["SPSO 131k", "SPSO 16k"]
+PER_VARIANT["DE batch 2"] = PER_VARIANT["DE batch 8"] = ["DE 131k", "DE 512x256"]
 for _v in ("poll sleeps 32 ns", "poll sleeps 128 ns", "relaxed poll + fence"):
     PER_VARIANT[_v] = ["PSO 131k", "PSO 16k", "PSO 1k", "SPSO 131k", "DE 131k"]
 
