@@ -210,7 +210,7 @@ class ConfigForm(QtWidgets.QWidget):
     def build_config(self) -> RunConfig | None:
         """Validate the whole form through solvers; show each error beside its field."""
         self.clear_errors()
-        ok = True
+        ok = self.dim_spin.commit()  # a typed dimension not yet confirmed (ParamForm does the same)
         params = self.params_form.validate()
         ok &= params is not None
         try:

@@ -260,6 +260,10 @@ class ParamForm(QtWidgets.QWidget):
         out, ok = {}, True
         for name, row in self._rows.items():
             row.clear("error")
+            # typed but not confirmed (Start from the toolbar keeps the focus here): take it now
+            if hasattr(row.editor, "commit") and not row.editor.commit():
+                ok = False
+                continue
             try:
                 out[name] = self._specs[name].coerce(editor_value(row.editor))
             except ValueError as exc:  # ConfigError

@@ -2,7 +2,8 @@
 
 Qt's spin boxes quietly replace a typed 1e999 or 5000000 by the last valid value or the limit;
 these emit ``sigOutOfRange(message)`` with the limits and the value kept, which the form shows
-beside the field.
+beside the field. ``commit()`` takes typed text that was never confirmed (no Enter, focus never
+left: a run started from the toolbar or a shortcut), so what is shown is what runs.
 """
 from __future__ import annotations
 
@@ -32,6 +33,13 @@ def _fmt(value: float) -> str:
     return f"{value:,}" if float(value).is_integer() and abs(value) < 1e15 else f"{value:g}"
 
 
+def _kept(box: QtWidgets.QAbstractSpinBox) -> str:
+    """The value the field falls back to, as it shows it ('auto' for a special value)."""
+    if box.specialValueText() and box.value() == box.minimum():
+        return box.specialValueText()
+    return box.textFromValue(box.value())
+
+
 def _reporting(base: type, name: str) -> type:
     """`base` (a Qt spin box) with sigOutOfRange and the validate/fixup overrides; built by type()
     so both spin boxes share one implementation (PyQt reads the signal from the class dict)."""
@@ -48,12 +56,27 @@ def _reporting(base: type, name: str) -> type:
         if value is not None and (not math.isfinite(value)
                                   or not self.minimum() <= value <= self.maximum()):
             self.sigOutOfRange.emit(f"{text.strip()} is out of range [{_fmt(self.minimum())}, "
-                                    f"{_fmt(self.maximum())}]; the field keeps {self.text()}")
+                                    f"{_fmt(self.maximum())}]; the field keeps {_kept(self)}")
         return base.fixup(self, text)
+
+    def commit(self) -> bool:
+        """Take the typed text now, as leaving the field would; False (said through sigOutOfRange,
+        the kept value shown again) when it is not a value in range."""
+        if self.hasAcceptableInput():
+            self.interpretText()
+            return True
+        typed = self.text().strip()
+        if _number(self, typed) is None:
+            self.sigOutOfRange.emit(f"'{typed}' is not a number; the field keeps {_kept(self)}"
+                                    if typed else f"enter a number; the field keeps {_kept(self)}")
+        else:
+            self.fixup(typed)
+        self.setValue(self.value())  # shows the kept value instead of the refused text
+        return False
 
     doc = f"A {base.__name__} reporting out-of-range typed values through sigOutOfRange."
     return type(name, (base,), {"__doc__": doc, "sigOutOfRange": QtCore.pyqtSignal(str),
-                                "validate": validate, "fixup": fixup})
+                                "validate": validate, "fixup": fixup, "commit": commit})
 
 
 RangeSpinBox = _reporting(QtWidgets.QSpinBox, "RangeSpinBox")

@@ -133,6 +133,44 @@ def test_typed_out_of_range_values_are_said_beside_the_field(window, qtbot):
     assert "out of range" in window.form.dim_row.error
 
 
+def _type_without_enter(qtbot, spin, text):
+    """Replace a spin box's text by typing, leaving the focus there (nothing confirms it)."""
+    spin.lineEdit().selectAll()
+    qtbot.keyClick(spin.lineEdit(), QtCore.Qt.Key.Key_Delete)
+    if text:
+        qtbot.keyClicks(spin.lineEdit(), text)
+
+
+def test_start_from_the_toolbar_runs_the_typed_values_not_the_previous_ones(window, qtbot):
+    configure(window, "pattern_search", "sphere", budget="3", walkers=24)
+    # the toolbar's Start takes no focus, so the fields were never left: their text must count
+    _type_without_enter(qtbot, window.form.params_form.editor("walkers"), "50")
+    _type_without_enter(qtbot, window.form.dim_spin, "3")
+    started = []
+    window.controller.sigStarted.connect(started.append)
+    with qtbot.waitSignal(window.controller.sigFinished, timeout=20000):
+        window.start_action.trigger()
+    assert started[0].params.walkers == 50 and started[0].dim == 3
+
+
+def test_unconfirmed_bad_typing_refuses_the_start_and_says_what_the_field_keeps(window, qtbot):
+    configure(window, "pattern_search", "sphere", budget="3", walkers=24)
+    editor = window.form.params_form.editor("walkers")
+    row = window.form.params_form.row("walkers")
+    _type_without_enter(qtbot, editor, "99999999999")
+    assert not window.start() and not window.controller.is_running
+    assert row.error.startswith("99999999999 is out of range") and row.error.endswith("the field keeps 24")
+    assert editor.text() == "24"  # shown again: the next Start runs what is shown
+    _type_without_enter(qtbot, editor, "")
+    assert not window.start()
+    assert row.error == "enter a number; the field keeps 24"
+    delta = window.form.params_form.editor("delta0")
+    _type_without_enter(qtbot, delta, "0.9")
+    delta.interpretText()
+    delta.fixup(delta.lineEdit().text())  # what Enter does with an out-of-range value
+    assert window.form.params_form.row("delta0").error.endswith("the field keeps 0.1")
+
+
 def test_dimension_that_cannot_be_drawn_is_refused_beside_the_field(window):
     from gui.landscape_grid import MAX_DRAWN_DIM
 
