@@ -19,6 +19,7 @@ kernel for this algorithm) are shown disabled with the reason in their tooltip.
 from __future__ import annotations
 
 import threading
+from typing import Callable
 
 import numpy as np
 import pyqtgraph as pg
@@ -32,7 +33,7 @@ from solvers.problems import list_problems
 from .baseline import baseline_combo, baseline_words
 from .controller import RunController
 from .engine_words import TIMING_NOTE, gpu_notice_label, plain_reason
-from .sweep import engine_color, engine_pen
+from .sweep import engine_color, engine_pen, read_config_source
 
 MAX_POINTS = 20_000  # per engine and series; beyond it every other point is dropped
 # The charts need only scalars, so the compared runs copy a single walker per snapshot: less
@@ -149,6 +150,8 @@ class ComparePanel(QtWidgets.QWidget):
     def __init__(self, parent: QtWidgets.QWidget | None = None):
         super().__init__(parent)
         self._config = _default_config()
+        # the Set-up panel's configuration, read at every start (None: the one set_config gave)
+        self.config_source: Callable[[], RunConfig | None] | None = None
         self._controllers: dict[str, RunController] = {}
         self._series: dict[str, _Series] = {}
         self._curves: dict[tuple[pg.PlotWidget, str], pg.PlotDataItem] = {}
@@ -201,6 +204,8 @@ class ComparePanel(QtWidgets.QWidget):
     def start(self) -> bool:
         """Start every chosen engine; False (reason in the status line) if refused."""
         if self.is_running:
+            return False
+        if not read_config_source(self):
             return False
         self._refresh_engines()
         engines = self.selected_engines()

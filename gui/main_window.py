@@ -288,9 +288,11 @@ class MainWindow(QtWidgets.QMainWindow):
     def _install_extensions(self) -> None:
         """Wire the compare and sweep panels and the export menu in."""
         self.compare_panel = compare.ComparePanel()
+        self.compare_panel.config_source = self.form.build_config  # read afresh at every start
         self.add_panel("Compare engines", self.compare_panel)
         self._tool_action("Compare engines", lambda: self._show_panel(self.compare_panel))
         self.sweep_panel = sweep.SweepPanel()
+        self.sweep_panel.config_source = self.form.build_config
         self.add_panel("Speedup sweep", self.sweep_panel)
         self._tool_action("Speedup sweep", lambda: self._show_panel(self.sweep_panel))
         self.tune_panel = tune.TunePanel()

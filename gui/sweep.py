@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 import threading
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 import pyqtgraph as pg
@@ -96,6 +97,19 @@ class SweepWorker(QtCore.QObject):
                             + (" (compiles on first use)" if get_engine(engine).compiles else ""))
 
 
+def read_config_source(panel) -> bool:
+    """Take the Set-up panel's configuration as it is now into `panel` (a field edited since the
+    tab was shown counts); False, said in the panel's status line, while the form has errors."""
+    if panel.config_source is None:
+        return True
+    config = panel.config_source()
+    if config is None:
+        panel.status_label.setText("fix the fields marked in red in the Set-up panel first")
+        return False
+    panel.set_config(config)
+    return True
+
+
 def _default_config() -> RunConfig:
     """The pattern-search seed's setting where its function exists, until set_config is called."""
     problems = list_problems()
@@ -112,6 +126,8 @@ class SweepPanel(QtWidgets.QWidget):
     def __init__(self, parent: QtWidgets.QWidget | None = None):
         super().__init__(parent)
         self._config = _default_config()
+        # the Set-up panel's configuration, read at every start (None: the one set_config gave)
+        self.config_source: Callable[[], RunConfig | None] | None = None
         self._spec: SweepSpec | None = None
         self._records: list[SweepRecord] = []
         self.runner = PanelThread(self, "sweep")
@@ -168,6 +184,8 @@ class SweepPanel(QtWidgets.QWidget):
     def start(self) -> bool:
         """Start a sweep with the current controls; False (reason in the status line) if refused."""
         if self.is_running:
+            return False
+        if not read_config_source(self):
             return False
         try:
             spec = self.build_spec()

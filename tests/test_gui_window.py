@@ -474,6 +474,40 @@ def test_presets_menu_loads_a_preset(qtbot, make_window):
                                snapshot_hz=expected.snapshot_hz) == expected
 
 
+def test_compare_and_sweep_tabs_run_the_set_up_as_edited_while_they_are_shown(qtbot, make_window):
+    window = make_window()
+    configure(window, "pattern_search", "sphere", dim=2, budget="5", walkers=24)
+    compare, sweep = window.compare_panel, window.sweep_panel
+    window._show_panel(compare)  # the tab takes the set-up as it is now...
+    window.form.params_form.editor("walkers").setValue(40)  # ...then fields change beside it
+    window.form.seed_spin.setValue(7)
+    window.form.budget_edit.setText("6")
+    for engine, row in compare._rows.items():
+        row.check.setChecked(engine == "numpy")
+    with qtbot.waitSignal(compare.sigFinished, timeout=RUN_TIMEOUT_MS):
+        compare.start_button.click()
+    result = compare.results["numpy"]
+    assert (result.params["walkers"], result.seed, result.iterations) == (40, 7, 6)
+
+    window._show_panel(sweep)
+    window.form.params_form.editor("delta0").setValue(0.25)
+    for engine, box in sweep.engine_boxes.items():
+        box.setChecked(engine == "numpy")
+    sweep.baseline_combo.setCurrentIndex(sweep.baseline_combo.findData("numpy"))
+    sweep.min_exp_box.setValue(2)
+    sweep.max_exp_box.setValue(2)
+    sweep.iterations_box.setValue(1)
+    with qtbot.waitSignal(sweep.sigFinished, timeout=RUN_TIMEOUT_MS):
+        assert sweep.start()
+    assert sweep._spec.params["delta0"] == 0.25 and sweep._spec.seed == 7
+
+    window.form.budget_edit.setText("many")  # a form with an error starts neither
+    for panel in (compare, sweep):
+        assert not panel.start() and not panel.is_running
+        assert "Set-up panel" in panel.status_label.text()
+    assert "must be a number" in window.form.budget_row.error
+
+
 # --- starting the application ---------------------------------------------------------------------
 def _start(args, tmp_path, timeout=60):
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen", XDG_CONFIG_HOME=str(tmp_path),
