@@ -171,6 +171,21 @@ def test_unconfirmed_bad_typing_refuses_the_start_and_says_what_the_field_keeps(
     assert window.form.params_form.row("delta0").error.endswith("the field keeps 0.1")
 
 
+def test_annealing_values_the_auto_schedule_replaces_do_not_block_the_start(window, qtbot):
+    # T_min above T0 is refused under the fixed schedule; switching to auto greys both fields out
+    # (fitted by the run), so they must no longer stop the start with a message nobody can act on
+    configure(window, "simulated_annealing", "sphere", budget="3", walkers=16)
+    params = window.form.params_form
+    params.editor("schedule").setCurrentText("fixed")
+    params.editor("t_min").setValue(5000.0)
+    assert not window.start() and "must be smaller than 't0'" in params.row("t_min").error
+    params.editor("schedule").setCurrentText("auto")
+    assert not params.editor("t_min").isEnabled()
+    with qtbot.waitSignal(window.controller.sigFinished, timeout=20000) as finished:
+        assert window.start(), window.form.errors()
+    assert finished.args[0] is not None and finished.args[0].stop_reason == "max_iters"
+
+
 def test_dimension_that_cannot_be_drawn_is_refused_beside_the_field(window):
     from gui.landscape_grid import MAX_DRAWN_DIM
 

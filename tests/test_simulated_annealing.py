@@ -197,6 +197,8 @@ def test_live_parameters_and_checks():
     assert {"alpha", "t0", "t_min", "chain_length", "width"} <= live
     assert "variant" not in live and "walkers" not in live
     with pytest.raises(ConfigError):
-        make_params(SimulatedAnnealing.Params, {"t0": 1.0, "t_min": 2.0})
+        make_params(SimulatedAnnealing.Params, {"schedule": "fixed", "t0": 1.0, "t_min": 2.0})
+    # the auto schedule replaces both (fit_schedule): what was given there is not refused
+    make_params(SimulatedAnnealing.Params, {"schedule": "auto", "t0": 1.0, "t_min": 2.0})
     with pytest.raises(ConfigError):
         make_params(SimulatedAnnealing.Params, {"variant": "parallel"})

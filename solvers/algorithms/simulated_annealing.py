@@ -123,7 +123,8 @@ class SimulatedAnnealingParams:
                                              "close to its best (fraction of the range)")
 
     def check(self) -> None:
-        if not self.t_min < self.t0:
+        # under the auto schedule both are replaced by fitted ones (fit_schedule): not the user's to fix
+        if self.schedule != "auto" and not self.t_min < self.t0:
             raise ConfigError("parameter 't_min' must be smaller than 't0'")
 
 
