@@ -422,7 +422,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.statusBar().showMessage(f"{action} failed: {message}", 10000)
 
     def _save_config(self) -> None:
-        config = self.form.build_config()
+        config = self._form_config()
         if config is not None:
             self.export_module.save_config_dialog(self, config)
 
@@ -546,11 +546,16 @@ class MainWindow(QtWidgets.QMainWindow):
                 c.resume()
                 return True
             return False
+        config = self._form_config()
+        return config is not None and c.start(config)
+
+    def _form_config(self) -> RunConfig | None:
+        """The form's RunConfig; None when a field is refused, the status line then pointing at the
+        red fields (Start, Step and Save alike: a message far down the form is easy to miss)."""
         config = self.form.build_config()
         if config is None:
             self.statusBar().showMessage("fix the fields marked in red", 5000)
-            return False
-        return c.start(config)
+        return config
 
     def toggle_pause(self) -> None:
         c = self.controller
@@ -563,7 +568,7 @@ class MainWindow(QtWidgets.QMainWindow):
         """One iteration: starts a paused run if none is on, pauses a running one."""
         c = self.controller
         if not c.is_running:
-            config = self.form.build_config()
+            config = self._form_config()
             if config is None or not c.start(config, paused=True):
                 return
         c.step_once()

@@ -312,6 +312,22 @@ def test_invalid_budget_is_refused_beside_the_field(qtbot, make_window, text, ex
     assert window.form.errors() == {}
 
 
+def test_step_and_save_with_a_bad_form_point_at_the_red_fields_as_start_does(qtbot, make_window,
+                                                                             monkeypatch):
+    from gui import export
+
+    window = make_window()
+    configure(window, "pattern_search", budget="abc")
+    saved = []
+    monkeypatch.setattr(export, "save_config_dialog", lambda *a: saved.append(a))
+    for action in (window.step, window._save_config):
+        window.statusBar().clearMessage()
+        action()
+        assert "budget" in window.form.errors() and not window.controller.is_running
+        assert window.statusBar().currentMessage() == "fix the fields marked in red"
+    assert saved == []  # nothing is asked or written for a set-up that cannot run
+
+
 def test_cross_field_rule_is_shown_beside_the_parameter_it_names(qtbot, make_window, monkeypatch):
     cls = solvers.get_algorithm("pattern_search")
     name = solvers.params.specs(cls.Params)[-1].name
