@@ -423,8 +423,9 @@ class MainWindow(QtWidgets.QMainWindow):
 
     def _save_config(self) -> None:
         config = self._form_config()
-        if config is not None:
-            self.export_module.save_config_dialog(self, config)
+        path = self.export_module.save_config_dialog(self, config) if config is not None else None
+        if path is not None:  # said as the other exports say it (a failure has its message box)
+            self.statusBar().showMessage(f"saved {path}", 4000)
 
     def _load_config(self) -> None:
         config = self.export_module.load_config_dialog(self)

@@ -13,7 +13,7 @@ import pytest
 
 pytest.importorskip("PyQt6")
 pytest.importorskip("pyqtgraph")
-from PyQt6 import QtCore, QtGui  # noqa: E402
+from PyQt6 import QtCore, QtGui, QtWidgets  # noqa: E402
 
 import solvers  # noqa: E402
 from solvers import ConfigError  # noqa: E402
@@ -326,6 +326,17 @@ def test_step_and_save_with_a_bad_form_point_at_the_red_fields_as_start_does(qtb
         assert "budget" in window.form.errors() and not window.controller.is_running
         assert window.statusBar().currentMessage() == "fix the fields marked in red"
     assert saved == []  # nothing is asked or written for a set-up that cannot run
+
+
+def test_saving_a_configuration_says_where_as_the_other_exports_do(qtbot, make_window, tmp_path,
+                                                                   monkeypatch):
+    window = make_window()
+    configure(window, "pattern_search")
+    target = tmp_path / "mine.json"
+    monkeypatch.setattr(QtWidgets.QFileDialog, "getSaveFileName",
+                        staticmethod(lambda *a, **k: (str(target), "")))
+    window._save_config()
+    assert target.exists() and window.statusBar().currentMessage() == f"saved {target}"
 
 
 def test_cross_field_rule_is_shown_beside_the_parameter_it_names(qtbot, make_window, monkeypatch):
