@@ -75,7 +75,10 @@ class Budget:
                 number = float(value)
             except (TypeError, ValueError, OverflowError):
                 raise ConfigError(f"{name} must be a number, got {_short(value)}") from None
-            if not math.isfinite(number) or number <= 0:
+            if math.isnan(number) or number == math.inf:  # '1e999' reads as inf: say that, not "> 0"
+                why = "not a number" if math.isnan(number) else "too large (above 1.8e308, the largest float)"
+                raise ConfigError(f"{name} must be a finite number > 0, got {_short(value)}: {why}")
+            if number <= 0:
                 raise ConfigError(f"{name} must be > 0, got {value!r}")
             if kind is int:
                 if number != int(number):

@@ -312,6 +312,18 @@ def test_invalid_budget_is_refused_beside_the_field(qtbot, make_window, text, ex
     assert window.form.errors() == {}
 
 
+@pytest.mark.parametrize("kind", ["iterations", "evaluations", "seconds"])
+def test_an_infinite_budget_is_called_too_large_not_negative(make_window, kind):
+    # '1e999' reads as inf: "must be > 0, got '1e999'" sent the user looking for a sign
+    window = make_window()
+    for text, why in (("1e999", "too large"), ("inf", "too large"), ("nan", "not a number")):
+        configure(window, "pattern_search", budget=text, kind=kind)
+        assert not window.start()
+        message = window.form.errors()["budget"]
+        assert message.startswith(f"The budget in {kind} must be a finite number > 0, got '{text}'")
+        assert why in message and "must be > 0," not in message
+
+
 def test_step_and_save_with_a_bad_form_point_at_the_red_fields_as_start_does(qtbot, make_window,
                                                                              monkeypatch):
     from gui import export

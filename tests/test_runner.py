@@ -136,7 +136,7 @@ def test_nan_objective_points_never_become_best():
 @pytest.mark.parametrize("kwargs, fragment", [
     (dict(max_evals=0), "max_evals must be > 0"),
     (dict(max_iters=-3), "max_iters must be > 0"),
-    (dict(max_seconds=float("nan")), "max_seconds must be > 0"),
+    (dict(max_seconds=float("nan")), "max_seconds must be a finite number > 0"),
     (dict(engine="tpu"), "unknown engine"),
     (dict(dtype="float16"), "dtype"),
     (dict(seed=-1), "seed"),
