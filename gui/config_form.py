@@ -266,7 +266,7 @@ class ConfigForm(QtWidgets.QWidget):
         """Open the expression editor (window-modal, not blocking); OK selects the function."""
         name = self.problem()
         initial = self._custom.get(name) if is_expression(name) else None
-        dialog = self.custom_dialog = ExpressionDialog(self, initial)
+        dialog = self.custom_dialog = ExpressionDialog(self, initial, self.dtype_combo.currentText())
         dialog.accepted.connect(self._on_custom_dialog_accepted)
         dialog.rejected.connect(self._on_custom_dialog_rejected)
         dialog.open()

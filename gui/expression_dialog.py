@@ -1,7 +1,8 @@
 """The "Custom..." function editor: type f(x), see errors as you type, set the box and dimension.
 
-Every check is solvers' (``parse``, ``check_dim``, ``check_bounds``): the dialog only shows the
-message under the field, with a caret under the faulty column, and enables OK when all is valid.
+Every check is solvers' (``parse``, ``check_dim``, ``check_bounds``, ``check_bounds_fit``): the
+dialog only shows the message under the field, with a caret under the faulty column, and enables OK
+when all is valid.
 """
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import numpy as np
 from PyQt6 import QtGui, QtWidgets
 
 from solvers import ConfigError
+from solvers.config import DEFAULT_DTYPE, check_bounds_fit
 from solvers.problems.base import check_bounds
 from solvers.problems.expression import MAX_LENGTH, ExpressionError, parse
 
@@ -40,8 +42,10 @@ class CustomFunction:
 class ExpressionDialog(QtWidgets.QDialog):
     """Edit a custom objective; ``value()`` is a CustomFunction once accepted."""
 
-    def __init__(self, parent: QtWidgets.QWidget | None = None, initial: CustomFunction | None = None):
+    def __init__(self, parent: QtWidgets.QWidget | None = None, initial: CustomFunction | None = None,
+                 dtype: str = DEFAULT_DTYPE):
         super().__init__(parent)
+        self._dtype = dtype  # the run's precision: the box must fit it, as RunConfig.build checks
         self.setWindowTitle("Custom function")
         initial = initial or CustomFunction(EXAMPLE, 2, -5.12, 5.12)
         self.text_edit = QtWidgets.QLineEdit(initial.text)
@@ -104,13 +108,20 @@ class ExpressionDialog(QtWidgets.QDialog):
             raise ValueError(text)
         return value
 
+    def _box(self) -> tuple[float, float]:
+        """The typed box, checked as a start checks it (finite, lower < upper, inside the
+        precision's range); ConfigError, or ValueError when a side is not a number."""
+        lo, hi = float(self.lower_edit.text()), float(self.upper_edit.text())
+        check_bounds(np.array([lo]), np.array([hi]), "the custom function")
+        check_bounds_fit(lo, hi, self._dtype)
+        return lo, hi
+
     def value(self) -> CustomFunction | None:
         """The edited function, or None while something is invalid."""
         try:
             expr = parse(self.text_edit.text())
             expr.check_dim(self.dim_spin.value())
-            lo, hi = float(self.lower_edit.text()), float(self.upper_edit.text())
-            check_bounds(np.array([lo]), np.array([hi]), "the custom function")
+            lo, hi = self._box()
             f_min = self._f_min()
         except (ConfigError, ValueError):
             return None
@@ -128,8 +139,7 @@ class ExpressionDialog(QtWidgets.QDialog):
             if exc.column:  # the caret under the column (the field scrolls for long text)
                 self.caret.setText(" " * (exc.column - 1) + "^")
         try:
-            lo, hi = float(self.lower_edit.text()), float(self.upper_edit.text())
-            check_bounds(np.array([lo]), np.array([hi]), "the custom function")
+            self._box()
         except ConfigError as exc:  # a ValueError too: caught first
             self.box_row.show_error(str(exc))
         except ValueError:

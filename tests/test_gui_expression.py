@@ -43,6 +43,21 @@ def test_custom_entry_opens_the_editor_and_shows_errors_live(qtbot, form):
     assert form.problem() == before  # cancel returns to the function chosen before
 
 
+@pytest.mark.parametrize("dtype, side", [("float64", "1e308"), ("float32", "1e38")])
+def test_a_box_the_precision_cannot_hold_is_refused_in_the_editor(qtbot, form, dtype, side):
+    # the editor let it through and Start refused it at the bottom of the form ("... overflow float64")
+    form.dtype_combo.setCurrentText(dtype)
+    form.problem_combo.setCurrentIndex(form.problem_combo.findData(CUSTOM_ENTRY))
+    dialog = form.custom_dialog
+    dialog.lower_edit.setText("-" + side)
+    dialog.upper_edit.setText(side)
+    assert f"overflow {dtype}" in dialog.box_error() and not _ok(dialog).isEnabled()
+    assert dialog.value() is None
+    dialog.upper_edit.setText("1")
+    dialog.lower_edit.setText("-1")
+    assert dialog.box_error() == "" and _ok(dialog).isEnabled()
+
+
 def test_accepted_function_is_selected_with_its_box(qtbot, form):
     form.problem_combo.setCurrentIndex(form.problem_combo.findData(CUSTOM_ENTRY))
     dialog = form.custom_dialog
