@@ -1,9 +1,12 @@
 """Spin boxes that say when a typed value is out of range instead of silently clamping it.
 
-Qt's spin boxes quietly replace a typed 1e999 or 5000000 by the last valid value or the limit;
-these emit ``sigOutOfRange(message)`` with the limits and the value kept, which the form shows
-beside the field. ``commit()`` takes typed text that was never confirmed (no Enter, focus never
-left: a run started from the toolbar or a shortcut), so what is shown is what runs.
+Qt's spin boxes quietly replace a typed 1e999 or 5000000 by the last valid value or the limit,
+and drop a keystroke their validator refuses (a '-' where the minimum is 0, an 'e'), so -5 shows
+as 5 and 1e999 as 1999. These emit ``sigOutOfRange(message)`` with the limits and the value kept,
+or with the refused characters and what the field takes (at the keystroke; the form clears it
+when the value is taken), which the form shows beside the field. ``commit()`` takes typed text
+that was never confirmed (no Enter, focus never left: a run started from the toolbar or a
+shortcut), so what is shown is what runs.
 """
 from __future__ import annotations
 
@@ -11,6 +14,7 @@ import math
 
 from PyQt6 import QtCore, QtGui, QtWidgets
 
+Acceptable = QtGui.QValidator.State.Acceptable
 Intermediate = QtGui.QValidator.State.Intermediate
 Invalid = QtGui.QValidator.State.Invalid
 
@@ -33,6 +37,26 @@ def _fmt(value: float) -> str:
     return f"{value:,}" if float(value).is_integer() and abs(value) < 1e15 else f"{value:g}"
 
 
+def _takes(box: QtWidgets.QAbstractSpinBox) -> str:
+    """What the field takes, in words, with its limits as they are typed."""
+    if isinstance(box, QtWidgets.QDoubleSpinBox):
+        kind = f"a decimal number (at most {box.decimals()} decimals, no exponent)"
+    else:
+        kind = "a whole number"
+    return f"{kind} from {box.textFromValue(box.minimum())} to {box.textFromValue(box.maximum())}"
+
+
+def _inserted(before: str, after: str) -> str:
+    """The characters `after` has in place of `before`'s (what a keystroke or a paste adds)."""
+    start = 0
+    while start < min(len(before), len(after)) and before[start] == after[start]:
+        start += 1
+    end = 0
+    while end < min(len(before), len(after)) - start and before[-1 - end] == after[-1 - end]:
+        end += 1
+    return after[start:len(after) - end]
+
+
 def _kept(box: QtWidgets.QAbstractSpinBox) -> str:
     """The value the field falls back to, as it shows it ('auto' for a special value)."""
     if box.specialValueText() and box.value() == box.minimum():
@@ -49,15 +73,29 @@ def _reporting(base: type, name: str) -> type:
         state, text, pos = base.validate(self, text, pos)
         if state == Invalid and _number(self, text) is not None:
             state = Intermediate
+        if state != Invalid:
+            self._shown = text  # what a refused keystroke is compared with
+            return state, text, pos
+        # Qt drops the keystroke without a word: say which characters and what the field takes
+        # (a digit is refused only after the special text 'auto': nothing worth a message)
+        refused = _inserted(getattr(self, "_shown", ""), text)
+        if refused and not refused.isdigit():
+            self.sigOutOfRange.emit(f"'{refused[:20]}' refused: the field takes {_takes(self)}")
         return state, text, pos
 
     def fixup(self, text: str) -> str:
         value = _number(self, text)
-        if value is not None and (not math.isfinite(value)
-                                  or not self.minimum() <= value <= self.maximum()):
+        fixed = base.fixup(self, text)
+        if value is None:
+            return fixed
+        if not math.isfinite(value) or not self.minimum() <= value <= self.maximum():
             self.sigOutOfRange.emit(f"{text.strip()} is out of range [{_fmt(self.minimum())}, "
                                     f"{_fmt(self.maximum())}]; the field keeps {_kept(self)}")
-        return base.fixup(self, text)
+        elif base.validate(self, fixed, 0)[0] != Acceptable:  # 0.5 or 1e3 in whole numbers, too
+            # many decimals: in range, yet the field would silently keep its old value
+            self.sigOutOfRange.emit(f"{text.strip()} is not {_takes(self)}; "
+                                    f"the field keeps {_kept(self)}")
+        return fixed
 
     def commit(self) -> bool:
         """Take the typed text now, as leaving the field would; False (said through sigOutOfRange,

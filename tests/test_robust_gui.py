@@ -171,6 +171,36 @@ def test_unconfirmed_bad_typing_refuses_the_start_and_says_what_the_field_keeps(
     assert window.form.params_form.row("delta0").error.endswith("the field keeps 0.1")
 
 
+def test_refused_keystrokes_are_said_beside_the_field_and_valid_typing_is_unchanged(window, qtbot):
+    # Qt's validator drops a '-' where the minimum is 0 and an 'e': -5 showed as 5, 1e999 as 1999,
+    # without a word; 0.5 in a whole-number field kept the old value without a word
+    configure(window, "pattern_search", walkers=24)
+    params = window.form.params_form
+    fields = {"walkers": (params.editor("walkers"), params.row("walkers")),
+              "delta0": (params.editor("delta0"), params.row("delta0")),
+              "dim": (window.form.dim_spin, window.form.dim_row)}
+    for name, typed, shown, said in (
+            ("walkers", "-5", "5", "'-' refused: the field takes a whole number from 0"),
+            ("walkers", "1e999", "1999", "'e' refused: the field takes a whole number"),
+            ("dim", "-5", "5", "'-' refused: the field takes a whole number from 1"),
+            ("delta0", "1e3", "13", "'e' refused: the field takes a decimal number")):
+        editor, row = fields[name]
+        row.clear()
+        _type_without_enter(qtbot, editor, typed)
+        assert editor.text() == shown and row.error.startswith(said), (name, typed, row.error)
+    editor, row = fields["walkers"]
+    _type_without_enter(qtbot, editor, "0.5")
+    qtbot.keyClick(editor.lineEdit(), QtCore.Qt.Key.Key_Return)
+    assert row.error == "0.5 is not a whole number from 0 to 16777216; the field keeps 24"
+    for name, typed, value in (("walkers", "50", 50), ("delta0", "0.25", 0.25), ("dim", "3", 3)):
+        editor, row = fields[name]
+        row.clear()
+        _type_without_enter(qtbot, editor, typed)
+        assert row.error == ""  # no message while valid characters are typed
+        qtbot.keyClick(editor.lineEdit(), QtCore.Qt.Key.Key_Return)
+        assert editor.value() == value and editor.text() == typed and row.error == ""
+
+
 def test_annealing_values_the_auto_schedule_replaces_do_not_block_the_start(window, qtbot):
     # T_min above T0 is refused under the fixed schedule; switching to auto greys both fields out
     # (fitted by the run), so they must no longer stop the start with a message nobody can act on
