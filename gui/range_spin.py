@@ -73,7 +73,8 @@ def _reporting(base: type, name: str) -> type:
         state, text, pos = base.validate(self, text, pos)
         if state == Invalid and _number(self, text) is not None:
             state = Intermediate
-        if state != Invalid:
+        # the special text ('auto') is Invalid to the base validator but Qt's own value: no message
+        if state != Invalid or (self.specialValueText() and text == self.specialValueText()):
             self._shown = text  # what a refused keystroke is compared with
             return state, text, pos
         # Qt drops the keystroke without a word: say which characters and what the field takes

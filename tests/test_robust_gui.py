@@ -201,6 +201,14 @@ def test_refused_keystrokes_are_said_beside_the_field_and_valid_typing_is_unchan
         assert editor.value() == value and editor.text() == typed and row.error == ""
 
 
+def test_a_field_showing_auto_is_not_a_refused_keystroke(window):
+    # the special text 'auto' is Invalid to Qt's validator; taking the form must not call it refused
+    configure(window, "pattern_search")
+    editor, row = window.form.params_form.editor("walkers"), window.form.params_form.row("walkers")
+    assert editor.text() == "auto"
+    assert window.form.build_config() is not None and row.error == ""
+
+
 def test_annealing_values_the_auto_schedule_replaces_do_not_block_the_start(window, qtbot):
     # T_min above T0 is refused under the fixed schedule; switching to auto greys both fields out
     # (fitted by the run), so they must no longer stop the start with a message nobody can act on
