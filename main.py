@@ -30,10 +30,24 @@ def main(argv: list[str]) -> int:
     return gui_main(argv)
 
 
-if __name__ == "__main__":
+def _unraisable(hook_args) -> None:
+    """An interrupt raised inside a C callback (llvmlite's object-cache hook while numba compiles)
+    cannot propagate: Python prints "Exception ignored" with a traceback and the run goes on as if
+    Ctrl+C had never been pressed. End it here, as an interrupt anywhere else ends."""
+    if issubclass(hook_args.exc_type, KeyboardInterrupt):
+        _interrupted()
+    sys.__unraisablehook__(hook_args)
+
+
+def install_interrupt_handlers() -> None:
     # Python's own handler raises KeyboardInterrupt, so `finally` blocks still remove temporary
-    # files; caught here, before any heavy import, it becomes one line. A second Ctrl+C exits at once.
+    # files; caught in __main__, before any heavy import, it becomes one line. A second Ctrl+C exits at once.
     signal.signal(signal.SIGINT, signal.default_int_handler)
+    sys.unraisablehook = _unraisable
+
+
+if __name__ == "__main__":
+    install_interrupt_handlers()
     try:
         sys.exit(main(sys.argv[1:]))
     except KeyboardInterrupt:

@@ -107,3 +107,21 @@ def test_sigint_is_one_line_exit_130(args, delay):
     _out, err = proc.communicate(timeout=30)
     assert proc.returncode == 130, err
     assert err.splitlines() == ["main.py: interrupted"], err
+
+
+def test_sigint_inside_a_c_callback_still_ends_the_run():
+    # numba's first compile runs Python inside llvmlite's ctypes callbacks; a Ctrl+C landing there
+    # was printed as "Exception ignored ... KeyboardInterrupt" and the run went on to its budget
+    # (seen: `timeout -s INT 19 main.py run -e numba ...` on a cold cache finished with exit 0)
+    script = (
+        "import ctypes, os, signal, time\n"
+        "import main\n"
+        "main.install_interrupt_handlers()\n"
+        "ctypes.CFUNCTYPE(None)(lambda: os.kill(os.getpid(), signal.SIGINT))()\n"
+        "time.sleep(2)\n"
+        "print('kept running')\n")
+    proc = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True,
+                          timeout=60)
+    assert proc.returncode == 130, proc.stderr
+    assert proc.stderr.splitlines() == ["main.py: interrupted"], proc.stderr
+    assert "kept running" not in proc.stdout
