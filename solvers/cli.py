@@ -156,8 +156,10 @@ def read_function_file(path: str) -> str:
     try:
         with open(path, encoding="utf-8") as handle:
             text = handle.read(MAX_LENGTH * 4 + 1)  # a long file is refused by length, unread
-    except (OSError, UnicodeDecodeError) as exc:
+    except OSError as exc:
         raise ConfigError(f"cannot read --function-file {path}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:  # has no strerror: caught apart, or the message itself would fail
+        raise ConfigError(f"cannot read --function-file {path}: not a UTF-8 text file") from None
     # line breaks as spaces: one line for messages and set-ups, columns unchanged
     text = text.strip().replace("\r", " ").replace("\n", " ").replace("\t", " ")
     return text if is_expression(text) else expression_name(text)

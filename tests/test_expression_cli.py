@@ -24,8 +24,10 @@ def test_run_from_a_function_file(tmp_path, capsys):
 
 
 def test_bad_expressions_are_one_line_and_exit_2(tmp_path, capsys):
+    (tmp_path / "binary.txt").write_bytes(b"\xff\xfe sum(x[i])")  # not UTF-8: was an internal error
     cases = [["--function", "expr: sum(x[i]) + __import__('os')"], ["--function", "expr: x9", "-d", "3"],
-             ["--function-file", str(tmp_path / "missing.txt")], ["--function", "expr: 1/0"]]
+             ["--function-file", str(tmp_path / "missing.txt")], ["--function", "expr: 1/0"],
+             ["--function-file", str(tmp_path / "binary.txt")]]
     for extra in cases:
         assert main(["run", "-a", "pattern_search", *extra, "--max-evals", "100"]) == 2
         err = capsys.readouterr().err
