@@ -96,6 +96,10 @@ def test_a_cut_last_line_is_dropped_on_resume(tmp_path):
 
 @pytest.mark.parametrize("study, message", [
     ("{", "not valid JSON"),
+    # these three were internal errors (exit 1): read as the platform's encoding, parser limits
+    (b"\xff\xfe{}", "not a UTF-8 text file"),
+    ("[" * 100_000, "nested too deeply"),
+    ('{"seeds": 1' + "0" * 5000 + "}", "not a usable JSON file"),
     ({"functions": ["sphere"]}, "needs 'algorithms'"),
     ({"algorithms": ["pattern_search"], "functions": ["nope"]}, "nope"),
     ({"algorithms": ["pattern_search"], "functions": ["sphere"], "dims": [0]}, "dims"),
@@ -107,7 +111,10 @@ def test_a_cut_last_line_is_dropped_on_resume(tmp_path):
 ])
 def test_bad_study_files_exit_2_with_one_line(tmp_path, capsys, study, message):
     path = tmp_path / "bad.json"
-    path.write_text(study if isinstance(study, str) else json.dumps(study))
+    if isinstance(study, bytes):
+        path.write_bytes(study)
+    else:
+        path.write_text(study if isinstance(study, str) else json.dumps(study))
     with pytest.raises(ConfigError, match=message):
         load_study(path)
     assert cli_main(["study", str(path)]) == 2

@@ -43,13 +43,20 @@ def load_study(source: str | Path | Mapping) -> Study:
     if not isinstance(source, Mapping):
         path = Path(source)
         try:
-            text = path.read_text()
+            text = path.read_text(encoding="utf-8")
         except OSError as exc:
             raise ConfigError(f"cannot read study file {path}: {exc.strerror or exc}") from None
+        except UnicodeDecodeError:
+            raise ConfigError(f"{path} is not a UTF-8 text file") from None
         try:
             source = json.loads(text)
         except json.JSONDecodeError as exc:
             raise ConfigError(f"{path} is not valid JSON: {exc.msg} (line {exc.lineno})") from None
+        # what the JSON parser refuses beyond syntax (as config_io's reader does)
+        except RecursionError:
+            raise ConfigError(f"{path}: nested too deeply to be a study file") from None
+        except ValueError as exc:  # e.g. an integer of more than 4300 digits
+            raise ConfigError(f"{path}: not a usable JSON file ({exc})") from None
         base = path.parent
         if not isinstance(source, Mapping):
             raise ConfigError(f"{path}: a study file holds one JSON object")
