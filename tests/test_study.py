@@ -122,6 +122,23 @@ def test_bad_study_files_exit_2_with_one_line(tmp_path, capsys, study, message):
     assert err.count("\n") == 1 and message in err and not (tmp_path / "bad.csv").exists()
 
 
+@pytest.mark.parametrize("resume", [False, True])
+def test_an_unusable_output_exits_2_with_one_line(tmp_path, capsys, resume):
+    # were internal errors (FileNotFoundError, IsADirectoryError, UnicodeDecodeError) or, for a
+    # folder without --resume, "already holds results: add --resume", which then failed
+    study = tmp_path / "s.json"
+    study.write_text(json.dumps({"algorithms": ["pattern_search"], "functions": ["sphere"]}))
+    (tmp_path / "binary.csv").write_bytes(b"\xff\xfe\n")
+    flags = ["--resume"] if resume else []
+    for out, message in [("/proc/x.csv", "cannot write the study table /proc/x.csv"),
+                         (str(tmp_path), "is a folder"),
+                         (str(tmp_path / "binary.csv"), "not a study table" if resume else "already holds")]:
+        assert cli_main(["study", str(study), "--out", out, "-q", *flags]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and message in err, err
+    assert (tmp_path / "binary.csv").read_bytes() == b"\xff\xfe\n"  # left as it was
+
+
 def test_bench_suite_on_the_cluster_gives_the_same_records(cluster, capsys):
     from solvers.bench import SUITES, run_bench
 

@@ -22,17 +22,22 @@ class ResultTable:
     def __init__(self, path: str | Path, *, resume: bool):
         self.path = Path(path)
         self.done: set[str] = set()
+        if self.path.is_dir():  # else "already holds results", and with --resume an internal error
+            raise ConfigError(f"{self.path} is a folder: name the result table's CSV file")
         exists = self.path.exists() and self.path.stat().st_size > 0
         if exists and not resume:
             raise ConfigError(f"{self.path} already holds results: add --resume to continue that study, "
                               "or name another output")
-        if exists:
-            self._recover()
-        else:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._fh = open(self.path, "a", newline="")
-        if not exists:
-            self._write_line(COLUMNS)
+        try:  # before any run: a table that cannot be written is bad input, one line
+            if exists:
+                self._recover()
+            else:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._fh = open(self.path, "a", newline="")
+            if not exists:
+                self._write_line(COLUMNS)
+        except OSError as exc:
+            raise ConfigError(f"cannot write the study table {self.path}: {exc.strerror or exc}") from None
 
     def _recover(self) -> None:
         """Read the finished keys; drop a last line cut short by a kill in the middle of a write."""
@@ -42,7 +47,11 @@ class ResultTable:
             with open(self.path, "r+b") as fh:
                 fh.truncate(cut)
             data = data[:cut]
-        reader = csv.reader(io.StringIO(data.decode()))
+        try:
+            text = data.decode()
+        except UnicodeDecodeError:
+            raise ConfigError(f"{self.path} is not a study table (not UTF-8 text); name another output") from None
+        reader = csv.reader(io.StringIO(text))
         header = next(reader, None)
         if header is None:  # only a cut header: start afresh
             self.path.write_bytes(b"")
