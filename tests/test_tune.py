@@ -285,5 +285,19 @@ def test_cli_csv_json_and_text(tmp_path, capsys):
     assert "is a folder" in capsys.readouterr().err
 
 
+def test_cli_known_minimum_of_a_typed_function(capsys):
+    # tune had no --f-min, and --tolerance was accepted and ignored where the minimum is unknown
+    args = ["tune", "-a", "particle_swarm", "--grid", "omega=0.3:0.9:2", "--seeds", "2", "--max-evals", "800",
+            "-d", "2", "--json"]
+    assert main([*args, "-f", "expr: sum(x[i]**2) + 3", "--f-min", "3", "--tolerance", "1e-3"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["f_min"] == 3 and all(c["success_rate"] is not None for c in data["cells"])
+    for function, words in [("expr: sum(x[i]**2)", "give it with --f-min"), ("quartic_noisy", "has none")]:
+        assert main([*args, "-f", function, "--tolerance", "1e-3"]) == 2
+        err = capsys.readouterr().err
+        assert "--tolerance needs a known minimum" in err and words in err and err.count("\n") == 1
+    assert main([*args, "-f", "expr: sum(x[i]**2)"]) == 0  # the default tolerance is no request
+
+
 def test_api_is_exported():
     assert solvers.tune is tune

@@ -39,7 +39,9 @@ def register_cli(sub) -> None:
                    help="search this box instead of the function's own")
     p.add_argument("--param", "-p", action="append", default=[], type=_parse_param, metavar="NAME=VALUE",
                    help="a fixed parameter of every run (repeatable)")
-    p.add_argument("--tolerance", type=float, default=DEFAULT_TOLERANCE,
+    p.add_argument("--f-min", type=float, default=None, metavar="VALUE",
+                   help="a typed function's known minimum (errors and success are measured from it)")
+    p.add_argument("--tolerance", type=float, default=None,
                    help=f"success: final best within this of the known minimum (default {DEFAULT_TOLERANCE:g})")
     p.add_argument("--csv", metavar="FILE", default=None,
                    help="write one row per run: parameters, seed, best_f, evals, seconds, reached_at")
@@ -49,15 +51,20 @@ def register_cli(sub) -> None:
 
 def cmd_tune(args) -> int:
     from ..atomic_write import check_writable_file  # noqa: PLC0415
-    from . import prepare  # noqa: PLC0415
+    from . import DEFAULT_TOLERANCE, prepare  # noqa: PLC0415
 
     if args.csv is not None:
         check_writable_file(args.csv, "CSV file")
+    tolerance = DEFAULT_TOLERANCE if args.tolerance is None else args.tolerance
     tuning = prepare(args.algorithm, args.function, args.grid, seeds=args.seeds, first_seed=args.seed,
                      dim=args.dim, engine=args.engine, max_evals=args.max_evals,
                      max_iters=args.max_iters, params=dict(args.param), dtype=args.dtype,
-                     tolerance=args.tolerance, fast_math=args.fast_math, bounds=args.bounds,
-                     threads=args.threads)
+                     tolerance=tolerance, fast_math=args.fast_math, bounds=args.bounds,
+                     threads=args.threads, f_min=args.f_min)
+    if args.tolerance is not None and tuning.table.f_min is None:
+        # success is measured from the known minimum: without one the tolerance would be ignored
+        raise ConfigError(f"--tolerance needs a known minimum, and {args.function} has none"
+                          + (": give it with --f-min" if tuning.table.problem.startswith("expr:") else ""))
     interrupted = []
 
     def stop() -> bool:
