@@ -620,12 +620,17 @@ def _validate(cases: list[Case]) -> None:
 
 def cmd_bench(args) -> int:
     from .config import check_dtype  # noqa: PLC0415
-    from .engines import get_engine, list_engines  # noqa: PLC0415
+    from .engines import engine_status, get_engine, list_engines  # noqa: PLC0415
 
     engines = _split(args.engines) if args.engines else list_engines()
     for e in engines:
         get_engine(e)  # ConfigError naming the known engines
     engines = [e for e in list_engines() if e in engines]
+    # as reproduce does: a bench that can measure nothing here is bad input, not a table of "not
+    # run" and exit 0 (a remote scheduler's workers may have the engines this machine lacks)
+    if args.scheduler is None and not any(get_engine(e).available for e in engines):
+        reasons = "; ".join(f"{e}: {engine_status(e)[1]}" for e in engines)
+        raise ConfigError(f"no requested engine can run here ({reasons})")
     dtypes = _split(args.dtype)
     for d in dtypes:
         check_dtype(d)

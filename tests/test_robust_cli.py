@@ -55,6 +55,17 @@ def test_reproduce_cuda_without_gpu_exits_2_with_the_reason():
     assert not Path("/tmp/unused-mw").exists()  # refused before creating anything
 
 
+def test_bench_with_no_engine_that_can_run_exits_2_and_writes_nothing(tmp_path):
+    from solvers.engines import engine_status
+
+    if engine_status("cuda")[0] or engine_status("cupy")[0]:
+        pytest.skip("a GPU is present: the GPU engines can run")
+    out = tmp_path / "b.json"  # was exit 0, a table of "not run" and a JSON without one measurement
+    assert_one_line_error(cli("bench", "-a", "pattern_search", "--engines", "cuda,cupy", "-n", "64", "-d", "3",
+                              "-i", "2", "--json", str(out)), "no requested engine can run here (cupy:")
+    assert not out.exists()
+
+
 def test_reproduce_default_out_is_not_the_committed_docs():
     from solvers.reproduce import DEFAULT_OUT
 
