@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
 import sys
 import time
@@ -573,16 +574,18 @@ def cases_from_args(args) -> list[Case]:
         if algorithm not in known:
             raise ConfigError(f"unknown algorithm '{algorithm}' (known: {', '.join(sorted(known))})")
     if args.suite:
+        if args.variant:  # a suite's cases carry their own variants: it would be ignored
+            raise ConfigError("--variant applies to the cases of --algorithm, not to a suite")
         cases = SUITES[args.suite]()
     else:
         if not args.algorithm:
             raise ConfigError("bench needs --suite or --algorithm (see 'main.py bench --help')")
-        from .params import specs  # noqa: PLC0415
-
         cases = []
+        if args.variant and not any(has_variant_param(a) for a in _split(args.algorithm)):
+            raise ConfigError(f"--variant: {args.algorithm} has no variants (simulated_annealing and "
+                              "particle_swarm have)")
         for algorithm in _split(args.algorithm):
-            has_variant = any(s.name == "variant" for s in specs(solver_class(algorithm).Params))
-            variants = _split(args.variant) if (args.variant and has_variant) else [None]
+            variants = _split(args.variant) if (args.variant and has_variant_param(algorithm)) else [None]
             for variant in variants:
                 params = {"variant": variant} if variant else {}
                 cases.append(Case(algorithm, args.problem or "rastrigin", args.dim or 30,
@@ -592,6 +595,9 @@ def cases_from_args(args) -> list[Case]:
                                    ("iterations", args.iterations), ("bounds", args.bounds))
                  if v is not None}
     cases = [replace(c, **overrides) for c in cases]
+    if "walkers" in dict(getattr(args, "param", None) or []):
+        # the cases' walkers (the table's column) would say one number while the runs used another
+        raise ConfigError("give the walkers with -n/--walkers, not -p walkers=")
     if getattr(args, "param", None):  # checked with the rest by _validate (make_params)
         cases = [replace(c, params={**c.params, **dict(args.param)}) for c in cases]
     if args.numpy_iterations is not None:
@@ -603,6 +609,12 @@ def cases_from_args(args) -> list[Case]:
         cases = [c for c in cases if c.algorithm in wanted]
     _validate(cases)
     return cases
+
+
+def has_variant_param(algorithm: str) -> bool:
+    from .params import specs  # noqa: PLC0415
+
+    return any(s.name == "variant" for s in specs(solver_class(algorithm).Params))
 
 
 def _validate(cases: list[Case]) -> None:
@@ -642,6 +654,9 @@ def cmd_bench(args) -> int:
         value = getattr(args, option)
         if value is not None and value < 1:
             raise ConfigError(f"--{option.replace('_', '-')} must be >= 1, got {value}")
+    if args.json and args.md and os.path.realpath(args.json) == os.path.realpath(args.md):
+        raise ConfigError(f"--json and --md name the same file '{args.json}': the table would overwrite "
+                          "the records")
     for option in ("json", "md"):  # before minutes of measuring, not after
         if getattr(args, option):
             check_writable_file(getattr(args, option), f"--{option} file")

@@ -59,6 +59,12 @@ CLI_CASES = {
     "bench-repeats": (["bench", "-a", "pattern_search", "--repeats", "0"], "--repeats"),
     "bench-engine": (["bench", "-a", "pattern_search", "--engines", "tpu"], "unknown engine"),
     "bench-json-in-proc": (["bench", "-a", "pattern_search", "--json", "/proc/x.json"], "cannot write"),
+    # accepted and ignored, contradicted by the table, or clobbering: each was exit 0
+    "bench-variant-without-variants": (["bench", "-a", "pattern_search", "--variant", "async"], "no variants"),
+    "bench-variant-with-suite": (["bench", "--suite", "quick", "--variant", "async"], "not to a suite"),
+    "bench-param-walkers": (["bench", "-a", "pattern_search", "-p", "walkers=7"], "-n/--walkers"),
+    "bench-json-md-same-file": (["bench", "-a", "pattern_search", "--json", "/tmp/mw-same.out", "--md",
+                                 "/tmp/mw-same.out"], "same file"),
     "reproduce-paper": (["reproduce", "999", "--quick"], "unknown paper"),
     "reproduce-out-proc": (["reproduce", "000", "--quick", "--out", "/proc/x"], "cannot write"),
 }
