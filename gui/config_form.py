@@ -108,7 +108,8 @@ class ConfigForm(QtWidgets.QWidget):
         self.engine_combo = QtWidgets.QComboBox()
         _fill_engines(self.engine_combo)
         self.engine_row = FieldRow(self.engine_combo)
-        self.threads_spin = QtWidgets.QSpinBox()  # 0 = every core the engine may use
+        # range spin boxes (gui/range_spin.py): a refused keystroke or value is said beside the field
+        self.threads_spin = RangeSpinBox()  # 0 = every core the engine may use
         self.threads_spin.setSpecialValueText("all cores")
         self.threads_spin.setToolTip("CPU threads of the numba engine (compiled, multi-core); "
                                      "'all cores' by default")
@@ -119,11 +120,11 @@ class ConfigForm(QtWidgets.QWidget):
         self.dtype_combo = QtWidgets.QComboBox()
         self.dtype_combo.addItems(list(DTYPES))
         self.dtype_combo.setCurrentText(_RUNCONFIG_DEFAULTS["dtype"])
-        self.seed_spin = QtWidgets.QSpinBox()
+        self.seed_spin = RangeSpinBox()
         self.seed_spin.setRange(0, INT_MAX)
         self.seed_spin.setValue(_RUNCONFIG_DEFAULTS["seed"])
         self.seed_spin.setToolTip("The same seed on the same engine repeats the run exactly")
-        self.sample_spin = QtWidgets.QSpinBox()
+        self.sample_spin = RangeSpinBox()
         self.sample_spin.setRange(1, 1_000_000)
         self.sample_spin.setValue(_RUNCONFIG_DEFAULTS["sample_size"])
         self.sample_spin.setToolTip("At most this many walkers are copied to the host and drawn "
@@ -139,13 +140,19 @@ class ConfigForm(QtWidgets.QWidget):
         budget_layout.addWidget(self.budget_kind)
         self.budget_row = FieldRow(budget_line)
         self.seed_row = FieldRow(self.seed_spin)
+        self.threads_row = FieldRow(self.threads_spin)
+        self.sample_row = FieldRow(self.sample_spin)
+        for spin, row in ((self.seed_spin, self.seed_row), (self.threads_spin, self.threads_row),
+                          (self.sample_spin, self.sample_row)):
+            spin.setKeyboardTracking(False)
+            spin.sigOutOfRange.connect(row.show_error)
         run_layout.addRow("Engine", self.engine_row)
-        run_layout.addRow("Threads", self.threads_spin)
+        run_layout.addRow("Threads", self.threads_row)
         run_layout.addRow(self.devices_label, self.devices_row)
         run_layout.addRow("Precision", self.dtype_combo)
         run_layout.addRow("Seed", self.seed_row)
         run_layout.addRow("Budget", self.budget_row)
-        run_layout.addRow("Walkers drawn", self.sample_spin)
+        run_layout.addRow("Walkers drawn", self.sample_row)
         outer.addWidget(run_box)
 
         # --- generated parameters --------------------------------------------------------------
@@ -210,7 +217,10 @@ class ConfigForm(QtWidgets.QWidget):
     def build_config(self) -> RunConfig | None:
         """Validate the whole form through solvers; show each error beside its field."""
         self.clear_errors()
-        ok = self.dim_spin.commit()  # a typed dimension not yet confirmed (ParamForm does the same)
+        # typed values not yet confirmed (ParamForm does the same for the parameters)
+        ok = True
+        for spin in (self.dim_spin, self.seed_spin, self.sample_spin, self.threads_spin):
+            ok &= spin.commit()
         params = self.params_form.validate()
         ok &= params is not None
         try:
@@ -305,16 +315,19 @@ class ConfigForm(QtWidgets.QWidget):
         return {BUDGET_KINDS[self.budget_kind.currentText()]: text}
 
     def errors(self) -> dict[str, str]:
-        """Messages now shown, by field ('dimension', 'budget', 'engine', 'general' or a parameter)."""
+        """Messages now shown, by field ('dimension', 'budget', 'engine', 'seed', 'threads', 'sample_size',
+        'general' or a parameter)."""
         out = {"dimension": self.dim_row.error, "budget": self.budget_row.error,
                "engine": self.engine_row.error, "seed": self.seed_row.error,
+               "threads": self.threads_row.error, "sample_size": self.sample_row.error,
                "general": self.general_error.text() if not self.general_error.isHidden() else ""}
         for spec in self.params_form.specs():
             out[spec.name] = self.params_form.row(spec.name).error
         return {k: v for k, v in out.items() if v}
 
     def clear_errors(self) -> None:
-        for row in (self.dim_row, self.budget_row, self.engine_row, self.seed_row):
+        for row in (self.dim_row, self.budget_row, self.engine_row, self.seed_row, self.threads_row,
+                    self.sample_row):
             row.clear("error")
         self.params_form.clear_messages("error")
         self.general_error.hide()

@@ -153,6 +153,24 @@ def test_start_from_the_toolbar_runs_the_typed_values_not_the_previous_ones(wind
     assert started[0].params.walkers == 50 and started[0].dim == 3
 
 
+def test_seed_and_walkers_drawn_say_refused_typing_and_run_what_is_typed(window, qtbot):
+    # they were plain spin boxes: -5 typed in Seed showed and ran 5 without a word, and a value
+    # typed without Enter before the toolbar's Start was not the one that ran
+    configure(window, "pattern_search", "sphere", budget="3", walkers=24)
+    form = window.form
+    _type_without_enter(qtbot, form.seed_spin, "-5")
+    assert form.seed_spin.text() == "5" and form.seed_row.error.startswith("'-' refused: the field takes")
+    _type_without_enter(qtbot, form.seed_spin, "7")
+    _type_without_enter(qtbot, form.sample_spin, "9")
+    started = []
+    window.controller.sigStarted.connect(started.append)
+    with qtbot.waitSignal(window.controller.sigFinished, timeout=20000):
+        window.start_action.trigger()
+    assert (started[0].seed, started[0].sample_size) == (7, 9) and "seed" not in form.errors()
+    _type_without_enter(qtbot, form.sample_spin, "")
+    assert not window.start() and form.errors()["sample_size"].startswith("enter a number")
+
+
 def test_unconfirmed_bad_typing_refuses_the_start_and_says_what_the_field_keeps(window, qtbot):
     configure(window, "pattern_search", "sphere", budget="3", walkers=24)
     editor = window.form.params_form.editor("walkers")
