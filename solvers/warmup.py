@@ -7,8 +7,9 @@ The engines keep compiled code on disk (CuPy's cache, CUPY_CACHE_DIR, default
 for numba: Engine.cache_dir), so a run that would otherwise spend its first seconds compiling
 starts at once. Without ``--all``: every algorithm with a fused kernel on the window's first
 functions (sphere, rastrigin, ackley, himmelblau) in float64 and float32; with ``--all``: on every
-function that has a CUDA functor. Where no compiling engine is available (no GPU and no numba) it
-prints one line and exits with status 2.
+function that has a CUDA functor. An engine that is not available here (no GPU) is named on stderr
+with the reason; where no compiling engine is available (no GPU and no numba) it prints one line
+and exits with status 2.
 """
 from __future__ import annotations
 
@@ -68,6 +69,10 @@ def cmd_warmup(args) -> int:
             f"the {e.name} engine is not available here ({e.status()[1]})" for e in engines),
             file=sys.stderr)
         return 2
+    for e in engines:
+        if not e.available:  # said, so a lesson does not count on a GPU engine warmed here
+            print(f"skipped: the {e.name} engine is not available here ({e.status()[1]})",
+                  file=sys.stderr, flush=True)
     failed = total = 0
     t_all = time.perf_counter()
     for engine in ready:

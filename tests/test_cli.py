@@ -113,6 +113,23 @@ def test_warmup_without_a_gpu_is_one_clear_line(fake_engines, capsys):
     assert "cuda engine is not available here (no CUDA device found)" in err
 
 
+def test_warmup_names_the_gpu_engines_it_skips(fake_engines, monkeypatch, capsys):
+    """numba compiles, cuda and cupy are unavailable: warmup says so instead of skipping them silently."""
+    from solvers import cli as cli_module
+    from solvers import warmup
+
+    no_gpu = {"status": (False, "no CUDA device found")}
+    fake_engines(cuda=dict(no_gpu, compiles=True), cupy=dict(no_gpu, compiles_when_run=True),
+                 numba={"compiles": True}, numba1={"compiles": True})
+    monkeypatch.setattr(warmup, "warm_targets", lambda all_functions, engine=None: [])
+    monkeypatch.setattr(warmup, "_compile", lambda engine, pairs: 0)
+    assert cli_module.main(["warmup"]) == 0
+    out, err = capsys.readouterr()
+    assert "skipped: the cuda engine is not available here (no CUDA device found)" in err
+    assert "skipped: the cupy engine is not available here (no CUDA device found)" in err
+    assert "numba engine's kernels" in out and "skipped: the numba" not in err
+
+
 def test_warmup_targets_the_classroom_functions_or_all():
     from solvers.warmup import CLASSROOM_FUNCTIONS, cache_dir, warm_targets
 
