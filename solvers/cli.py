@@ -236,6 +236,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (ConfigError, EngineUnavailable, DeviceMemoryError) as exc:
         print(f"{PROG}: error: {one_line(exc)}", file=sys.stderr)
         return 2
+    except BrokenPipeError:
+        # the reader left (`... --json | head`): nothing is wrong here. Python's recipe: point stdout
+        # at /dev/null, or the interpreter's final flush fails again and prints a traceback
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141  # what a shell reports for a writer ended by SIGPIPE
     except Exception as exc:  # a bug: still one line, the traceback only on request
         if os.environ.get("MULTIWALK_DEBUG"):
             raise

@@ -136,3 +136,13 @@ def test_sigint_inside_a_c_callback_still_ends_the_run():
     assert proc.returncode == 130, proc.stderr
     assert proc.stderr.splitlines() == ["main.py: interrupted"], proc.stderr
     assert "kept running" not in proc.stdout
+
+
+def test_a_reader_that_leaves_early_is_not_an_internal_error():
+    # `main.py list | head -c 10`: the pipe closes before the output is written. It printed
+    # "internal error: BrokenPipeError"; now nothing on stderr and the shell's SIGPIPE status
+    proc = subprocess.Popen([sys.executable, "main.py", "list"], cwd=ROOT, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    proc.stdout.close()  # no reader before the first write: deterministic, unlike `head`
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 141 and err.decode() == ""
