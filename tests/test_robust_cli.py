@@ -2,6 +2,7 @@
 for Ctrl+C), exactly one line on stderr, never a traceback."""
 from __future__ import annotations
 
+import csv
 import json
 import os
 import signal
@@ -146,3 +147,53 @@ def test_a_reader_that_leaves_early_is_not_an_internal_error():
     proc.stdout.close()  # no reader before the first write: deterministic, unlike `head`
     _, err = proc.communicate(timeout=120)
     assert proc.returncode == 141 and err.decode() == ""
+
+
+# main.py run as `python main.py ...`, with every progress report of a tune grid printed to stderr
+# ("progress DONE"), so a test can interrupt it once runs have finished instead of guessing a delay
+TUNE_WITH_PROGRESS = (
+    "import runpy, sys\n"
+    "from solvers.tune import Tuning\n"
+    "run = Tuning.run\n"
+    "def reporting(self, stop=None, on_progress=None, **kw):\n"
+    "    report = lambda p: print(f'progress {p.done}', file=sys.stderr, flush=True)\n"
+    "    return run(self, stop=stop, on_progress=report, **kw)\n"
+    "Tuning.run = reporting\n"
+    "sys.argv = ['main.py', *sys.argv[1:]]\n"
+    "runpy.run_path('main.py', run_name='__main__')\n")
+
+
+@pytest.mark.parametrize("args, batched", [
+    (["-a", "multidirectional_search", "-f", "sphere", "-d", "5", "-g", "edge=0.1:0.5:4", "--seeds", "50",
+      "--max-evals", "1e5"], False),  # one run after another: the finished runs are kept
+    (["-a", "pattern_search", "-f", "sphere", "-d", "5", "-g", "delta0=0.05:0.5:2", "--seeds", "2",
+      "-p", "walkers=64", "--max-iters", "1e9"], True),  # one batched run: every run's best so far
+], ids=["one-by-one", "batched"])
+def test_sigint_during_tune_keeps_the_finished_runs(tmp_path, args, batched):
+    # Ctrl+C exited 130 without writing the CSV: the stop flag the grid polls was never set
+    out = tmp_path / "grid.csv"
+    proc = subprocess.Popen([sys.executable, "-c", TUNE_WITH_PROGRESS, "tune", *args, "-e", "numpy",
+                             "--csv", str(out)], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    seen = []
+    for line in proc.stderr:  # the batched grid reports after each chunk, one by one after each run
+        seen.append(line)
+        if line.startswith("progress ") and (batched or int(line.split()[1]) >= 2):
+            break
+    proc.send_signal(signal.SIGINT)
+    stdout, stderr = proc.communicate(timeout=60)
+    stderr = "".join(seen) + stderr
+    assert proc.returncode == 130, stderr
+    lines = [line for line in stderr.splitlines() if not line.startswith("progress ")]
+    assert len(lines) == 1 and lines[0].startswith("main.py: interrupted; "), stderr
+    assert f"written to {out}" in lines[0] and "Traceback" not in stderr
+    with open(out, newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    total = 4 if batched else 200
+    assert f"stopped {len(rows)} of {total} runs in" in stdout
+    if batched:  # every run's row, none of them at its budget
+        assert len(rows) == total and "all 4 runs stopped part-way" in lines[0]
+        assert all(0 < float(r["best_f"]) < float("inf") for r in rows)
+    else:
+        assert 2 <= len(rows) < total and f"{len(rows)} of {total} runs finished" in lines[0]
+        assert all(r["evals"] == "100000" for r in rows)

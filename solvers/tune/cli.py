@@ -1,7 +1,9 @@
 """``main.py tune``: a parameter grid from the shell; every bad input is one line and exit 2."""
 from __future__ import annotations
 
+import signal
 import sys
+import threading
 
 import numpy as np
 
@@ -67,21 +69,43 @@ def cmd_tune(args) -> int:
                           + (": give it with --f-min" if tuning.table.problem.startswith("expr:") else ""))
     interrupted = []
 
-    def stop() -> bool:
-        return bool(interrupted)
+    def first_interrupt(signum, frame) -> None:
+        """Ctrl+C while the grid runs: stop it at its next check (between chunks or runs), so the
+        runs so far are written and printed; the handler before it is back for a second Ctrl+C,
+        which ends at once (main.py)."""
+        interrupted.append(signum)
+        signal.signal(signal.SIGINT, previous)
 
+    # a handler can only be set on the main thread (a caller on another thread keeps its own)
+    on_main = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGINT, first_interrupt) if on_main else None
     try:
-        table = tuning.run(stop=stop)
-    except KeyboardInterrupt:
-        print("main.py: interrupted", file=sys.stderr)
+        table = tuning.run(stop=lambda: bool(interrupted))
+    except KeyboardInterrupt:  # a second Ctrl+C: the grid's runs are lost
+        lost = f"; no run was written to {args.csv}" if args.csv is not None else ""
+        print(f"main.py: interrupted{lost}", file=sys.stderr)
         return 130
+    finally:
+        if on_main:
+            signal.signal(signal.SIGINT, previous)
     if args.csv is not None:
         table.save_csv(args.csv)
     if args.json:
         print(strict_dumps(table.to_dict()))
-        return 0
-    print_table(table)
+    else:
+        print_table(table)
+    if table.stop_reason == "stopped":  # a Ctrl+C after the last run changed nothing: exit 0
+        kept = f", written to {args.csv}" if args.csv is not None else ""
+        print(f"main.py: interrupted; {_kept(table)}{kept}", file=sys.stderr)
+        return 130
     return 0
+
+
+def _kept(table) -> str:
+    """What an interrupted grid kept, in words."""
+    if table.batched:  # one batched run: every run stopped at the evaluations it had reached
+        return f"all {len(table.rows):,} runs stopped part-way, each row its best so far"
+    return f"{len(table.rows):,} of {table.grid.groups:,} runs finished"
 
 
 def print_table(table) -> None:
