@@ -7,12 +7,14 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import threading
 from typing import Sequence
 
 from .errors import ConfigError, DeviceMemoryError, EngineUnavailable, one_line
 from .json_safe import strict_dumps
 
 PROG = "main.py"
+COMPILE_NOTICE_S = 1.0  # `run` says "compiling" once a compile takes this long (a cached one is quiet)
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -97,6 +99,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def cmd_run(args) -> int:
     from .config import RunConfig  # noqa: PLC0415
+    from .engines import get_engine  # noqa: PLC0415
     from .runner import Runner  # noqa: PLC0415
 
     params = dict(args.param)
@@ -112,18 +115,32 @@ def cmd_run(args) -> int:
                              fast_math=args.fast_math, sample_size=1, bounds=args.bounds, threads=args.threads,
                              f_min=args.f_min, devices=args.devices)
     early = set()  # warnings about the run ahead, printed before it starts
+    compiling = get_engine(config.engine).compile_message
+    notice: list[threading.Timer] = []  # a compile is announced once it takes noticeable time
 
-    def warn(text: str) -> None:
+    def status(text: str) -> None:
+        for timer in notice:  # the phase it would announce is over
+            timer.cancel()
+        notice.clear()
         if text.startswith("warning: "):
             early.add(text[len("warning: "):])
             print(one_line(text), file=sys.stderr, flush=True)
+        elif text == compiling:
+            timer = threading.Timer(COMPILE_NOTICE_S, print, (f"{PROG}: {text}, not counted in the run's time ...",),
+                                    {"file": sys.stderr, "flush": True})
+            timer.daemon = True
+            timer.start()
+            notice.append(timer)
 
-    runner = Runner(config, on_status=warn)
+    # compiled before the clock starts, as every measurement does (README: compilation never counts)
+    runner = Runner(config, on_status=status, compile_first=True)
     try:
         result = runner.run()
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted", file=sys.stderr)
         return 130
+    finally:
+        status("")  # no notice after the run (or its error)
     if args.json:
         print(strict_dumps(result.to_dict()))  # NaN -> null, +/-inf -> "inf"/"-inf": valid JSON
         return 0

@@ -21,7 +21,7 @@ from .config import RunConfig
 from .engines import get_engine, reference_class
 from .errors import ConfigError
 from .params import changed_fields, make_params, specs
-from . import shards
+from . import measure, shards
 from .rng import ArrayRNG
 from .snapshot import Snapshot
 
@@ -85,8 +85,13 @@ class Runner:
     """Drives one run of one configuration; see the module docstring for threading."""
 
     def __init__(self, config: RunConfig, on_snapshot: Callable[[Snapshot], None] | None = None,
-                 on_status: Callable[[str], None] | None = None, share_gil: bool = False):
+                 on_status: Callable[[str], None] | None = None, share_gil: bool = False,
+                 compile_first: bool = False):
+        """`compile_first`: on an engine that compiles when a run first iterates (numba, cupy),
+        compile before the clock starts (the measuring rule's warm-up), so `seconds` is the run's
+        own time; off, the first chunk includes the compile (the window says "first iteration")."""
         self.config = config
+        self._compile_first = compile_first
         self._share_gil = share_gil
         self._on_snapshot = on_snapshot
         self._on_status = on_status
@@ -168,6 +173,12 @@ class Runner:
         self.algorithm = shards.build(engine, cfg.algorithm, problem, cfg.params, cfg.dtype,
                                       cfg.fast_math, budget=cfg.budget, threads=cfg.threads,
                                       devices=cfg.devices)
+        warmed = self._compile_first and engine.compiles_when_run
+        if warmed:
+            # untimed, as every measurement compiles (solvers/measure.py): a throwaway state's
+            # first iteration; the run's own walkers are drawn below from its seed, as without it
+            self._status(engine.compile_message)
+            measure.warm_up(self.algorithm, engine, cfg.seed)
         self._status("initialising walkers")
         t0 = time.perf_counter()
         self.state = self.algorithm.init(ArrayRNG(xp, cfg.seed))
@@ -178,7 +189,7 @@ class Runner:
         self._warn_if_slow()
         # an engine that compiles at its first iterations (CuPy's element-wise kernels, numba's step
         # kernels) may spend seconds there on a fresh machine: say so until the first chunk is done
-        self._first_chunk_compiles = engine.compiles_when_run
+        self._first_chunk_compiles = engine.compiles_when_run and not warmed
         self._status("first iteration" if self._first_chunk_compiles else "running")
 
     def run(self) -> RunResult:
