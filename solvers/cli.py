@@ -97,6 +97,22 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def refuse_ignored_engine_options(engine_name: str, threads: int | None, fast_math: bool) -> None:
+    """--threads or --fast-math on an engine that would ignore it is bad input (ConfigError): the
+    run would go on as if the option had not been given (`run`, `tune`)."""
+    from .engines import get_engine, list_engines  # noqa: PLC0415
+
+    engine = get_engine(engine_name)
+    if threads is not None and not engine.threads_choosable():
+        takers = [e for e in list_engines() if get_engine(e).threads_choosable()]
+        raise ConfigError(f"--threads: engine '{engine_name}' has no thread count to choose "
+                          f"(engines that have: {', '.join(takers) or 'none'})")
+    if fast_math and not engine.honours_fast_math:
+        takers = [e for e in list_engines() if get_engine(e).honours_fast_math]
+        raise ConfigError(f"--fast-math: engine '{engine_name}' has no fast-math switch "
+                          f"(engines that have: {', '.join(takers) or 'none'})")
+
+
 def cmd_run(args) -> int:
     from .config import RunConfig  # noqa: PLC0415
     from .engines import get_engine  # noqa: PLC0415
@@ -108,6 +124,7 @@ def cmd_run(args) -> int:
             raise ConfigError(f"-n/--walkers {args.walkers} and -p walkers={params['walkers']} both "
                               "set the walkers; give one of them")
         params["walkers"] = args.walkers
+    refuse_ignored_engine_options(args.engine, args.threads, args.fast_math)
     function = args.function if args.function_file is None else read_function_file(args.function_file)
     config = RunConfig.build(args.algorithm, function, args.dim, params=params, engine=args.engine,
                              dtype=args.dtype, seed=args.seed, max_evals=args.max_evals,

@@ -65,6 +65,12 @@ CLI_CASES = {
     "bench-param-walkers": (["bench", "-a", "pattern_search", "-p", "walkers=7"], "-n/--walkers"),
     "bench-json-md-same-file": (["bench", "-a", "pattern_search", "--json", "/tmp/mw-same.out", "--md",
                                  "/tmp/mw-same.out"], "same file"),
+    "run-threads-on-numpy": (["run", "-a", "pattern_search", "-f", "sphere", "-e", "numpy", "--threads", "2"],
+                             "no thread count"),
+    "run-fast-math-on-numba": (["run", "-a", "pattern_search", "-f", "sphere", "-e", "numba", "--fast-math"],
+                               "no fast-math switch"),
+    "tune-threads-on-numpy": (["tune", "-a", "particle_swarm", "-f", "sphere", "-g", "omega=0.2:1:3",
+                               "--max-evals", "2000", "--threads", "2"], "no thread count"),
     "reproduce-paper": (["reproduce", "999", "--quick"], "unknown paper"),
     "reproduce-out-proc": (["reproduce", "000", "--quick", "--out", "/proc/x"], "cannot write"),
 }

@@ -53,8 +53,10 @@ def register_cli(sub) -> None:
 
 def cmd_tune(args) -> int:
     from ..atomic_write import check_writable_file  # noqa: PLC0415
+    from ..cli import refuse_ignored_engine_options  # noqa: PLC0415
     from . import DEFAULT_TOLERANCE, prepare  # noqa: PLC0415
 
+    refuse_ignored_engine_options(args.engine, args.threads, args.fast_math)
     if args.csv is not None:
         check_writable_file(args.csv, "CSV file")
     tolerance = DEFAULT_TOLERANCE if args.tolerance is None else args.tolerance
