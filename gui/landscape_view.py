@@ -192,7 +192,10 @@ class LandscapeView(QtWidgets.QWidget):
     def set_problem(self, name: str, dim: int) -> None:
         """Show function `name` in dimension `dim` (clears walkers)."""
         problem = get_problem(name, dim)
-        if self.problem is not None and (self.problem.name, self.problem.dim) == (name, dim):
+        # the box too: a typed function keeps its name when only its box is edited
+        if (self.problem is not None and (self.problem.name, self.problem.dim) == (name, dim)
+                and np.array_equal(self.problem.lower, problem.lower)
+                and np.array_equal(self.problem.upper, problem.upper)):
             return
         self.problem = problem
         self.grid = None

@@ -180,6 +180,20 @@ def test_nd_projection_and_one_dimensional_functions(view, qtbot):
     assert view.walker_points().shape == (2, 2)
 
 
+def test_a_typed_function_whose_box_changed_is_redrawn_on_its_new_box(view, qtbot):
+    from solvers.problems.custom import set_expression_box
+
+    name = "expr: x1**2 + x2**2"
+    set_expression_box(name, -5.0, 5.0)
+    with qtbot.waitSignal(view.sigLandscapeReady, timeout=5000):
+        view.set_problem(name, 2)
+    set_expression_box(name, -1.0, 1.0)  # the editor's OK with the same text, another box
+    with qtbot.waitSignal(view.sigLandscapeReady, timeout=5000):
+        view.set_problem(name, 2)
+    np.testing.assert_array_equal(view.problem.lower, [-1.0, -1.0])
+    assert (view.grid.xs[0], view.grid.xs[-1]) == (-1.0, 1.0)
+
+
 # --- the generated parameter form -----------------------------------------------------------------
 @pytest.mark.parametrize("algorithm", solvers.list_algorithms())
 def test_parameter_form_is_generated_from_the_declared_parameters(qtbot, algorithm):
