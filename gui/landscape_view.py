@@ -13,7 +13,7 @@ import time
 
 import numpy as np
 import pyqtgraph as pg
-from PyQt6 import QtCore, QtWidgets
+from PyQt6 import QtCore, QtGui, QtWidgets
 
 from solvers.problems import get_problem
 from solvers.problems.base import Problem
@@ -129,6 +129,16 @@ class LandscapeView(QtWidgets.QWidget):
         self.image = pg.ImageItem(axisOrder="row-major")
         self.image.setZValue(-10)
         item.addItem(self.image)
+        # Where f has no finite value (NaN or inf; the solvers count it as +inf) the heatmap is
+        # transparent (pyqtgraph draws NaN so) over this hatching: painted in the lowest colour,
+        # an undefined region would read as the best one.
+        self.undefined = QtWidgets.QGraphicsRectItem()
+        self.undefined.setPen(pg.mkPen(None))
+        self.undefined.setBrush(QtGui.QBrush(QtGui.QColor(150, 150, 150),
+                                             QtCore.Qt.BrushStyle.BDiagPattern))
+        self.undefined.setZValue(-11)
+        self.undefined.setVisible(False)
+        item.addItem(self.undefined)
         self.colorbar = pg.ColorBarItem(values=(0, 1), colorMap=self.cmap, interactive=False, width=14)
         self.colorbar.setImageItem(self.image, insert_in=item)
         self.contours = pg.PlotCurveItem(pen=pg.mkPen(255, 255, 255, 70, width=1), connect="pairs")
@@ -335,10 +345,13 @@ class LandscapeView(QtWidgets.QWidget):
             self._scale = grid.scale  # held while the box is checked and the function and axes stay
         self.last_error = ""
         self.message.setText("")
-        display = np.nan_to_num(grid.display, nan=grid.levels[0])
+        undefined = np.isnan(grid.values)  # (an all-NaN slice has a display of zeros)
+        display = np.where(undefined, np.nan, grid.display)  # NaN: transparent
         self.image.setImage(display, levels=grid.levels, autoLevels=False)
         x0, x1, y0, y1 = grid.xs[0], grid.xs[-1], grid.ys[0], grid.ys[-1]
         self.image.setRect(QtCore.QRectF(x0, y0, x1 - x0, y1 - y0))
+        self.undefined.setRect(QtCore.QRectF(x0, y0, x1 - x0, y1 - y0))
+        self.undefined.setVisible(bool(undefined.any()))
         self.colorbar.setLevels(grid.levels)
         self.colorbar.axis.setLabel("log10(f - min)" if grid.log_scale else "f")
         self.image.setVisible(True)
@@ -375,6 +388,7 @@ class LandscapeView(QtWidgets.QWidget):
             return
         self.line_1d.setData(xs, np.where(np.isfinite(f), f, np.nan), connect="finite")
         self.image.setVisible(False)
+        self.undefined.setVisible(False)
         self.contours.setData([], [])
         self.plot.getPlotItem().enableAutoRange()
         self.sigLandscapeReady.emit()
@@ -439,6 +453,9 @@ class LandscapeView(QtWidgets.QWidget):
     def _update_info(self) -> None:
         p = self.problem
         scale = "log colour scale" if self.grid is not None and self.grid.log_scale else "linear colours"
+        if self.grid is not None and np.isnan(self.grid.values).any():
+            scale += ("; no finite value on this slice" if np.isnan(self.grid.values).all() else
+                      "; hatched: no finite value (NaN or inf)")
         if p.dim > 2:
             self.info.setText(f"{p.dim}-D slice; {scale}")
             tip = (f"{p.dim}-D function: the colours are f on the 2-D slice through the best point "

@@ -180,6 +180,24 @@ def test_nd_projection_and_one_dimensional_functions(view, qtbot):
     assert view.walker_points().shape == (2, 2)
 
 
+def test_where_f_has_no_finite_value_the_heatmap_is_hatched_not_the_lowest_colour(view, qtbot):
+    # log(x1) is undefined for x1 <= 0: that half was painted in the lowest colour (the best)
+    with qtbot.waitSignal(view.sigLandscapeReady, timeout=5000):
+        view.set_problem("expr: log(x1) + x2**2", 2)
+    image = view.image.image
+    left = view.grid.xs < 0
+    assert np.isnan(image[:, left]).all() and np.isfinite(image[:, ~left]).all()
+    assert view.undefined.isVisible() and view.undefined.rect().width() > 0
+    assert "hatched: no finite value" in view.info.text()
+    with qtbot.waitSignal(view.sigLandscapeReady, timeout=5000):
+        view.set_problem("expr: log(-1 - x1**2) + x2", 2)  # nowhere defined: all hatched
+    assert np.isnan(view.image.image).all() and view.undefined.isVisible()
+    assert "no finite value on this slice" in view.info.text()
+    with qtbot.waitSignal(view.sigLandscapeReady, timeout=5000):
+        view.set_problem("rastrigin", 2)  # defined everywhere: no hatching, no words
+    assert not view.undefined.isVisible() and "finite" not in view.info.text()
+
+
 def test_a_typed_function_whose_box_changed_is_redrawn_on_its_new_box(view, qtbot):
     from solvers.problems.custom import set_expression_box
 
