@@ -117,26 +117,28 @@ class ConvergenceChart(QtWidgets.QWidget):
             self.previous.append(self.current)
             del self.previous[:-MAX_PREVIOUS]
         self.current = _Curve(params_label(config), [], [], [])
-        self._set_problem(config.problem, config.dim)
+        self._set_problem(config.problem, config.dim, config.f_min)
         self._rebuild_previous()
         self.refresh()
 
-    def clear_for(self, problem: str, dim: int) -> None:
+    def clear_for(self, problem: str, dim: int, f_min: float | None = None) -> None:
         """A new set-up was loaded: no current run; earlier curves stay (faded) only if they are
-        comparable, i.e. on the same function and dimension."""
+        comparable, i.e. on the same function and dimension (`f_min`: a typed function's known
+        minimum)."""
         if self.current is not None and len(self.current.best) > 0:
             self.previous.append(self.current)
             del self.previous[:-MAX_PREVIOUS]
         self.current = None
-        self._set_problem(problem, dim)
+        self._set_problem(problem, dim, f_min)
         self._rebuild_previous()
         self.refresh()
 
-    def _set_problem(self, problem: str, dim: int) -> None:
+    def _set_problem(self, problem: str, dim: int, f_min: float | None = None) -> None:
         if (problem, dim) != getattr(self, "_problem_key", None):
             self.previous.clear()  # curves of another function are not comparable
         self._problem_key = (problem, dim)
-        self.f_min = get_problem(problem, dim).f_min
+        # a typed function's known minimum comes with the set-up (RunConfig.f_min), not the registry
+        self.f_min = f_min if f_min is not None else get_problem(problem, dim).f_min
         # Log axis for the whole run when values cannot go below zero (a known minimum >= 0),
         # decided once so a chart never flips between linear and log mid-run.
         self._log_hint = self.f_min is not None and self.f_min >= 0

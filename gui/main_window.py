@@ -524,7 +524,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.landscape.clear_run()
         self.extras.begin_run()
         self.extras.refresh()
-        self.chart.clear_for(config.problem, config.dim)
+        self.chart.clear_for(config.problem, config.dim, config.f_min)
         self.last_snapshot = None
         self._show_numbers(None)
         try:

@@ -111,6 +111,23 @@ def test_known_minimum_is_optional_checked_and_kept_with_the_set_up(qtbot, form,
     assert other.build_config().f_min is None
 
 
+def test_the_charts_draw_a_typed_function_s_known_minimum_as_for_a_built_in(qtbot, form):
+    # the README: with a known minimum "the charts show the error ... as for a built-in"; the
+    # chart read the minimum from the registry, where a typed function has none
+    from gui.charts import ConvergenceChart
+
+    form.set_custom_function(CustomFunction("(x1 - 1)**2 + x2**2 - 3", 2, -5.0, 5.0, -3.0))
+    form.budget_edit.setText("5")
+    config = form.build_config()
+    chart = ConvergenceChart()
+    qtbot.addWidget(chart)
+    for begin in (lambda: chart.begin_run(config), lambda: chart.clear_for(config.problem, config.dim,
+                                                                         config.f_min)):
+        begin()
+        assert chart.f_min == -3.0 and all(line.isVisible() for line in chart.min_lines)
+        assert chart.min_lines[0].value() == -3.0 and "known minimum f* = -3" in chart.legend.text()
+
+
 def test_typed_function_runs_on_the_numba_engine(qtbot, form):
     """The window's worker runs a typed function on numba (the engine compiles it) like a built-in."""
     pytest.importorskip("numba")
