@@ -113,6 +113,18 @@ def test_delay_is_not_counted_as_compute_time():
     assert r.seconds < 0.3
 
 
+def test_delay_is_a_pace_the_compute_time_counts_towards():
+    # 5 iterations of 60 ms each at a pace of 10/s last 0.5 s, not 5 x (60 + 100) ms = 0.8 s
+    runner = Runner(_config(max_iters=5))
+    advance = runner._advance
+    runner._advance = lambda *a, **k: (time.sleep(0.06), advance(*a, **k))[1]
+    runner.set_delay(0.1)
+    t0 = time.perf_counter()
+    r = runner.run()
+    wall = time.perf_counter() - t0
+    assert r.seconds >= 0.3 and 0.45 <= wall < 0.68
+
+
 def _nan_half(xp, X):
     f = xp.sum(X * X, axis=1)
     return xp.where(X[:, 0] < 0, xp.nan, f)
