@@ -113,9 +113,7 @@ class ConvergenceChart(QtWidgets.QWidget):
     # --- feeding -------------------------------------------------------------------------------
     def begin_run(self, config: RunConfig) -> None:
         """Archive the current curve as a faded one and start a new curve for `config`."""
-        if self.current is not None and len(self.current.best) > 0:
-            self.previous.append(self.current)
-            del self.previous[:-MAX_PREVIOUS]
+        self._archive_current()
         self.current = _Curve(params_label(config), [], [], [])
         self._set_problem(config.problem, config.dim, config.f_min)
         self._rebuild_previous()
@@ -125,13 +123,23 @@ class ConvergenceChart(QtWidgets.QWidget):
         """A new set-up was loaded: no current run; earlier curves stay (faded) only if they are
         comparable, i.e. on the same function and dimension (`f_min`: a typed function's known
         minimum)."""
-        if self.current is not None and len(self.current.best) > 0:
-            self.previous.append(self.current)
-            del self.previous[:-MAX_PREVIOUS]
+        self._archive_current()
         self.current = None
         self._set_problem(problem, dim, f_min)
         self._rebuild_previous()
         self.refresh()
+
+    def retire_current(self) -> None:
+        """The run was reset: its curve stays as a faded one (same function), not 'this run'."""
+        self._archive_current()
+        self.current = None
+        self._rebuild_previous()
+        self.refresh()
+
+    def _archive_current(self) -> None:
+        if self.current is not None and len(self.current.best) > 0:
+            self.previous.append(self.current)
+            del self.previous[:-MAX_PREVIOUS]
 
     def _set_problem(self, problem: str, dim: int, f_min: float | None = None) -> None:
         if (problem, dim) != getattr(self, "_problem_key", None):

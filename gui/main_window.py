@@ -86,6 +86,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.results: list = []  # RunResults of finished runs, newest last (for export)
         self.last_snapshot = None
         self._pending_snapshot = None
+        self._drawing = True  # False once the run on the views was reset or replaced by a set-up
         self._render_scheduled = False
         self._last_chart_refresh = -1.0
         self._chart_turn = True
@@ -519,6 +520,7 @@ class MainWindow(QtWidgets.QMainWindow):
         only when they are comparable (same function and dimension); say if the engine fell back."""
         if self.controller.is_running:
             self.controller.stop()
+            self._forget_run()
         self.form.apply_config(config)
         self.error_banner.hide()
         self.landscape.clear_run()
@@ -579,16 +581,26 @@ class MainWindow(QtWidgets.QMainWindow):
 
     def reset(self) -> None:
         """Stop the run and clear the walkers; the next Start uses every field of the form."""
-        self.controller.stop()
+        if self.controller.is_running:
+            self.controller.stop()
+            self._forget_run()
         self.landscape.clear_run()
         self.extras.begin_run()
+        self.chart.retire_current()
         self.form.set_running(self.controller.is_running)
         self.landscape.set_problem(self.form.problem(), self.form.dim())
         self._show_numbers(None)
         self.statusBar().showMessage("reset", 3000)
 
+    def _forget_run(self) -> None:
+        """The stopping run's views were cleared (Reset, a loaded set-up): its last snapshots and
+        its end, still on their way, must not draw it back; its result is still kept for export."""
+        self._drawing = False
+        self._pending_snapshot = None
+
     # --- controller slots ----------------------------------------------------------------------
     def _on_controller_started(self, config: RunConfig) -> None:
+        self._drawing = True
         self.error_banner.hide()
         self._run_config = config
         self.last_snapshot = None
@@ -604,6 +616,8 @@ class MainWindow(QtWidgets.QMainWindow):
     def _on_controller_snapshot(self, snap) -> None:
         # Record every snapshot (cheap), draw only the newest once the queue is drained, so a
         # slow repaint can never make snapshots pile up.
+        if not self._drawing:
+            return
         self.chart.record(snap)
         self.extras.record(snap)
         self._pending_snapshot = snap
@@ -673,6 +687,10 @@ class MainWindow(QtWidgets.QMainWindow):
 
     def _on_controller_finished(self, result) -> None:
         self.busy.hide()
+        if not self._drawing:  # reset or replaced while it stopped: keep it for export only
+            if result is not None:
+                self.results.append(result)
+            return
         self._render()  # the final snapshot, if it is still waiting
         if result is not None:
             self.results.append(result)

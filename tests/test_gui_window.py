@@ -173,6 +173,31 @@ def test_pause_step_resume_stop_reset(qtbot, make_window):
     assert_closed_cleanly(window)
 
 
+@pytest.mark.parametrize("clear", ["reset", "load"])
+def test_reset_or_a_set_up_loaded_during_a_run_is_not_drawn_over_by_its_last_snapshots(
+        qtbot, make_window, clear):
+    # the stopping run's last snapshot and its end came after the views were cleared: walkers,
+    # best star, numbers, algorithm panel and 'finished, stopped' all came back
+    window = make_window()
+    configure(window, "particle_swarm", problem="rastrigin", budget="100000000")
+    window.speed_slider.setValue(60)  # paced: a snapshot per iteration
+    assert window.start()
+    qtbot.waitUntil(lambda: window.last_snapshot is not None and bool(window.extras.series),
+                    timeout=5000)
+    with qtbot.waitSignal(window.controller.sigFinished, timeout=RUN_TIMEOUT_MS):
+        if clear == "reset":
+            window.reset_action.trigger()
+        else:
+            window.apply_loaded_config(window.form.build_config())
+    qtbot.wait(100)  # anything still queued
+    assert len(window.landscape.walker_points()) == 0 and window.landscape.best.getData()[0].size == 0
+    assert window.best_label.text() == "" and window.iter_label.text() == ""
+    assert not window.extras.series and window.chart.current is None
+    assert "finished" not in window.statusBar().currentMessage()
+    assert len(window.chart.previous) == 1  # the run's curve stays, faded, to compare with
+    assert window.results and window.results[-1].stop_reason == "stopped"  # still exportable
+
+
 def test_window_stays_responsive_during_an_unpaced_run_of_few_walkers(qtbot, make_window):
     # 24 walkers in 2-D: the solver is a loop of tiny numpy calls that never release the GIL, and
     # PyQt needs the GIL for every virtual call while it paints (this once froze Stop for minutes)
