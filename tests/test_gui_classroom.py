@@ -34,12 +34,13 @@ def full_speed(window) -> None:
 
 # --- 5: watchable first launch and presets -----------------------------------------------------
 @pytest.mark.parametrize("path", CLASS_PRESETS, ids=[p.stem for p in CLASS_PRESETS])
-def test_every_classroom_preset_has_a_pace_that_tells_its_story_in_10_to_30_s(path):
+def test_every_classroom_preset_has_a_pace_that_tells_its_story_in_15_to_20_s(path):
+    # the README's words (the ridge took 10 s and the deceptive hole 25 s when 10-30 s passed)
     meta = config_io.read_meta(path)
     config = config_io.load_config(path)
     assert meta["pace"] is not None, "a classroom preset needs a pace (iterations per second)"
     seconds = config.budget.max_iters / meta["pace"]
-    assert 10 <= seconds <= 30, f"{path.stem} takes {seconds:.1f} s at its pace"
+    assert 15 <= seconds <= 20, f"{path.stem} takes {seconds:.1f} s at its pace"
 
 
 def test_first_launch_shows_a_paced_preset_and_full_speed_is_one_move_away(qtbot, make_window):
