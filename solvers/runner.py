@@ -235,15 +235,16 @@ class Runner:
             if single or delay > 0 or pausing or now - last_publish >= target:
                 self._publish(finished=False, reason="")
                 last_publish = now
+            share = min(GIL_SLEEP_MAX_S, max(GIL_SLEEP_MIN_S, GIL_SHARE * dt)) if self._share_gil else 0.0
             if delay > 0:
                 # the delay is a period counted from the iteration's start, so the pace holds
                 # (the slider's "200 iterations/s" ran at 111/s when the compute and the
-                # snapshot came on top of the wait)
+                # snapshot came on top of the wait); never less than the window's share of the GIL
                 with self._wake:
                     self._wake.wait_for(lambda: self._stop,
-                                        timeout=max(0.0, delay - (time.perf_counter() - t0)))
-            elif self._share_gil:
-                time.sleep(min(GIL_SLEEP_MAX_S, max(GIL_SLEEP_MIN_S, GIL_SHARE * dt)))
+                                        timeout=max(share, delay - (time.perf_counter() - t0)))
+            elif share > 0:
+                time.sleep(share)
         self._publish(finished=True, reason=reason)
         return self.result(reason)
 
