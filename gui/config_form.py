@@ -57,6 +57,12 @@ def describe_point(x: np.ndarray | None) -> str:
     return f"({shown}{', ...' if len(x) > 4 else ''})"
 
 
+def _exact(value: float) -> str:
+    """A budget as text that reads back to the same number ('{:g}' showed 1234567 as 1.23457e+06,
+    and the loaded set-up then ran 1,234,570 evaluations)."""
+    return str(value) if isinstance(value, int) else repr(float(value))
+
+
 class ConfigForm(QtWidgets.QWidget):
     """The left panel; ``build_config()`` returns a validated RunConfig or None (errors shown)."""
 
@@ -443,7 +449,7 @@ class ConfigForm(QtWidgets.QWidget):
         self.set_state({"algorithm": config.algorithm, "problem": config.problem, "dim": config.dim,
                         "engine": config.engine, "dtype": config.dtype, "seed": config.seed,
                         "threads": config.threads or 0, "sample_size": config.sample_size,
-                        "devices": _devices_text(config.devices), "budget_kind": kind, "budget": f"{value:g}",
+                        "devices": _devices_text(config.devices), "budget_kind": kind, "budget": _exact(value),
                         "params": {config.algorithm: config.params_dict()},
                         "bounds": list(config.bounds) if config.bounds else None,
                         "f_min": config.f_min})

@@ -590,3 +590,15 @@ def test_main_py_starts_the_window_and_quits_by_itself(tmp_path):
         pytest.skip("main.py does not exist yet")
     done = _start(["main.py", "--quit-after", "1500"], tmp_path)
     assert done.returncode == 0, done.stderr[-2000:]
+
+
+@pytest.mark.parametrize("budget", [{"max_evals": 1_234_567}, {"max_seconds": 0.123456789}])
+def test_a_loaded_budget_keeps_every_digit(qtbot, make_window, budget):
+    # the form wrote it with '{:g}': 1234567 became 1.23457e+06 and the run made 1,234,570 evaluations
+    from solvers.config import RunConfig
+
+    window = make_window()
+    config = RunConfig.build("pattern_search", "sphere", 2, **budget)
+    window.form.apply_config(config)
+    built = window.form.build_config()
+    assert built is not None and built.budget == config.budget
