@@ -219,3 +219,22 @@ def test_reproduce_runs_where_qt_cannot_be_imported(tmp_path):
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stdout + out.stderr
     assert (tmp_path / "differential_evolution.md").is_file()
+
+
+def test_an_interrupted_run_leaves_the_previous_report_and_plots_as_they_were(tmp_path, monkeypatch, capsys):
+    """Ctrl+C after Table 1's plot: the plots used to be drawn straight into --out, so the older
+    report there kept its tables but showed this run's Table 1 plot (QA: 'reproduce 000 --quick'
+    stopped by SIGINT). Now plots are staged and moved in only with the report."""
+    from solvers.reproduce import pattern_search
+
+    old = {"pattern_search.md": b"# an older report\n", "pattern_search_table1_time.png": b"older plot"}
+    for name, data in old.items():
+        (tmp_path / name).write_bytes(data)
+
+    def stop(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(pattern_search, "table4", stop)
+    code = cli_main(["reproduce", "000", "--quick", "--engine", "numpy", "--out", str(tmp_path)])
+    assert code == 130, capsys.readouterr().err
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == old  # nothing new, nothing hidden left

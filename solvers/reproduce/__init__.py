@@ -87,7 +87,11 @@ def reproduce(paper: str, *, engines: list[str] | None = None, quick: bool = Fal
         report = Report(info, ctx, ctx.dtype(info.default_dtype), out_dir)
         log(f"[{pid} {name}] start ({'quick' if quick else 'full'} mode)")
         t0 = time.perf_counter()
-        module.run(ctx, report)
+        try:
+            module.run(ctx, report)
+        except BaseException:  # Ctrl+C or an error: no plots of this run beside an older report
+            report.discard()
+            raise
         elapsed = time.perf_counter() - t0
         path = report.write(elapsed)
         written.append(path)

@@ -2,6 +2,9 @@
 
 A report is built section by section (text, tables, images, notes) and written as DIR/<paper>.md;
 the differences from the paper are collected as the experiments run and listed at the end.
+Plots are drawn into a hidden staging folder beside it and moved into place only when the report is
+written, so a run stopped half-way (Ctrl+C, a crash) leaves the previous report and its plots as
+they were, never a finished-looking report beside plots of another run.
 """
 from __future__ import annotations
 
@@ -9,6 +12,7 @@ import datetime as _dt
 import math
 import os
 import platform
+import shutil
 import subprocess
 import sys
 from dataclasses import dataclass, field
@@ -17,7 +21,7 @@ from typing import Sequence
 
 import numpy as np
 
-from ..atomic_write import atomic_write_text
+from ..atomic_write import SaveError, atomic_write_text
 
 LOST = "lost"  # the paper's value did not survive the seed's text extraction
 NA = "n/a"
@@ -210,9 +214,24 @@ class Report:
         self.images.append(Path(path))
         self.blocks.append(f"![{alt}]({Path(path).name})")
 
+    @property
+    def staging(self) -> Path:
+        """DIR/.<paper>.partial: the plots of a report not yet written."""
+        return self.out_dir / f".{self.paper.name}.partial"
+
     def plot_path(self, suffix: str) -> Path:
-        """Where a plot of this report goes: DIR/<paper>_<suffix>.png."""
-        return self.out_dir / f"{self.paper.name}_{suffix}.png"
+        """Where a plot of this report is drawn: <paper>_<suffix>.png in the staging folder; write()
+        moves it to DIR. Drawing straight into DIR let an interrupted run replace some of the plots
+        of the report already there, which then showed numbers its tables did not hold."""
+        try:
+            self.staging.mkdir(exist_ok=True)
+        except OSError as exc:
+            raise SaveError(f"cannot write {self.staging}: {exc.strerror or exc}") from None
+        return self.staging / f"{self.paper.name}_{suffix}.png"
+
+    def discard(self) -> None:
+        """Drop the plots of a report that will not be written (the run stopped early)."""
+        shutil.rmtree(self.staging, ignore_errors=True)
 
     def difference(self, text: str) -> None:
         if text.strip():  # a note that does not apply to this run is empty
@@ -291,5 +310,14 @@ class Report:
         return "\n\n".join(parts).rstrip() + "\n"
 
     def write(self, elapsed: float) -> Path:
-        path = self.out_dir / f"{self.paper.name}.md"
-        return atomic_write_text(path, self.render(elapsed))
+        """Move the plots into DIR, then write the Markdown that shows them (each move is atomic)."""
+        for image in self.images:
+            if image.parent == self.staging:
+                try:
+                    os.replace(image, self.out_dir / image.name)
+                except OSError as exc:
+                    raise SaveError(f"cannot write {self.out_dir / image.name}: {exc.strerror or exc}") from None
+        path = atomic_write_text(self.out_dir / f"{self.paper.name}.md", self.render(elapsed))
+        self.images = [self.out_dir / image.name for image in self.images]
+        self.discard()
+        return path
