@@ -94,6 +94,14 @@ def test_a_cut_last_line_is_dropped_on_resume(tmp_path):
     assert _keys(out) == ["a1", "b2"]
 
 
+
+def test_a_huge_task_seconds_sizes_batches_without_overflow(cluster, tmp_path):
+    """task_seconds / seconds per run was made an int before the min with the fair share: 1e308
+    gave int(inf), an internal error after the first batch (QA)."""
+    spec = dict(SMALL, task_seconds=1e308)
+    outcome = solvers.study(spec, tmp_path / "t.csv", scheduler=cluster.scheduler_address)
+    assert outcome.written == 16 and outcome.failed == 0
+
 @pytest.mark.parametrize("study, message", [
     ("{", "not valid JSON"),
     # these three were internal errors (exit 1): read as the platform's encoding, parser limits
@@ -108,6 +116,15 @@ def test_a_cut_last_line_is_dropped_on_resume(tmp_path):
     ({"algorithms": ["pattern_search"], "functions": ["sphere"], "seed": 3}, "unknown study key 'seed'"),
     ({"algorithms": ["pattern_search"], "functions": ["sphere"], "seeds": [1, 1]}, "repeats"),
     ({"algorithms": ["pattern_search"], "functions": ["sphere"], "engine": "warp"}, "engine"),
+    # QA: Infinity and NaN (valid in Python's JSON) passed and were an internal error at the first
+    # batch; a 'seeds' count of 1e9 filled memory, a million runs took minutes, before any word
+    ({"algorithms": ["pattern_search"], "functions": ["sphere"], "task_seconds": float("inf")},
+     "task_seconds must be a finite number"),
+    ({"algorithms": ["pattern_search"], "functions": ["sphere"], "task_seconds": float("nan")},
+     "task_seconds must be a finite number"),
+    ({"algorithms": ["pattern_search"], "functions": ["sphere"], "seeds": 10**9}, "at most 100,000"),
+    ({"algorithms": ["pattern_search", "particle_swarm"], "functions": ["sphere", "ackley"],
+      "dims": [2, 3, 4, 5, 6], "seeds": 10_001}, "holds 200,020 runs, more than 100,000"),
 ])
 def test_bad_study_files_exit_2_with_one_line(tmp_path, capsys, study, message):
     path = tmp_path / "bad.json"

@@ -139,7 +139,7 @@ def execute(client, runs: Sequence[Mapping], table: ResultTable, revision: str, 
         if per_run is None:
             return FIRST_BATCH
         fair = math.ceil(len(todo) / (MAX_IN_FLIGHT * workers()))  # keep the tail spread over workers
-        return max(1, min(fair, int(task_seconds / max(per_run, 1e-6))))
+        return max(1, int(min(fair, task_seconds / max(per_run, 1e-6))))  # min first: no int(inf)
 
     pending = as_completed()
     batches = {}

@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
@@ -19,6 +20,10 @@ from ..errors import ConfigError
 KEYS = {"algorithms", "functions", "dims", "seeds", "params", "engines", "engine", "dtypes", "dtype",
         "budgets", "budget", "bounds", "output", "task_seconds"}
 BUDGET_KEYS = ("max_evals", "max_iters", "max_seconds")
+# Every run is built and checked before the study starts (about 0.15 ms each, and a dict kept for
+# the whole study): a grid past this is refused from its size, before any run is built (a 'seeds'
+# count of 1e9 used to fill memory in the check and a million runs took minutes with no word).
+MAX_RUNS = 100_000
 
 
 @dataclass(frozen=True)
@@ -77,6 +82,8 @@ def load_study(source: str | Path | Mapping) -> Study:
     if isinstance(seeds, int) and not isinstance(seeds, bool):
         if seeds < 1:
             raise ConfigError(f"seeds as a count must be >= 1, got {seeds}")
+        if seeds > MAX_RUNS:
+            raise ConfigError(f"seeds as a count must be at most {MAX_RUNS:,} (a study's runs), got {seeds:,}")
         seeds = list(range(seeds))
     seeds = _list({"seeds": seeds}, "seeds", [0])
     engines = _list(source, "engines", None) or [source.get("engine", "numpy")]
@@ -88,8 +95,15 @@ def load_study(source: str | Path | Mapping) -> Study:
     param_sets = _param_sets(source.get("params", [{}]), algorithms)
     bounds = source.get("bounds")
     task_seconds = source.get("task_seconds", 2.0)
-    if isinstance(task_seconds, bool) or not isinstance(task_seconds, (int, float)) or task_seconds <= 0:
-        raise ConfigError(f"task_seconds must be a number > 0, got {task_seconds!r}")
+    # finite: JSON's Infinity and NaN passed '<= 0' and failed at the first batch (int(inf))
+    if isinstance(task_seconds, bool) or not isinstance(task_seconds, (int, float)) \
+            or not math.isfinite(task_seconds) or task_seconds <= 0:
+        raise ConfigError(f"task_seconds must be a finite number > 0, got {task_seconds!r}")
+    total = sum(len(param_sets[a]) for a in algorithms) * len(functions) * len(dims) * len(engines) \
+        * len(dtypes) * len(budgets) * len(seeds)
+    if total > MAX_RUNS:
+        raise ConfigError(f"the study holds {total:,} runs, more than {MAX_RUNS:,}: "
+                          "split it into several study files")
 
     runs, seen = [], set()
     for algorithm, function, dim, engine, dtype, budget, seed in itertools.product(
