@@ -17,6 +17,7 @@ from ..errors import ConfigError
 
 
 LOCAL = "local"  # --scheduler local: an embedded cluster on this machine
+WORKER_PRELOAD = "solvers.study.worker_setup"
 
 
 def add_scheduler_option(parser, what: str) -> None:
@@ -80,7 +81,8 @@ def _local_cluster(workers: int | None, cpu: bool):
     from distributed import LocalCluster  # noqa: PLC0415
 
     gpus = 0 if cpu else gpu_count()
-    quiet = {"dashboard_address": ":0", "silence_logs": 40}  # any free port; errors only
+    # any free port; errors only; workers leave Ctrl+C to the client (worker_setup says why)
+    quiet = {"dashboard_address": ":0", "silence_logs": 40, "preload": [WORKER_PRELOAD]}
     if gpus == 0:
         n = workers or os.cpu_count() or 1
         return LocalCluster(n_workers=n, threads_per_worker=1, processes=True, **quiet)
@@ -94,6 +96,7 @@ def _local_cluster(workers: int | None, cpu: bool):
     from distributed import Nanny, Scheduler, SpecCluster  # noqa: PLC0415
 
     specs = {f"gpu{i}": {"cls": Nanny, "options": {"nthreads": 1, "resources": {"GPU": 1},
+                                                  "preload": [WORKER_PRELOAD],
                                                   "env": {"CUDA_VISIBLE_DEVICES": str(i)}}}
              for i in range(n)}
     return SpecCluster(workers=specs, scheduler={"cls": Scheduler, "options": {"dashboard_address": ":0"}},
