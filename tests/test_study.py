@@ -94,6 +94,24 @@ def test_a_cut_last_line_is_dropped_on_resume(tmp_path):
     assert _keys(out) == ["a1", "b2"]
 
 
+def test_resume_never_cuts_a_file_that_is_not_a_study_table(tmp_path, capsys):
+    """'study s.json --out s.json --resume' (any file not ending in a newline) emptied the file as
+    'a cut header', wrote headerless rows into it and exited 0: the study file was lost (QA)."""
+    spec = tmp_path / "s.json"
+    text = json.dumps({"algorithms": ["pattern_search"], "functions": ["sphere"], "dims": [2],
+                       "budget": {"max_iters": 3}})
+    spec.write_text(text)
+    assert cli_main(["study", str(spec), "--out", str(spec), "--resume", "-q"]) == 2
+    assert "not a study table" in capsys.readouterr().err and spec.read_text() == text
+
+
+def test_a_cut_header_starts_the_table_afresh_with_its_header(tmp_path):
+    out = tmp_path / "t.csv"
+    out.write_text("key,algorithm,func")  # killed while the header was written
+    with ResultTable(out, resume=True) as t:
+        assert t.done == set() and t.append({"key": "a1"})
+    assert _keys(out) == ["a1"]  # read_rows: the header is there again
+
 
 def test_a_huge_task_seconds_sizes_batches_without_overflow(cluster, tmp_path):
     """task_seconds / seconds per run was made an int before the min with the fair share: 1e308

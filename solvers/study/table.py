@@ -34,31 +34,34 @@ class ResultTable:
             else:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
             self._fh = open(self.path, "a", newline="")
-            if not exists:
+            if not exists or not self.path.stat().st_size:  # new, or a header cut short (_recover)
                 self._write_line(COLUMNS)
         except OSError as exc:
             raise ConfigError(f"cannot write the study table {self.path}: {exc.strerror or exc}") from None
 
     def _recover(self) -> None:
-        """Read the finished keys; drop a last line cut short by a kill in the middle of a write."""
+        """Read the finished keys; drop a last line cut short by a kill in the middle of a write.
+
+        The file is proven a study table (its header) before anything is cut: a file without a
+        newline used to be emptied as 'a cut header' and then filled with headerless rows, so
+        '--out study.json --resume' destroyed the study file itself."""
         data = self.path.read_bytes()
-        if not data.endswith(b"\n"):
-            cut = data.rfind(b"\n") + 1
-            with open(self.path, "r+b") as fh:
-                fh.truncate(cut)
-            data = data[:cut]
+        cut = data.rfind(b"\n") + 1  # everything after the last newline is a cut line
         try:
-            text = data.decode()
+            text = data[:cut].decode()
         except UnicodeDecodeError:
             raise ConfigError(f"{self.path} is not a study table (not UTF-8 text); name another output") from None
         reader = csv.reader(io.StringIO(text))
         header = next(reader, None)
-        if header is None:  # only a cut header: start afresh
+        if header is None and _header_line().startswith(data):  # only a cut header: start afresh
             self.path.write_bytes(b"")
             return
-        if tuple(header) != COLUMNS:
+        if header is None or tuple(header) != COLUMNS:
             raise ConfigError(f"{self.path} is not a study table of this version (its columns differ); "
                               "name another output")
+        if cut < len(data):
+            with open(self.path, "r+b") as fh:
+                fh.truncate(cut)
         self.done = {row[0] for row in reader if row}
 
     def _write_line(self, values: Iterable) -> None:
@@ -85,6 +88,13 @@ class ResultTable:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+def _header_line() -> bytes:
+    """The header as _write_line writes it."""
+    buf = io.StringIO()
+    csv.writer(buf).writerow(COLUMNS)
+    return buf.getvalue().encode()
 
 
 def _cell(value) -> str:
