@@ -288,3 +288,18 @@ def test_embedded_workers_leave_ctrl_c_to_the_client():
 
     with open_client(None, workers=1, cpu=True) as client:
         assert list(client.run(_sigint_ignored).values()) == [True]
+
+
+@pytest.mark.parametrize("command", [
+    ["study", "SPEC"],
+    ["reproduce", "003", "--quick", "--engine", "numpy", "--out", "OUT"],
+    ["bench", "--suite", "quick", "--engines", "numpy"],
+])
+def test_a_malformed_scheduler_address_is_one_line_and_exit_2(tmp_path, capsys, command):
+    """'--scheduler nonsense' reached Dask: 'internal error: ValueError: missing port number' (QA)."""
+    spec = tmp_path / "s.json"
+    spec.write_text(json.dumps({"algorithms": ["pattern_search"], "functions": ["sphere"]}))
+    args = [str(spec) if a == "SPEC" else str(tmp_path / "out") if a == "OUT" else a for a in command]
+    assert cli_main(args + ["--scheduler", "nonsense"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "not a Dask scheduler address: 'nonsense'" in err

@@ -56,6 +56,9 @@ def gpu_count() -> int:
 def open_client(scheduler: str | None = None, *, workers: int | None = None,
                 cpu: bool = False) -> Iterator["distributed.Client"]:  # noqa: F821
     """A connected Client; an embedded cluster is started here and shut down on exit."""
+    # as typed on the command line: 'study/bench/reproduce --scheduler nonsense' reached Dask and
+    # was an internal error (ValueError: missing port number)
+    scheduler = check_scheduler(scheduler) if scheduler is not None else None
     try:
         from distributed import Client  # noqa: PLC0415
     except ImportError:
