@@ -318,6 +318,10 @@ class ShardedAlgorithm:
         self._merge(state)
         return state
 
+    def warm_kernels(self, state: ShardedState) -> None:
+        """Each shard's (Algorithm.warm_kernels), on its own device: its state's copies."""
+        self._each(lambda shard: shard.algorithm.warm_kernels(shard.state))
+
     def step(self, state: ShardedState, iterations: int) -> None:
         # the run's budget decides for every shard (a shard's max_evals is only its share of the
         # cut): no iteration starts once the whole run has spent max_evals, as unsplit

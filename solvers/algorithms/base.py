@@ -167,6 +167,13 @@ class Algorithm(abc.ABC):
             self.step(state, iterations)
         return state
 
+    def warm_kernels(self, state: State) -> None:
+        """Compile (untimed) the code a run reaches only after its first iteration, on an engine
+        that compiles at first use (numba, CuPy): the measuring rule's warm-up calls this after its
+        throwaway state's first iteration (solvers/measure.py), so that such a compile does not land
+        in a timed window (e.g. MDS's iteration cut by max_evals). Works on copies: changes neither
+        `state` nor this object. Default: nothing first runs later."""
+
     def snapshot(self, state: State, sample: np.ndarray) -> SnapshotData:
         """Host copy of the sampled walkers; subclasses add extras and overlays."""
         return SnapshotData(positions=to_numpy(state.X[sample]), fitness=to_numpy(state.f[sample]))

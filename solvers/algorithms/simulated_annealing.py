@@ -472,6 +472,16 @@ class SimulatedAnnealing(Algorithm):
         state.f[...] = state.best_f
 
     # --- hybrid: Nelder-Mead polishing -----------------------------------------------------------
+    def warm_kernels(self, state: SimulatedAnnealingState) -> None:
+        """The hybrid's polishing first runs at the end of the schedule: its start and one step on
+        a copy (numba: the evaluate_rows kernel the annealing never calls; cupy: Nelder-Mead's
+        array operations). Its evaluations count on the copy only."""
+        if self.params.variant != "hybrid":
+            return
+        scratch = dataclasses.replace(state, X=state.X.copy(), polish=None)  # X is patched in place
+        self._polish_iteration(scratch)
+        self._polish_iteration(scratch)
+
     def _polish_iteration(self, state: SimulatedAnnealingState) -> None:
         xp, p = self.xp, self.params
         evaluate = lambda X: self.evaluate(state, X)  # noqa: E731 - counts every row

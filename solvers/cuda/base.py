@@ -119,6 +119,13 @@ class CudaAlgorithm(Algorithm):
         self.lower = xp.ascontiguousarray(self.lower)
         self.upper = xp.ascontiguousarray(self.upper)
 
+    def warm_kernels(self, state: State) -> None:
+        """Nothing: building loads every kernel of the file, compiled as one module (the cut and
+        polishing ones included: kernels/loader.py), and the reference's hook (SA's polishing)
+        would run array code on this engine's state. Not covered: CuPy's element-wise kernels
+        that host code first uses late (SA hybrid's _polish_start: where, astype, indexing), which
+        CuPy compiles at that first use on a cold CuPy cache."""
+
     def column_stage_bytes(self, block: int | None = None) -> int:
         """Dynamic shared memory for every thread's point as a column of a (d, block) tile (kernels
         that stage their walkers' points: evaluation-only, annealing), or 0 when it does not fit the

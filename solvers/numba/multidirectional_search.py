@@ -11,6 +11,7 @@ whole chunk of iterations; each start keeps the best head it ever had, so a rest
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
@@ -357,6 +358,18 @@ class MultidirectionalSearchNumba(NumbaAlgorithm, MultidirectionalSearch):
         if left >= most:
             return left // most, None
         return 1, left
+
+    def warm_kernels(self, state: MultidirectionalSearchNumbaState) -> None:
+        """A run under max_evals ends with the cut iteration's own kernels (mds_cut_*), first
+        called at its last iteration: one cut iteration of a copy of start 0 compiles them
+        (same argument types as the run's, one evaluation granted)."""
+        if self.max_evals is None and self.stops_at_budget:
+            return  # no evaluation budget: never cut
+        S, F = state.simplices[:1].copy(), state.values[:1].copy()
+        scratch = dataclasses.replace(state, X=S[:, 0], f=F[:, 0], simplices=S, values=F,
+                                      active=state.active[:1].copy(), keep_f=state.keep_f[:1].copy(),
+                                      keep_x=state.keep_x[:1].copy())
+        self._cut_iteration(scratch, 1)
 
     def _cut_iteration(self, state: MultidirectionalSearchNumbaState, left: int) -> None:
         """One iteration whose trials are evaluated in the reference's order up to `left`
