@@ -293,13 +293,17 @@ class Context:
         engine's wide path for few swarms of many particles, whose compile (2-4 s) once landed in a
         timed numba run of the H100 reports when only a smaller size had been warmed)."""
         key = (config.engine, config.algorithm, config.problem, config.dim, config.dtype,
-               config.fast_math, tuple(sorted(config.params_dict().items())))
+               config.fast_math, tuple(sorted(config.params_dict().items())),
+               config.budget.max_evals is not None)  # with max_evals: the cut iteration's kernels
         if key in self._warm and not get_engine(config.engine).warmup_seconds:
             return  # compiled, and the engine needs no warm clocks (the CPU engines)
         # a GPU engine's warm-up is repeated for its warm-up seconds (measure.time_runs): each call
         # runs the short run, so the device works (and its clocks rise) instead of the host spinning
+        # compile_first: the measuring rule's warm-up, which also compiles what the timed run first
+        # reaches later (the iteration its max_evals cuts: kept in the budget, polishing)
         t0 = time.perf_counter()
-        Runner(config.replace(budget=Budget.build(max_iters=2))).run()
+        budget = Budget.build(max_iters=2, max_evals=config.budget.max_evals)
+        Runner(config.replace(budget=budget), compile_first=True).run()
         self.warm_seconds += time.perf_counter() - t0
         self._warm.add(key)
 
