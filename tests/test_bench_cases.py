@@ -60,3 +60,22 @@ def test_an_expression_row_is_compared_with_its_own_suites_twin():
                dict(base, problem="expr: ...", label=EXPRESSION_LABEL + "rastrigin", evals_per_second=1.9e9)]
     (line,) = expression_targets(records)
     assert "95% of the built-in's rate" in line and line.startswith("MET")
+
+
+def test_the_hybrid_annealing_case_reaches_the_polishing_it_is_named_for():
+    # its label says "full schedule + polishing": under the auto schedule its T0 / T_min were
+    # replaced and 8,000 iterations ended mid-annealing. The same schedule on fewer chains (numpy)
+    import numpy as np
+
+    from solvers.bench import solver_class
+    from solvers.params import make_params
+    from solvers.problems import get_problem
+    from solvers.rng import ArrayRNG
+
+    case = next(c for c in SUITES["h100"]() if c.params.get("variant") == "hybrid")
+    cls = solver_class(case.algorithm, "numpy")
+    algo = cls(get_problem(case.problem, case.dim), make_params(cls.Params, {**case.params, "walkers": 16}),
+               xp=np, dtype="float64")
+    state = algo.init(ArrayRNG(np, 1))
+    algo.step(state, case.iterations)
+    assert state.phase == "polish"
