@@ -5,6 +5,7 @@ from typing import Mapping
 
 from .config import DEFAULT_DTYPE, DEFAULT_ENGINE, DEFAULT_SEED, RunConfig
 from .errors import ConfigError
+from .params import refuse_unused
 from .problems.base import Problem
 from .runner import RunResult, Runner
 
@@ -42,4 +43,5 @@ def run(algorithm: str, problem: str | Problem, engine: str = DEFAULT_ENGINE, *,
                              seed=seed, max_evals=max_evals, max_iters=max_iters,
                              max_seconds=max_seconds, fast_math=fast_math, sample_size=1,
                              bounds=bounds, threads=threads, devices=devices)
+    refuse_unused(config.params, params)
     return Runner(config).run()

@@ -153,6 +153,20 @@ def make_params(params_cls: type, values: Mapping[str, Any] | None = None, base:
     return instance
 
 
+def refuse_unused(params: Any, given: Mapping[str, Any] | None) -> None:
+    """ConfigError for a parameter in `given` that `params` (the run's, built from it) leaves unused:
+    one declared for other variants, at a value other than its default. Without this, run() and the
+    CLI went on as if it had not been given while the result listed it (omega=0.2 under spso2011).
+    The default passes, so a full parameter set (a result's ``params``) can be given back."""
+    variant = getattr(params, "variant", None)
+    by_name = {s.name: s for s in specs(type(params))}
+    for key in given or {}:
+        spec = by_name[key]
+        if not spec.applies_to(variant) and getattr(params, key) != spec.default:
+            raise ConfigError(f"parameter '{key}' has no effect under variant {variant}; it applies to "
+                              f"{', '.join(spec.variants)} (give variant={spec.variants[0]} or leave it out)")
+
+
 def changed_fields(old: Any, new: Any) -> dict[str, tuple[Any, Any]]:
     """Fields whose values differ between two Params instances of one class."""
     return {f.name: (getattr(old, f.name), getattr(new, f.name))

@@ -71,6 +71,8 @@ CLI_CASES = {
                                "no fast-math switch"),
     "tune-threads-on-numpy": (["tune", "-a", "particle_swarm", "-f", "sphere", "-g", "omega=0.2:1:3",
                                "--max-evals", "2000", "--threads", "2"], "no thread count"),
+    "run-param-of-another-variant": (["run", "-a", "particle_swarm", "-f", "sphere", "--max-iters", "1",
+                                      "-p", "omega=0.2"], "no effect under variant spso2011"),
     "reproduce-paper": (["reproduce", "999", "--quick"], "unknown paper"),
     "reproduce-out-proc": (["reproduce", "000", "--quick", "--out", "/proc/x"], "cannot write"),
 }
@@ -124,6 +126,25 @@ def test_api_problem_object_with_another_dim_is_refused():
     result = solvers.run("pattern_search", get_problem("sphere", 3), dim=3, max_iters=1,
                          params={"walkers": 4})
     assert result.dim == 3
+
+
+def test_api_parameter_of_another_variant_is_refused():
+    """omega applies to classic PSO only: under the default spso2011 the run ignored it while
+    result.params listed omega=0.2; run() and tune() now refuse it. A result's full parameter set
+    (the unused fields at their defaults) can still be given back."""
+    with pytest.raises(ConfigError, match="'omega' has no effect under variant spso2011; it applies to classic"):
+        solvers.run("particle_swarm", "sphere", dim=2, max_iters=1, params={"omega": 0.2})
+    with pytest.raises(ConfigError, match="'polish_points' has no effect under variant sync"):
+        solvers.run("simulated_annealing", "sphere", dim=2, max_iters=1, params={"polish_points": 4})
+    with pytest.raises(ConfigError, match="'polish_points' has no effect"):
+        solvers.tune("simulated_annealing", "sphere", ["width=0.5:1:2"], seeds=1, dim=2, max_iters=1,
+                     params={"polish_points": 4})
+    first = solvers.run("particle_swarm", "sphere", dim=2, max_iters=1, params={"walkers": 4})
+    again = solvers.run("particle_swarm", "sphere", dim=2, max_iters=1, params=first.params)
+    assert again.best_f == first.best_f
+    classic = solvers.run("particle_swarm", "sphere", dim=2, max_iters=1,
+                          params={"variant": "classic", "omega": 0.2, "walkers": 4})
+    assert classic.params["omega"] == 0.2
 
 
 # --- set-up files --------------------------------------------------------------------------------

@@ -22,7 +22,7 @@ from ..algorithms import get_algorithm
 from ..config import RunConfig
 from ..engines import get_engine
 from ..errors import ConfigError
-from ..params import make_params, specs
+from ..params import make_params, refuse_unused, specs
 from .execute import BatchedPlan, Clock, OneByOnePlan, Progress
 from .remote import tune_job
 from .setup import DEFAULT_TOLERANCE, TuneSetup, load_setup, save_setup, setting_config, tune_arguments
@@ -127,6 +127,7 @@ def prepare(algorithm: str, problem: str, grid: Sequence[str] | str, *, seeds: i
                              seed=checked.seeds[0], max_evals=max_evals, max_iters=max_iters,
                              fast_math=fast_math, sample_size=1, bounds=bounds, threads=threads,
                              f_min=f_min)
+    refuse_unused(config.params, params)
     eng = get_engine(engine)
     eng.require()
     problem_obj = config.make_problem()
