@@ -12,7 +12,7 @@ from solvers.errors import ConfigError
 from solvers.params import make_params
 from solvers.problems import get_problem
 from solvers.rng import ArrayRNG, GroupedRNG
-from solvers.tune import MAX_GROUPS, build_grid, prepare, tune
+from solvers.tune import MAX_GROUPS, build_grid, cell_stats, prepare, tune
 
 PSO = get_algorithm("particle_swarm")
 
@@ -241,6 +241,22 @@ def test_cells_stop_and_progress():
                    stop=lambda: True)
     # a stopped batch keeps every run's best so far, at the evaluations it got to
     assert stopped.stop_reason == "stopped" and {r.evals for r in stopped.rows} == {40}
+
+
+def test_cells_of_runs_that_never_saw_a_finite_value_read_inf_not_nan():
+    """sqrt(x1 - 4.9) is NaN on most of the box: seeds that never land in x1 >= 4.9 end at +inf.
+    Their median and quartiles were NaN (numpy's inf - inf), which the map draws as a cell not run
+    yet and the hover text prints as 'median nan'."""
+    table = tune("particle_swarm", "expr: sqrt(x1 - 4.9) + x2**2", ["omega=0.2:1.0:2"], seeds=4, dim=2,
+                 max_iters=2, params={"walkers": 2})
+    lost = [c for c in table.cells() if all(r.best_f == np.inf for r in table.rows if r.setting == c.setting)]
+    assert lost, "the case needs a setting whose seeds all end at +inf"
+    for cell in lost:
+        assert cell.median == cell.q1 == cell.q3 == cell.best == cell.worst == np.inf
+    stats = cell_stats(np.array([[1.0, np.inf, np.inf, 2.0], [np.nan] * 4]), np.full((2, 4), np.nan),
+                       1e-4, True)
+    assert stats.median[0] == np.inf and np.isnan(stats.median[1])
+    assert stats.q1[0] == 1.75 and stats.q3[0] == np.inf and np.isnan(stats.q1[1])  # no runs: NaN
 
 
 # --- the command line ---------------------------------------------------------------------------

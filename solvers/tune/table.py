@@ -79,6 +79,10 @@ def cell_stats(errors: np.ndarray, reached: np.ndarray, tolerance: float, f_min_
         q1, median, q3 = np.nanquantile(errors, [0.25, 0.5, 0.75], axis=1)
         best, worst = np.nanmin(errors, axis=1), np.nanmax(errors, axis=1)
         to_tolerance = np.nanmedian(reached, axis=1)
+    # a run that never saw a finite value has error +inf, and numpy interpolates between two
+    # infinities as inf - inf = NaN, which reads as "not run yet" (median of seeds all at +inf, or
+    # of [1, 2, inf, inf]); errors are never NaN or -inf, so such a NaN is +inf
+    q1, median, q3 = (np.where(np.isnan(q) & (runs > 0), np.inf, q) for q in (q1, median, q3))
     success = np.where(runs > 0, (done & (errors <= tolerance)).sum(axis=1) / np.maximum(runs, 1), np.nan)
     return CellStats(runs=runs, median=median, q1=q1, q3=q3, best=best, worst=worst,
                      success_rate=success if f_min_known else np.full(len(runs), np.nan),
