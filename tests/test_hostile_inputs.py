@@ -73,6 +73,8 @@ CLI_CASES = {
                                "--max-evals", "2000", "--threads", "2"], "no thread count"),
     "run-param-of-another-variant": (["run", "-a", "particle_swarm", "-f", "sphere", "--max-iters", "1",
                                       "-p", "omega=0.2"], "no effect under variant spso2011"),
+    "tune-param-of-another-variant": (["tune", "-a", "simulated_annealing", "-f", "sphere", "-g", "width=0.5:1:2",
+                                       "--max-iters", "1", "-p", "polish_points=4"], "no effect under variant sync"),
     "reproduce-paper": (["reproduce", "999", "--quick"], "unknown paper"),
     "reproduce-out-proc": (["reproduce", "000", "--quick", "--out", "/proc/x"], "cannot write"),
 }

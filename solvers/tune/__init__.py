@@ -127,7 +127,6 @@ def prepare(algorithm: str, problem: str, grid: Sequence[str] | str, *, seeds: i
                              seed=checked.seeds[0], max_evals=max_evals, max_iters=max_iters,
                              fast_math=fast_math, sample_size=1, bounds=bounds, threads=threads,
                              f_min=f_min)
-    refuse_unused(config.params, params)
     eng = get_engine(engine)
     eng.require()
     problem_obj = config.make_problem()
@@ -159,6 +158,15 @@ def prepare(algorithm: str, problem: str, grid: Sequence[str] | str, *, seeds: i
     return Tuning(table, plan)
 
 
+def refuse_unused_params(tuning: Tuning, params: Mapping | None) -> None:
+    """ConfigError for a fixed parameter the grid's runs would not use (params.refuse_unused): for
+    what a user typed (tune(), the CLI), not in prepare, since a saved set-up carries every field
+    of the window's form, the greyed-out ones included."""
+    table = tuning.table
+    base = {**table.switched, **(params or {})}  # what prepare built the runs from
+    refuse_unused(make_params(get_algorithm(table.algorithm).Params, base), params)
+
+
 def tune(algorithm: str, problem: str, grid: Sequence[str] | str, *, seeds: int = 4,
          first_seed: int = 0, dim: int | None = None, engine: str = "numpy", max_evals=None,
          max_iters=None, params: Mapping | None = None, dtype: str = "float64",
@@ -169,7 +177,9 @@ def tune(algorithm: str, problem: str, grid: Sequence[str] | str, *, seeds: int 
     """Run every (setting, seed) of a grid of 1-2 parameter axes (``"name=lo:hi:n[:log]"``) and
     return the table. Seeds are first_seed, first_seed + 1, ...; each run has the budget
     max_evals (or max_iters). ConfigError before anything runs on any bad input."""
-    return prepare(algorithm, problem, grid, seeds=seeds, first_seed=first_seed, dim=dim,
-                   engine=engine, max_evals=max_evals, max_iters=max_iters, params=params,
-                   dtype=dtype, tolerance=tolerance, fast_math=fast_math, bounds=bounds,
-                   threads=threads, f_min=f_min).run(stop=stop, on_progress=on_progress)
+    tuning = prepare(algorithm, problem, grid, seeds=seeds, first_seed=first_seed, dim=dim,
+                     engine=engine, max_evals=max_evals, max_iters=max_iters, params=params,
+                     dtype=dtype, tolerance=tolerance, fast_math=fast_math, bounds=bounds,
+                     threads=threads, f_min=f_min)
+    refuse_unused_params(tuning, params)
+    return tuning.run(stop=stop, on_progress=on_progress)

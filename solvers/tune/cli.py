@@ -54,7 +54,7 @@ def register_cli(sub) -> None:
 def cmd_tune(args) -> int:
     from ..atomic_write import check_writable_file  # noqa: PLC0415
     from ..cli import refuse_ignored_engine_options  # noqa: PLC0415
-    from . import DEFAULT_TOLERANCE, prepare  # noqa: PLC0415
+    from . import DEFAULT_TOLERANCE, prepare, refuse_unused_params  # noqa: PLC0415
 
     refuse_ignored_engine_options(args.engine, args.threads, args.fast_math)
     if args.csv is not None:
@@ -65,6 +65,7 @@ def cmd_tune(args) -> int:
                      max_iters=args.max_iters, params=dict(args.param), dtype=args.dtype,
                      tolerance=tolerance, fast_math=args.fast_math, bounds=args.bounds,
                      threads=args.threads, f_min=args.f_min)
+    refuse_unused_params(tuning, dict(args.param))
     if args.tolerance is not None and tuning.table.f_min is None:
         # success is measured from the known minimum: without one the tolerance would be ignored
         raise ConfigError(f"--tolerance needs a known minimum, and {args.function} has none"
