@@ -53,6 +53,13 @@ def test_bad_axes_are_refused_with_one_line(spec, words):
     assert words in str(err.value) and "\n" not in str(err.value)
 
 
+@pytest.mark.parametrize("grid", [None, 5, 0.5])
+def test_a_grid_that_is_not_axis_text_is_refused_with_one_line(grid):
+    with pytest.raises(ConfigError, match=f"grid must be an axis 'NAME=LO:HI:N' or a list of one or two, "
+                                          f"got {type(grid).__name__}"):
+        tune("particle_swarm", "sphere", grid, seeds=1, dim=2, max_iters=1)
+
+
 def test_integer_axis_with_too_few_integers_and_grid_limits():
     with pytest.raises(ConfigError, match="only 3 distinct"):
         build_grid("tol_halvings=1:3:5", get_algorithm("pattern_search"), seeds=1)

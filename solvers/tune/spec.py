@@ -154,7 +154,11 @@ def build_grid(axis_texts, algorithm_cls, seeds: int, first_seed: int = 0) -> Gr
     """Checked Grid of 1-2 axes and `seeds` seeds (first_seed, first_seed + 1, ...)."""
     if isinstance(axis_texts, str):
         axis_texts = [axis_texts]
-    axis_texts = list(axis_texts)
+    try:  # tune(..., grid=None) raised "TypeError: 'NoneType' object is not iterable"
+        axis_texts = list(axis_texts)
+    except TypeError:
+        raise ConfigError(f"grid must be an axis 'NAME=LO:HI:N' or a list of one or two, "
+                          f"got {type(axis_texts).__name__}") from None
     if not 1 <= len(axis_texts) <= MAX_AXES:
         raise ConfigError(f"give one or two grid axes (--grid NAME=LO:HI:N), got {len(axis_texts)}")
     axes = tuple(build_axis(t, algorithm_cls) for t in axis_texts)
