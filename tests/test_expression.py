@@ -87,6 +87,24 @@ def test_messages_name_the_column(text, column, words):
     assert words in str(info.value)
 
 
+def test_leading_blanks_are_read_and_columns_count_them():
+    """A pasted ' x1**2' (the window's editor) or an indented triple-quoted string (the API) was
+    'syntax error: unexpected indent'; it parses as the text, and columns stay positions in it."""
+    assert parse("  x1**2").tree == parse("x1**2").tree
+    problem = Problem.from_expression("""
+        10*n + sum(x[i]**2)
+    """, 3)
+    assert problem(np.ones((1, 3))).tolist() == [33.0]
+    for text, column, words in [("  x1 / 0", 8, "division by zero"), ("\t x1 + y", 8, "unknown name"),
+                                ("  x1 x2", 6, "syntax error"), ("   x1 +", 8, "ends too early")]:
+        with pytest.raises(ExpressionError) as info:
+            parse(text)
+        assert (info.value.column, words in str(info.value)) == (column, True), str(info.value)
+    with pytest.raises(ExpressionError) as info:
+        parse("  x1 + x7").check_dim(5)
+    assert info.value.column == 8
+
+
 def test_length_and_depth_limits():
     with pytest.raises(ExpressionError, match="2,000"):
         parse("x1+" * 700 + "1")

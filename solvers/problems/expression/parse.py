@@ -105,27 +105,35 @@ def _prescan(text: str) -> str:
 def parse(text: str) -> Expression:
     """Parse `text` into a validated :class:`Expression`, or raise :class:`ExpressionError`."""
     clean = _prescan(text)
+    # eval mode refuses leading blanks ("unexpected indent"): a pasted " x1**2" or an indented
+    # triple-quoted string. Parse from the first character and add the blanks back to every column.
+    body = clean.lstrip()
+    lead = len(clean) - len(body)
     try:
-        root = ast.parse(clean.strip() and clean, mode="eval")
+        root = ast.parse(body, mode="eval")
     except SyntaxError as exc:
         # Python reports an unexpected end of text at offset 0: point just past the text instead
-        column = exc.offset if exc.offset else len(clean.rstrip()) + 1
+        column = exc.offset + lead if exc.offset else len(clean.rstrip()) + 1
         reason = (exc.msg or "invalid syntax").replace("(<unknown>, line 1)", "").strip()
         if reason == "invalid syntax" and not exc.offset:
             reason = "the expression ends too early"
         raise ExpressionError(f"syntax error: {reason}", column) from None
     except (RecursionError, MemoryError, ValueError) as exc:
         raise ExpressionError(f"the expression is too complex to read ({type(exc).__name__})") from None
-    tree = _Translator().node(root.body, depth=1, reduction=None)
+    tree = _Translator(lead).node(root.body, depth=1, reduction=None)
     coords = [n.index for n in walk(tree) if isinstance(n, Coord)]
     return Expression(text=text.strip(), tree=tree, min_dim=max(coords, default=0) + 1)
 
 
 class _Translator:
-    """ast -> nodes, with whitelist checks and constant folding."""
+    """ast -> nodes, with whitelist checks and constant folding; ``shift`` is added to every column
+    (the blanks parse() took off the front of the text)."""
+
+    def __init__(self, shift: int = 0):
+        self.shift = shift
 
     def node(self, a: ast.AST, depth: int, reduction: list | None) -> Node:
-        col = getattr(a, "col_offset", -1) + 1
+        col = getattr(a, "col_offset", -1) + 1 + self.shift
         if depth > MAX_DEPTH:
             raise ExpressionError(f"the expression is nested deeper than {MAX_DEPTH} levels", col)
         d = depth + 1
@@ -146,7 +154,7 @@ class _Translator:
                                       f"(use + - * / ** %)", col)
             left = self.node(a.left, d, reduction)
             right = self.node(a.right, d, reduction)
-            return _fold(Binary(op, left, right, col), op_col=_op_col(a))
+            return _fold(Binary(op, left, right, col), op_col=_op_col(a) + self.shift)
         if isinstance(a, ast.Compare):
             if len(a.ops) != 1:
                 raise ExpressionError("chained comparisons are not allowed: compare two values, "
