@@ -92,6 +92,7 @@ EDGE_EXPRESSIONS = [
     "ceil(x1/x2)", "where(x1 > x2, log(x1), x1 - x2)", "where(x1, 1/x2, 2)", "(x1 == x2) + (x1 != 0)",
     "max(x[i] - x[i+1]) + min(log(x[i]))", "mean(sqrt(x[i])) + prod(x[i])", "sum(x[i] % (i - 1.5))",
     "tanh(x1) + sinh(x2) + cosh(x1)", "atan2(x1, x2) + hypot(x1, x2) + log10(x2)", "tan(x1)",
+    "(-0.0)**x1 + (0*-1)**x2",  # a -0.0 base: written unparenthesised it read -(0.0 ** x1)
 ]
 
 

@@ -52,7 +52,8 @@ def _literal(value: float) -> str:
     if math.isinf(value):
         return "math.inf" if value > 0 else "(-math.inf)"
     text = repr(value)  # round-trips the double exactly
-    return f"({text})" if value < 0 else text
+    # parenthesised when negative, -0.0 included: '-0.0 ** c0' would read -(0.0 ** c0), -1 at c0 = 0
+    return f"({text})" if math.copysign(1.0, value) < 0 else text
 
 
 class _Function(LoopEmitter):
