@@ -41,6 +41,14 @@ template <typename T> __device__ __forceinline__ T mwx_mod(T a, T b) {
     if (r != T(0) && ((r < T(0)) != (b < T(0)))) r += b;
     return r;
 }
+// NumPy's minimum and maximum (and its max/min reductions): NaN if either is NaN. fmin/fmax drop a
+// NaN, so min(log(x1), 5) at x1 < 0 read 5 on cuda where numpy and numba give NaN, a very bad point.
+template <typename T> __device__ __forceinline__ T mwx_min(T a, T b) {
+    return (a != a || b != b) ? a + b : mw_fmin(a, b);
+}
+template <typename T> __device__ __forceinline__ T mwx_max(T a, T b) {
+    return (a != a || b != b) ? a + b : mw_fmax(a, b);
+}
 // Small whole powers as products (NumPy squares v ** 2 too): the base is evaluated once.
 template <typename T> __device__ __forceinline__ T mwx_pow2(T b) { return b * b; }
 template <typename T> __device__ __forceinline__ T mwx_pow3(T b) { return b * b * b; }

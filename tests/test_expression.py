@@ -214,6 +214,18 @@ def test_functor_names_are_unique_per_expression_and_stable():
     assert src.index(a.name) < src.index("// ---- evaluation_only.cu")
 
 
+def test_functor_min_and_max_propagate_nan():
+    """min/max and the max/min reductions are NaN when an operand is, as NumPy's and numba's: the
+    functor called fmin/fmax, which drop a NaN, so min(log(x1), 5) read 5 at x1 < 0 on cuda and a
+    very bad point elsewhere. No GPU here: the body must call the NaN-propagating helpers, never the
+    C library's (tests/test_gpu_expression.py checks the values on a GPU)."""
+    source = cuda_functor(parse("min(log(x1), 5) + max(x1, x2, x3) + max(log(x[i])) + min(x[i])")
+                          .tree).source
+    body = source.split("// ---- expression functor ----")[1]
+    assert "fmin" not in body and "fmax" not in body, body
+    assert body.count("mwx_min<T>(") == 2 and body.count("mwx_max<T>(") == 3, body
+
+
 CORPUS = [text for _dim, text in BUILTIN_EXPRESSIONS.values()] + EXTRA_EXPRESSIONS
 
 COMPILE_KERNEL = r"""

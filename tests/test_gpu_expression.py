@@ -82,3 +82,18 @@ def test_nan_points_are_very_bad_on_cuda():
     result = solvers.run("pattern_search", "expr: log(x1) + x2**2", "cuda", dim=2, max_evals=5000,
                          seed=0, bounds=(-1.0, 1.0))
     assert np.isfinite(result.best_f) and result.best_x[0] > 0
+
+
+def test_min_and_max_propagate_nan_as_numpy(cupy):
+    """min/max and the max/min reductions are NaN when an operand is, as np.minimum/np.maximum (and
+    numba): the functor used fmin/fmax, which drop a NaN, so min(log(x1), 5) read 5 at x1 < 0 on cuda
+    and a point that is very bad on numpy was not on cuda."""
+    text = "min(log(x1), 5) + max(sqrt(x2), -1) + max(log(x[i])) + min(sqrt(x[i]))"
+    problem = solvers.get_problem(f"expr: {text}", 3)
+    X = np.array([[-1.0, 4.0, 2.0], [2.0, -4.0, 2.0], [2.0, 4.0, -2.0], [2.0, 4.0, 3.0]])
+    want = problem.evaluate(X)
+    assert np.isnan(want).tolist() == [True, True, True, False]
+    for dtype in (np.float64, np.float32):
+        got = _evaluate(cupy, problem, X, dtype)
+        assert np.isnan(got).tolist() == np.isnan(want).tolist(), dtype.__name__
+        np.testing.assert_allclose(got[3], want[3], rtol=1e-6)

@@ -27,7 +27,7 @@ _FUNCS = {
     "atan": "mwx_atan", "atan2": "mwx_atan2", "sinh": "mwx_sinh", "cosh": "mwx_cosh",
     "tanh": "mwx_tanh", "exp": "mw_exp", "log": "mw_log", "log10": "mwx_log10", "sqrt": "mw_sqrt",
     "abs": "mw_fabs", "floor": "mw_floor", "ceil": "mwx_ceil", "sign": "mwx_sign",
-    "hypot": "mwx_hypot", "min": "mw_fmin", "max": "mw_fmax",
+    "hypot": "mwx_hypot", "min": "mwx_min<T>", "max": "mwx_max<T>",  # NaN-propagating, as NumPy's
 }
 
 
