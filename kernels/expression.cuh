@@ -53,6 +53,13 @@ template <typename T> __device__ __forceinline__ T mwx_max(T a, T b) {
 template <typename T> __device__ __forceinline__ T mwx_pow2(T b) { return b * b; }
 template <typename T> __device__ __forceinline__ T mwx_pow3(T b) { return b * b * b; }
 template <typename T> __device__ __forceinline__ T mwx_pow4(T b) { const T b2 = b * b; return b2 * b2; }
+// b ** y for a whole y typed as a number (x1**5, x1**-1): the power of |b|, negated for an odd y and
+// b < 0, which is pow(b, y); but fast math's __powf is exp2(y log2 b), NaN for every b < 0, so x1**5
+// read NaN (a very bad point) wherever x1 < 0 on a --fast-math float run.
+template <typename T> __device__ __forceinline__ T mwx_powi(T b, T y, bool odd) {
+    const T r = mw_pow(mw_fabs(b), y);
+    return (odd && b < T(0)) ? -r : r;
+}
 // NaN as a value: an empty max/min/mean reduction (NumPy gives NaN, a very bad point, too).
 template <typename T> __device__ __forceinline__ T mwx_nan() { return mw_inf<T>() - mw_inf<T>(); }
 

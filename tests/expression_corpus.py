@@ -80,5 +80,5 @@ EXTRA_EXPRESSIONS = [
     "min(x1, x2, 0) + max(x1, x2, 1)", "mean(x[i]**3)", "min(x[i] - i)", "sum(x[i] - x[i-1])",
     "prod(1 + x[i]/n)", "x[1]**x[2]", "sum(x[i]**2.5)", "sqrt(sum(x[i]**2)) + max(x[i]) - min(x[i])",
     "log(1 + sum(exp(-x[i]**2)))", "sum(where(x[i] > 0, x[i], 0.5*x[i]**2))",
-    "hypot(x1, x2)**2 + sum(i*sin(x[i])**2)/n",
+    "hypot(x1, x2)**2 + sum(i*sin(x[i])**2)/n", "x1**5 + x2**-2 + sum(x[i]**-3) + x1**0",
 ]

@@ -226,6 +226,18 @@ def test_functor_min_and_max_propagate_nan():
     assert body.count("mwx_min<T>(") == 2 and body.count("mwx_max<T>(") == 3, body
 
 
+def test_functor_whole_powers_stay_real_for_a_negative_base():
+    """x1**5 was mw_pow(c0, T(5.0)): under --fast-math (float) that is __powf, exp2(5 log2 x1), NaN for
+    every x1 < 0 (lg2.approx), where NumPy gives -32 at -2; and v ** 0 was NaN at 0 (exp2(0 * -inf)).
+    No GPU here: whole powers must not reach mw_pow with the signed base (tests/test_gpu_expression.py
+    checks the values on a GPU)."""
+    body = cuda_functor(parse("x1**5 + x2**-1 + sum(x[i]**6) + x1**0 + x2**2.5").tree).source
+    body = body.split("// ---- expression functor ----")[1]
+    assert "mwx_powi<T>(c0, T(5.0), true)" in body and "mwx_powi<T>(c1, T(-1.0), true)" in body
+    assert "mwx_powi<T>(t0, T(6.0), false)" in body and "mw_pow(c1, T(2.5))" in body
+    assert body.count("pow") == 4, body  # x1**0 is 1
+
+
 CORPUS = [text for _dim, text in BUILTIN_EXPRESSIONS.values()] + EXTRA_EXPRESSIONS
 
 COMPILE_KERNEL = r"""

@@ -20,12 +20,12 @@ from tests.test_gpu_functors import TEST_KERNELS as EVAL  # its t_eval<F, T> ker
 pytestmark = pytest.mark.gpu
 
 
-def _evaluate(cupy, problem, X, dtype):
+def _evaluate(cupy, problem, X, dtype, fast_math=False):
     ctype = "float" if dtype == np.float32 else "double"
     definition = problem.definition
     code = loader.header_text() + (definition.cuda_source or "") + EVAL
     name = f"t_eval<{definition.cuda_functor}, {ctype}>"
-    module = cupy.RawModule(code=code, options=loader.options(False), name_expressions=[name])
+    module = cupy.RawModule(code=code, options=loader.options(fast_math), name_expressions=[name])
     n, d = X.shape
     XT = cupy.asarray(np.ascontiguousarray(X.T.astype(dtype)))
     out = cupy.empty(n, dtype=dtype)
@@ -97,3 +97,13 @@ def test_min_and_max_propagate_nan_as_numpy(cupy):
         got = _evaluate(cupy, problem, X, dtype)
         assert np.isnan(got).tolist() == np.isnan(want).tolist(), dtype.__name__
         np.testing.assert_allclose(got[3], want[3], rtol=1e-6)
+
+
+def test_whole_powers_of_a_negative_base_under_fast_math(cupy):
+    """x1**5 under fast math was __powf, NaN for every x1 < 0, and x1**0 NaN at 0; NumPy's values."""
+    problem = solvers.get_problem("expr: x1**5 + x2**-1 + sum(x[i]**6) + x1**0", 2)
+    X = np.array([[-2.0, -0.5], [0.0, 2.0], [1.5, -4.0]])
+    want = problem.evaluate(X)
+    for fast in (False, True):
+        got = _evaluate(cupy, problem, X, np.float32, fast_math=fast)
+        np.testing.assert_allclose(got, want, rtol=1e-5, err_msg=f"fast math {fast}")

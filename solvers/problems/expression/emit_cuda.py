@@ -9,7 +9,8 @@ source, compiled once per process (and once per machine through CuPy's disk cach
 
 Code shape: fixed coordinates are read once into locals; each reduction is a loop over j (0-based
 i - 1) that reads each x[j + k] of its body once; constants are folded in double and rounded once to
-T (the rule of problems.cuh); ``v ** 2`` and ``v ** 3`` become products, other powers mw_pow.
+T (the rule of problems.cuh); ``v ** 2`` to ``v ** 4`` become products, other whole powers mwx_powi (a
+negative base stays real under fast math), the rest mw_pow.
 """
 from __future__ import annotations
 
@@ -100,10 +101,16 @@ class _Functor(LoopEmitter):
         return f"mwx_mod<T>({a}, {b})"
 
     def constant_power(self, a: str, exponent: float) -> str | None:
-        if exponent not in (1.0, 2.0, 3.0, 4.0):
-            return None
-        power = int(exponent)
-        return a if power == 1 else f"mwx_pow{power}<T>({a})"  # products, as NumPy's square
+        if exponent in (1.0, 2.0, 3.0, 4.0):
+            power = int(exponent)
+            return a if power == 1 else f"mwx_pow{power}<T>({a})"  # products, as NumPy's square
+        if exponent == 0.0:
+            return self.ONE  # NumPy's v ** 0 is 1 for every v; __powf(0, 0) is exp2(0 * -inf), NaN
+        if float(exponent).is_integer():
+            # pow of |a| with the sign of an odd power put back: __powf (fast math) is NaN for a < 0
+            odd = "true" if math.fmod(exponent, 2.0) != 0.0 else "false"
+            return f"mwx_powi<T>({a}, {_literal(exponent)}, {odd})"
+        return None
 
     def special_call(self, node: Call) -> str | None:
         if node.func == "cos" and pi_multiple(node.args[0]) is not None:
