@@ -126,7 +126,12 @@ def set_editor_value(editor: QtWidgets.QWidget, value: Any) -> None:
         elif isinstance(editor, QtWidgets.QSpinBox):
             editor.setValue(int(value))
         else:
-            editor.setValue(float(value))
+            # a loaded value with more decimals than the editor shows (omega 0.123456789 where the
+            # default needs 4) was rounded to them without a word, and the run used the rounded one
+            value = float(value)
+            if _decimals_in(value) > editor.decimals():
+                editor.setDecimals(min(_decimals_in(value), 15))
+            editor.setValue(value)
     except (TypeError, ValueError):
         pass
 

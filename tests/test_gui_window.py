@@ -602,3 +602,19 @@ def test_a_loaded_budget_keeps_every_digit(qtbot, make_window, budget):
     window.form.apply_config(config)
     built = window.form.build_config()
     assert built is not None and built.budget == config.budget
+
+
+@pytest.mark.parametrize("algorithm, params", [
+    ("particle_swarm", {"omega": 0.123456789, "phi_p": 1.2345678901}),
+    ("pattern_search", {"delta0": 1.5e-6}),
+    ("differential_evolution", {"Cr": 0.123456789012})])
+def test_a_loaded_parameter_keeps_every_decimal(qtbot, make_window, algorithm, params):
+    # the editor rounded to the decimals its default needs: omega 0.123456789 ran as 0.1235
+    from solvers.config import RunConfig
+
+    window = make_window()
+    config = RunConfig.build(algorithm, "sphere", 2, params=params)
+    window.apply_loaded_config(config)
+    built = window.form.build_config()
+    assert built is not None and built.params_dict() == config.params_dict()
+
