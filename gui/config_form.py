@@ -441,8 +441,27 @@ class ConfigForm(QtWidgets.QWidget):
         self.set_custom_function(CustomFunction(text, problem.dim, lo, hi,
                                                 None if f_min is None else float(f_min)))
 
+    def unshown(self, config: RunConfig) -> list[str]:
+        """What of `config` this form cannot hold, in words (empty: all of it). A seed past the
+        spin box's C int made set_state raise OverflowError half-way through the form, and a larger
+        sample, fast math or a built-in's own box were silently dropped, so the window ran another
+        set-up than the file's; the window refuses such a file instead, naming what and why."""
+        out = []
+        for label, value, spin in (("seed", config.seed, self.seed_spin),
+                                   ("walkers drawn", config.sample_size, self.sample_spin)):
+            if not spin.minimum() <= value <= spin.maximum():
+                out.append(f"{label} {value:,} (this window takes {spin.minimum():,} to {spin.maximum():,})")
+        if config.fast_math:
+            out.append("fast math (this window always runs precise math)")
+        if config.bounds is not None and not is_expression(config.problem):
+            out.append(f"the box [{config.bounds[0]:g}, {config.bounds[1]:g}] in place of "
+                       f"{config.problem}'s own (this window runs a built-in on its own box)")
+        # snapshot_hz is not checked: it is how often a run is drawn, and the window draws at its own pace
+        return out
+
     def apply_config(self, config: RunConfig) -> None:
-        """Show a RunConfig in the form (used when a saved configuration is loaded)."""
+        """Show a RunConfig in the form (used when a saved configuration is loaded); check
+        ``unshown(config)`` first, as a value the form cannot hold is not shown."""
         budget = config.budget
         kind, value = next(((k, getattr(budget, key)) for k, key in BUDGET_KINDS.items()
                             if getattr(budget, key) is not None), ("iterations", DEFAULT_MAX_ITERS))

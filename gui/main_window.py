@@ -471,7 +471,8 @@ class MainWindow(QtWidgets.QMainWindow):
         except ConfigError as exc:
             self._show_error(str(exc), title="This preset could not be loaded:")
             return False
-        self._show_loaded(config, f"preset loaded: {meta['name']}")
+        if not self._show_loaded(config, f"preset loaded: {meta['name']}"):
+            return False
         self.speed_slider.setValue(speed_for_pace(meta["pace"]))
         return True
 
@@ -488,7 +489,8 @@ class MainWindow(QtWidgets.QMainWindow):
         except ConfigError as exc:
             self._show_error(str(exc), title="This tuning set-up could not be loaded:")
             return False
-        self._show_loaded(setup.config, f"tuning preset loaded: {setup.name}")
+        if not self._show_loaded(setup.config, f"tuning preset loaded: {setup.name}"):
+            return False
         self.tune_panel.apply_setup(setup)
         self._show_panel(self.tune_panel)
         return True
@@ -496,8 +498,8 @@ class MainWindow(QtWidgets.QMainWindow):
     def _on_tune_panel_load_setting(self, config: RunConfig, words: str) -> None:
         """A clicked cell: its setting in the form, ready to run on the landscape; the last run's
         curve stays in the charts as a faded one (same function and dimension)."""
-        self._show_loaded(config, f"setting from the tuning map: {words}; press Start to watch it")
-        self._show_panel(self.landscape)
+        if self._show_loaded(config, f"setting from the tuning map: {words}; press Start to watch it"):
+            self._show_panel(self.landscape)
 
     def _on_tune_panel_load_config(self, config: RunConfig, name: str) -> None:
         self._show_loaded(config, f"tuning set-up loaded: {name}")
@@ -511,13 +513,20 @@ class MainWindow(QtWidgets.QMainWindow):
         if path.exists():
             self.load_preset(path)
 
-    def apply_loaded_config(self, config: RunConfig, source: str = "set-up") -> None:
-        """Show a loaded set-up (file or preset) in the form, with a clean slate."""
-        self._show_loaded(config, f"{source} loaded")
+    def apply_loaded_config(self, config: RunConfig, source: str = "set-up") -> bool:
+        """Show a loaded set-up (file or preset) in the form, with a clean slate; False (said in
+        the banner) when the form cannot hold it."""
+        return self._show_loaded(config, f"{source} loaded")
 
-    def _show_loaded(self, config: RunConfig, message: str) -> None:
+    def _show_loaded(self, config: RunConfig, message: str) -> bool:
         """A new set-up: stop, clear the walkers, panel and numbers; keep earlier curves (faded)
-        only when they are comparable (same function and dimension); say if the engine fell back."""
+        only when they are comparable (same function and dimension); say if the engine fell back.
+        A set-up the form cannot hold is refused with what and why, the form left as it was."""
+        unshown = self.form.unshown(config)
+        if unshown:
+            self._show_error("; ".join(unshown) + ". Nothing was changed.",
+                             title="This set-up cannot be shown in the window:")
+            return False
         if self.controller.is_running:
             self.controller.stop()
             self._forget_run()
@@ -539,6 +548,7 @@ class MainWindow(QtWidgets.QMainWindow):
                               f"available here ({_plain_reason(reason)}); it will run on "
                               f"{self.form.engine()} instead.")
         self.statusBar().showMessage(message, 6000)
+        return True
 
     # --- run control ---------------------------------------------------------------------------
     def start(self) -> bool:

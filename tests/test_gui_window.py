@@ -618,3 +618,23 @@ def test_a_loaded_parameter_keeps_every_decimal(qtbot, make_window, algorithm, p
     built = window.form.build_config()
     assert built is not None and built.params_dict() == config.params_dict()
 
+
+@pytest.mark.parametrize("changes, words", [
+    ({"seed": 2**40}, "seed 1,099,511,627,776"),
+    ({"sample_size": 5_000_000}, "walkers drawn 5,000,000"),
+    ({"fast_math": True}, "fast math"),
+    ({"bounds": (-2.0, 3.0)}, "the box [-2, 3]")])
+def test_a_set_up_the_form_cannot_hold_is_refused_whole(qtbot, make_window, changes, words):
+    # a seed past a C int raised OverflowError half-way through the form (algorithm and parameters
+    # changed, seed and budget not); a larger sample, fast math or a built-in's box were dropped
+    from solvers.config import RunConfig
+
+    window = make_window()
+    before = window.form.state()
+    config = RunConfig.build("differential_evolution", "rastrigin", 3, params={"F": 0.7},
+                             max_evals=5000, **changes)
+    assert window.apply_loaded_config(config) is False
+    assert window.form.state() == before
+    text = window.error_banner.text()
+    assert window.error_banner.isVisibleTo(window) and "cannot be shown in the window" in text
+    assert words in text and "Nothing was changed" in text
