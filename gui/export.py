@@ -250,7 +250,19 @@ def ask_save_path(parent: QtWidgets.QWidget | None, title: str, default_name: st
     path = Path(name)
     chosen = chosen or file_filter.split(";;")[0]  # the filter picked in the dialog
     suffix = chosen[chosen.rfind("*") + 1:chosen.rfind(")")]
-    return path if path.suffix else path.with_suffix(suffix)
+    if path.suffix:
+        return path
+    # the dialog asked before replacing the name as typed ('runs'), not the file written
+    # ('runs.csv'): an existing one was silently overwritten, so ask here as the dialog would
+    path = path.with_suffix(suffix)
+    if path.exists():
+        answer = QtWidgets.QMessageBox.question(
+            parent, title, f"{path.name} already exists.\nDo you want to replace it?",
+            QtWidgets.QMessageBox.StandardButton.Yes | QtWidgets.QMessageBox.StandardButton.No,
+            QtWidgets.QMessageBox.StandardButton.No)
+        if answer != QtWidgets.QMessageBox.StandardButton.Yes:
+            return None
+    return path
 
 
 def save_config_dialog(parent: QtWidgets.QWidget | None, config: RunConfig) -> Path | None:

@@ -155,3 +155,25 @@ def test_recorder_writes_an_mp4_video_without_a_system_ffmpeg(tmp_path, plot, qt
     finally:
         reader.close()
     assert len(frames) == count and frames[0].shape[0] % 2 == 0 and frames[0].shape[1] % 2 == 0
+
+
+@pytest.mark.parametrize("answer, kept", [(QtWidgets.QMessageBox.StandardButton.No, True),
+                                          (QtWidgets.QMessageBox.StandardButton.Yes, False)])
+def test_a_typed_name_without_suffix_asks_before_replacing_the_file(tmp_path, monkeypatch, answer, kept):
+    # the dialog confirms replacing 'runs' (absent); the suffix added after it made 'runs.csv',
+    # which was overwritten without a word
+    existing = tmp_path / "runs.csv"
+    existing.write_text("earlier export\n")
+    monkeypatch.setattr(QtWidgets.QFileDialog, "getSaveFileName",
+                        staticmethod(lambda *a, **k: (str(tmp_path / "runs"), export.CSV_FILTER)))
+    asked = []
+    monkeypatch.setattr(QtWidgets.QMessageBox, "question",
+                        staticmethod(lambda parent, title, text, *a: asked.append(text) or answer))
+    path = export.ask_save_path(None, "Export histories", "histories.csv", export.CSV_FILTER)
+    assert len(asked) == 1 and "runs.csv already exists" in asked[0]
+    assert path == (None if kept else existing)
+    # a name typed with its suffix is the dialog's to confirm: not asked twice
+    monkeypatch.setattr(QtWidgets.QFileDialog, "getSaveFileName",
+                        staticmethod(lambda *a, **k: (str(existing), export.CSV_FILTER)))
+    assert export.ask_save_path(None, "Export histories", "histories.csv", export.CSV_FILTER) == existing
+    assert len(asked) == 1
