@@ -100,7 +100,9 @@ def write_histories_csv(path: str | Path, runs: Iterable[Any]) -> Path:
     with io.StringIO(newline="") as handle:  # built in memory, then saved atomically
         handle.write("# Multiwalk convergence histories\n")
         for number, run in enumerate(runs, start=1):
-            handle.write(f"# run {number}: {describe_run(run)}\n")
+            # a typed function may span lines ('expr: x1**2 +\n x2**2', from a set-up file): its
+            # second line would leave the comment and be read as the header; one line reads the same
+            handle.write(f"# run {number}: {' '.join(describe_run(run).splitlines())}\n")
         writer = csv.writer(handle)
         writer.writerow(HISTORY_COLUMNS)
         for number, run in enumerate(runs, start=1):

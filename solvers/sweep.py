@@ -223,7 +223,8 @@ def write_csv(records: Iterable[SweepRecord], path: str | Path, spec: SweepSpec 
     with io.StringIO(newline="") as handle:  # built in memory, saved atomically below
         if spec is not None:
             for key, value in describe(spec).items():
-                handle.write(f"# {key}={value}\n")
+                # one line, as a typed function may span several (the rest would leave the comment)
+                handle.write(f"# {key}={' '.join(str(value).splitlines())}\n")
         writer = csv.writer(handle)
         writer.writerow(CSV_COLUMNS)
         for r in records:

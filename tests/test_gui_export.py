@@ -69,6 +69,18 @@ def test_histories_csv_names_each_run_and_holds_every_row(tmp_path):
     assert again.read_text() == path.read_text()
 
 
+def test_histories_csv_of_a_typed_function_over_two_lines_keeps_its_header(tmp_path):
+    # the run's comment line broke at the function's line break: '  x2**2 dim=2 ...' was read as
+    # the header and every column name was wrong
+    run = solvers.run("pattern_search", "expr: x1**2 +\n  x2**2", dim=2, max_iters=3,
+                      params={"walkers": 8})
+    lines = export.write_histories_csv(tmp_path / "runs.csv", [run]).read_text().splitlines()
+    assert [l for l in lines if l.startswith("# run 1:")][0].startswith(
+        "# run 1: algorithm=pattern_search problem=expr: x1**2 +   x2**2 dim=2")
+    rows = list(csv.DictReader(l for l in lines if not l.startswith("#")))
+    assert list(rows[0]) == list(export.HISTORY_COLUMNS) and len(rows) == len(run.history)
+
+
 def test_recorder_writes_an_animated_gif(tmp_path, plot, qtbot):
     widget, curve = plot
     recorder = export.Recorder(widget, fps=50, max_frames=100, max_width=200)

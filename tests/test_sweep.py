@@ -159,6 +159,17 @@ def test_csv_round_trips(tmp_path):
     assert float(rows[0]["seconds"]) == pytest.approx(records[0].seconds, rel=1e-5)
 
 
+def test_csv_of_a_typed_function_over_two_lines_keeps_its_comment_lines(tmp_path):
+    # '# problem=expr: x1**2 +' then '  x2**2 + x3**2' on a line of its own, read as the header
+    spec = SweepSpec.build("pattern_search", "expr: x1**2 +\n  x2**2 + x3**2", 3, iterations=2,
+                           min_exp=4, max_exp=4, engines=("numpy",))
+    path = write_csv(list(run_sweep(spec)), tmp_path / "sweep.csv", spec)
+    lines = path.read_text().splitlines()
+    assert "# problem=expr: x1**2 +   x2**2 + x3**2" in lines
+    rows = list(csv.DictReader(l for l in lines if not l.startswith("#")))
+    assert list(rows[0]) == list(sweep_mod.CSV_COLUMNS) and len(rows) == 1
+
+
 def test_point_start_callback_announces_each_point_before_its_record():
     events = []
     for record in run_sweep(tiny(), on_point_start=lambda n, e: events.append(("start", n, e))):
