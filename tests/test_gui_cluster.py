@@ -50,6 +50,9 @@ def test_dialog_checks_the_address_as_typed(qtbot):
     assert dialog.scheduler() == "tcp://gpu-box:8786"
     dialog.edit.setText(" LOCAL ")
     assert dialog.scheduler() == "local"
+    for port in ("99999", "0"):  # said as typed, not after a 10 s timeout of the first job
+        dialog.edit.setText(f"tcp://gpu-box:{port}")
+        assert not _ok(dialog).isEnabled() and "the port must be 1 to 65535" in dialog.row.error
 
 
 def test_window_keeps_the_scheduler_and_gives_it_to_the_sweep(qtbot, tmp_path):

@@ -40,6 +40,11 @@ def check_scheduler(text: str | None) -> str | None:
         return LOCAL
     if not _ADDRESS.match(text):
         raise ConfigError(f"not a Dask scheduler address: '{text}' (use 'local' or tcp://host:8786)")
+    # the pattern takes five digits: tcp://host:99999 was accepted, then failed only after the
+    # job's 10 s connection timeout as 'cannot reach', not as the typo it is
+    port = int(text.rsplit(":", 1)[1])
+    if not 1 <= port <= 65535:
+        raise ConfigError(f"not a Dask scheduler address: '{text}' (the port must be 1 to 65535)")
     return text
 
 
