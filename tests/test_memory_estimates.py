@@ -73,3 +73,24 @@ def test_dimension_is_checked_before_allocating(dim, fragment):
     with pytest.raises(ConfigError, match=fragment):
         get_problem("sphere", dim)
 
+
+
+def test_numba_multidirectional_search_snapshot_stays_inside_the_estimate():
+    """The numba engine's check counts one copy of the simplices; the Runner's snapshots (the
+    reference's, at the start and the end of every run) took the simplex sizes over the whole
+    population, two temporaries as large as the simplices: 3x the admitted memory at the peak."""
+    pytest.importorskip("numba")
+    config = RunConfig.build("multidirectional_search", "rastrigin", 30, engine="numba",
+                             params={"walkers": 4000}, max_iters=1, sample_size=1)
+    Runner(config).run()  # kernels compiled or loaded: not the run's memory
+    runner = Runner(config)
+    tracemalloc.start()
+    try:
+        base = tracemalloc.get_traced_memory()[0]
+        runner.run()
+        peak = tracemalloc.get_traced_memory()[1] - base
+    finally:
+        tracemalloc.stop()
+    estimate = runner.engine.memory_needed(runner.algorithm)
+    simplices = 4000 * 31 * 30 * 8
+    assert peak <= estimate, f"measured {peak} B > declared {estimate} B ({simplices} B of simplices)"

@@ -23,8 +23,23 @@ def axis_simplices(xp, base, edge: float, lower, upper):
     return simplices
 
 
+# Coordinates per block of simplex_sizes. Over a whole population its temporaries were two arrays
+# as large as the simplices themselves: a snapshot of a numba run (whose memory check counts one
+# copy of the simplices) needed three times the memory the check had admitted.
+SIZES_BLOCK = 1 << 20
+
+
 def simplex_sizes(xp, simplices, span):
-    """Largest coordinate distance of any vertex from vertex 0, as a fraction of the box's side."""
+    """Largest coordinate distance of any vertex from vertex 0, as a fraction of the box's side
+    (in blocks of simplices, so the temporaries stay small next to the simplices)."""
+    m, k, n = simplices.shape
+    rows = max(1, SIZES_BLOCK // max(1, (k - 1) * n))
+    if m <= rows:
+        return _sizes(xp, simplices, span)
+    return xp.concatenate([_sizes(xp, simplices[i:i + rows], span) for i in range(0, m, rows)])
+
+
+def _sizes(xp, simplices, span):
     offsets = xp.abs(simplices[:, 1:, :] - simplices[:, :1, :]) / span
     return offsets.max(axis=(1, 2))
 

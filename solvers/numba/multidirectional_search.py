@@ -19,6 +19,7 @@ import numpy as np
 from numba import njit, prange
 
 from ..algorithms.multidirectional_search import MultidirectionalSearch, MultidirectionalSearchState
+from ..algorithms.simplex import SIZES_BLOCK
 from . import functions, philox
 from .base import PJIT, WORKERS, NumbaAlgorithm, claim_counter, claim_walkers, thread_blocks
 
@@ -302,6 +303,11 @@ class MultidirectionalSearchNumba(NumbaAlgorithm, MultidirectionalSearch):
     def memory_words_per_walker(self) -> float:
         d = self.problem.dim
         return (d + 1) * d + 2.0 * d + 3.0 * (d + 1) + 6.0  # simplex, values, kept best, scratch, NaN count
+
+    def memory_extra_bytes(self) -> int:
+        # the snapshot's simplex sizes (the reference's): two temporaries of one block of simplices
+        d = self.problem.dim
+        return 2 * max(SIZES_BLOCK, d * d) * self.dtype.itemsize
 
     def init(self, rng) -> MultidirectionalSearchNumbaState:
         m, n = int(self.params.walkers), self.problem.dim
