@@ -44,4 +44,7 @@ def run(algorithm: str, problem: str | Problem, engine: str = DEFAULT_ENGINE, *,
                              max_seconds=max_seconds, fast_math=fast_math, sample_size=1,
                              bounds=bounds, threads=threads, devices=devices)
     refuse_unused(config.params, params)
-    return Runner(config).run()
+    # compiled before the clock starts, as `main.py run` does: on numba's first use r.seconds was
+    # the JIT's ~10 s and max_seconds=1 ended before the first iteration (README: compilation
+    # never counts in a timing)
+    return Runner(config, compile_first=True).run()

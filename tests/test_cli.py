@@ -212,3 +212,27 @@ def test_warmup_runs_an_iteration_where_only_running_compiles(fake_engines, monk
     assert warmup._compile("cupy", [("pattern_search", "sphere")]) == 0
     assert warmup._compile("cuda", [("pattern_search", "sphere")]) == 0
     assert ran == ["cupy", "cupy"] and built == ["cuda", "cuda"]  # float64 and float32 each
+
+
+def test_api_run_time_leaves_out_compiling(fake_engines, monkeypatch):
+    """solvers.run(engine='numba') on a cold cache reported seconds=9.6 for max_seconds=1.0 and 0
+    iterations (the JIT's compile in the run's time and budget), where `main.py run` compiles first."""
+    import solvers
+    from solvers.algorithms import get_algorithm
+
+    compile_seconds, compiled = 0.5, []
+    fake_engines(cupy={"compiles_when_run": True})  # the numpy code, compiling as a JIT does
+    cls = get_algorithm("pattern_search")
+    step = cls.step
+
+    def step_compiling_at_first_call(self, state, iterations):
+        if not compiled:
+            compiled.append(True)
+            time.sleep(compile_seconds)
+        return step(self, state, iterations)
+
+    monkeypatch.setattr(cls, "step", step_compiling_at_first_call)
+    r = solvers.run("pattern_search", "sphere", engine="cupy", dim=2, max_seconds=compile_seconds / 5,
+                    params={"walkers": 16})
+    assert compiled and r.iterations > 0 and r.stop_reason == "max_seconds"
+    assert r.seconds < compile_seconds / 2, r.seconds
