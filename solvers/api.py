@@ -17,8 +17,10 @@ def run(algorithm: str, problem: str | Problem, engine: str = DEFAULT_ENGINE, *,
         precision: str | None = None, threads: int | None = None, devices=None) -> RunResult:
     """Minimise `problem` with `algorithm` on `engine` within the budget; the same seed repeats.
 
-    ``max_evals`` is a hard cap (``evals <= max_evals``; see README for the numba kernels that still
-    stop at the iteration boundary); ``max_iters``/``max_seconds`` stop at an iteration boundary.
+    ``max_evals`` is a hard cap on every engine (``evals <= max_evals``: the iteration that would
+    pass it is made only by the walkers it allows; README "Python API"); ``max_iters`` and
+    ``max_seconds`` stop at an iteration boundary. Compiling (numba, CuPy) is done before the clock
+    starts, so ``result.seconds`` and ``max_seconds`` count the run alone.
     "auto" parameters are fitted to the budget; ``result.params`` holds the effective values.
 
     `problem` is what the CLI calls ``--function`` (``--problem`` there too); `precision` is
