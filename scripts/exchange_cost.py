@@ -84,6 +84,8 @@ def set_aside() -> None:
 # variant -> [(text, replacement)] applied to every kernel source that contains the text
 VARIANTS = {
     "as committed": [],
+    "spso": [],
+    "de": [],
     "one warp scans": [("if (bps <= 32 * PSO_SCAN_LOADS) {", "if (true) {")],
     "copy every time": [("const bool send = has && !pso_same(blk, memo[parity]);", "const bool send = has;"),
                         ("&& !pso_same(w, memo[2])) {  // uniform", ") {  // uniform")],
@@ -152,6 +154,10 @@ PER_VARIANT = {"as committed": list(CASES), "one warp scans": ["PSO 131k", "SPSO
 PER_VARIANT["spso pass 1 unroll 2"] = PER_VARIANT["spso passes unroll 1"] = ["SPSO 131k", "SPSO 16k", "SPSO 1k"]
 PER_VARIANT["VP evict_last 1.0"] = PER_VARIANT["VP evict_last 0.6"] = ["PSO 131k"]
 PER_VARIANT["spso no scatter barrier"] = ["SPSO 131k", "SPSO 16k"]
+# the committed kernels on fewer cases, for comparing two trees (e.g. a branch's kernel in another
+# folder) one process after the other
+PER_VARIANT["spso"] = ["SPSO 131k", "SPSO 16k", "SPSO 1k"]
+PER_VARIANT["de"] = ["DE 131k", "DE 512x256"]
 PER_VARIANT["DE batch 2"] = PER_VARIANT["DE batch 8"] = ["DE 131k", "DE 512x256"]
 for _v in ("poll sleeps 32 ns", "poll sleeps 128 ns", "relaxed poll + fence"):
     PER_VARIANT[_v] = ["PSO 131k", "PSO 16k", "PSO 1k", "SPSO 131k", "DE 131k"]
