@@ -19,7 +19,7 @@
 //      redundant; U(0,1) <= Cr decided on the integer draw, DeCross) and publishes them as its
 //      pick in shared memory: the three rows' byte offsets and the chunk's mask, one 16-byte
 //      broadcast load per trial for the whole warp;
-//   2. for each of the 32 individuals in turn (DE_BATCH at a time), the lanes build the trial gene
+//   2. for each of the 32 individuals in turn (DE_BUILD_BATCH at a time), the lanes build the trial gene
 //      by gene: lane j reads gene j of x_r1, x_r2, x_r3 or x_i, so every read of a random member
 //      is one coalesced row read rather than d scattered ones (the population is row-major (n, d)
 //      for this reason: random members dominate DE's memory traffic). No branch per trial
@@ -48,7 +48,11 @@
 // MW_HEADERS: group_sync.cuh
 
 #define DE_STREAM_BOUNCE 16u
-#define DE_BATCH 4  // individuals whose rows are read together
+// Individuals whose rows are read together to build their trials, and in the selection. 8 and 8: on
+// an H100 the fastest pair at every population size measured (+10-14% over 4 and 4, the same numbers;
+// docs/benchmarks/notes-gpu.md v10), spills included (ptxas counts them; the loads in flight win).
+#define DE_BUILD_BATCH 8
+#define DE_SELECT_BATCH 8
 #define DE_COLUMN 33  // scratch: a gene's 32 trial values, padded to an odd stride (conflict-free)
 
 // A trial in the warp's scratch as the objective reads it: gene j at j * DE_COLUMN (its own column k
@@ -206,7 +210,7 @@ __device__ __forceinline__ void de_bounce(const DePick* picks, bool valid, int l
     }
 }
 
-// Gene j (this lane's) of the trials of DE_BATCH consecutive individuals k0 + u of a tile (FULL:
+// Gene j (this lane's) of the trials of DE_BUILD_BATCH consecutive individuals k0 + u of a tile (FULL:
 // all of them in the population, else only u < nk), into out[u] (the scratch column of gene j from
 // trial k0 on). `pick`: their picks; `col`: gene j of the population's row 0; `own`: the byte offset
 // of row k0 of the tile (rows of rbytes bytes). All the batch's row reads are issued before the
@@ -219,10 +223,10 @@ template <typename T, bool FULL>
 __device__ __forceinline__ void de_build_batch(DePick* pick, int nk, const T* col, unsigned int own,
                                                unsigned int rbytes, bool jv, unsigned int lanebit, T lo, T hi,
                                                T Fw, T* out) {
-    T aa[DE_BATCH], ba[DE_BATCH], ca[DE_BATCH];  // aa: x_r1's gene, or x's if not taken (unset: unused)
-    bool live[DE_BATCH], tk[DE_BATCH];
+    T aa[DE_BUILD_BATCH], ba[DE_BUILD_BATCH], ca[DE_BUILD_BATCH];  // aa: x_r1's gene, or x's if not taken (unset: unused)
+    bool live[DE_BUILD_BATCH], tk[DE_BUILD_BATCH];
 #pragma unroll
-    for (int u = 0; u < DE_BATCH; ++u) {
+    for (int u = 0; u < DE_BUILD_BATCH; ++u) {
         const DePick e = pick[u];  // one broadcast 16-byte shared load
         live[u] = jv && (FULL || u < nk);
         tk[u] = (e.mask & lanebit) != 0u;  // lanebit 0 past the genes, mask 0 past the population
@@ -231,9 +235,9 @@ __device__ __forceinline__ void de_build_batch(DePick* pick, int nk, const T* co
         de_ldcg_if(tk[u], de_at(col, e.o3), ca[u]);
     }
     // branch-free: mutant or target gene by a select; the genes that left the box are flagged
-    unsigned int leave[DE_BATCH];
+    unsigned int leave[DE_BUILD_BATCH];
 #pragma unroll
-    for (int u = 0; u < DE_BATCH; ++u) {
+    for (int u = 0; u < DE_BUILD_BATCH; ++u) {
         const T v = aa[u] + Fw * (ba[u] - ca[u]);
         leave[u] = __ballot_sync(0xFFFFFFFFu, tk[u] & ((v < lo) | (v > hi)));
         if (live[u]) out[u] = tk[u] ? v : aa[u];
@@ -241,7 +245,7 @@ __device__ __forceinline__ void de_build_batch(DePick* pick, int nk, const T* co
     // the masks are spent (each pick is read by its own batch only, before the ballots, which every
     // lane reaches after its loads): they now hold the ballots, for the trials' owners
 #pragma unroll
-    for (int u = 0; u < DE_BATCH; ++u) pick[u].mask = leave[u];
+    for (int u = 0; u < DE_BUILD_BATCH; ++u) pick[u].mask = leave[u];
 }
 
 // Gene j of the next population's rows k0 + u of a tile (bit u of `taken`: the trial replaced its
@@ -253,15 +257,15 @@ template <typename T, bool FULL, bool LAST>
 __device__ __forceinline__ void de_select_batch(int nk, unsigned int taken, const T* col, T* col_next,
                                                 T* col_trials, unsigned int own, unsigned int rbytes, bool jv,
                                                 const T* in) {
-    T kept[DE_BATCH], trial[DE_BATCH];  // unset where not live or not needed: never used
+    T kept[DE_SELECT_BATCH], trial[DE_SELECT_BATCH];  // unset where not live or not needed: never used
 #pragma unroll
-    for (int u = 0; u < DE_BATCH; ++u) {
+    for (int u = 0; u < DE_SELECT_BATCH; ++u) {
         const bool live = jv && (FULL || u < nk);
         de_ldcg_if(live && !((taken >> u) & 1u), de_at(col, own + u * rbytes), kept[u]);  // unset: unused
         if (live) trial[u] = in[u];  // unset: unused
     }
 #pragma unroll
-    for (int u = 0; u < DE_BATCH; ++u) {
+    for (int u = 0; u < DE_SELECT_BATCH; ++u) {
         if (jv && (FULL || u < nk)) {
             *de_at(col_next, own + u * rbytes) = ((taken >> u) & 1u) ? trial[u] : kept[u];
             if (LAST) *de_at(col_trials, own + u * rbytes) = trial[u];
@@ -431,11 +435,11 @@ __device__ __forceinline__ void de_generations_run(DE_GENERATIONS_PARAMS) {
                 unsigned int own = (unsigned int)row0 * rbytes;
                 T* out = scratch + j * DE_COLUMN;
                 int k0 = 0;
-                for (; k0 + DE_BATCH <= count; k0 += DE_BATCH) {
-                    de_build_batch<T, true>(pick, DE_BATCH, pop + j, own, rbytes, jv, lanebit, lo, hi, Fw, out);
-                    pick += DE_BATCH;
-                    own += DE_BATCH * rbytes;
-                    out += DE_BATCH;
+                for (; k0 + DE_BUILD_BATCH <= count; k0 += DE_BUILD_BATCH) {
+                    de_build_batch<T, true>(pick, DE_BUILD_BATCH, pop + j, own, rbytes, jv, lanebit, lo, hi, Fw, out);
+                    pick += DE_BUILD_BATCH;
+                    own += DE_BUILD_BATCH * rbytes;
+                    out += DE_BUILD_BATCH;
                 }
                 if (k0 < count)
                     de_build_batch<T, false>(pick, count - k0, pop + j, own, rbytes, jv, lanebit, lo, hi, Fw, out);
@@ -463,21 +467,21 @@ __device__ __forceinline__ void de_generations_run(DE_GENERATIONS_PARAMS) {
                 const T* in = scratch + j * DE_COLUMN;
                 int k0 = 0;
                 if (last) {
-                    for (; k0 + DE_BATCH <= count; k0 += DE_BATCH) {
-                        de_select_batch<T, true, true>(DE_BATCH, taken >> k0, col, col_next, col_trials, own, rbytes,
+                    for (; k0 + DE_SELECT_BATCH <= count; k0 += DE_SELECT_BATCH) {
+                        de_select_batch<T, true, true>(DE_SELECT_BATCH, taken >> k0, col, col_next, col_trials, own, rbytes,
                                                        jv, in);
-                        own += DE_BATCH * rbytes;
-                        in += DE_BATCH;
+                        own += DE_SELECT_BATCH * rbytes;
+                        in += DE_SELECT_BATCH;
                     }
                     if (k0 < count)
                         de_select_batch<T, false, true>(count - k0, taken >> k0, col, col_next, col_trials, own,
                                                         rbytes, jv, in);
                 } else {
-                    for (; k0 + DE_BATCH <= count; k0 += DE_BATCH) {
-                        de_select_batch<T, true, false>(DE_BATCH, taken >> k0, col, col_next, col_trials, own,
+                    for (; k0 + DE_SELECT_BATCH <= count; k0 += DE_SELECT_BATCH) {
+                        de_select_batch<T, true, false>(DE_SELECT_BATCH, taken >> k0, col, col_next, col_trials, own,
                                                         rbytes, jv, in);
-                        own += DE_BATCH * rbytes;
-                        in += DE_BATCH;
+                        own += DE_SELECT_BATCH * rbytes;
+                        in += DE_SELECT_BATCH;
                     }
                     if (k0 < count)
                         de_select_batch<T, false, false>(count - k0, taken >> k0, col, col_next, col_trials, own,

@@ -13,8 +13,8 @@ Ways of looking at one quantity, all rastrigin 30-D float32 on the cuda engine, 
 - the exchange's point copies skipped where the block's or the swarm's best did not change
   (pso_exchange's memo) against copying every time;
 - SPSO-2011 without the scatter's barrier (float: one barrier an iteration would remain; an upper
-  bound again, not a valid run), and DE with 2 or 8 trials built per batch instead of 4 (ptxas,
-  sm_90, rastrigin float: 32/28, 168/120 and 304/296 bytes of spill stores/loads for 2, 4, 8).
+  bound again, not a valid run), and DE with 2 or 8 trials built per batch and rows selected per
+  batch instead of 4 and 4 (the same numbers: only the order of the loads changes).
 
     python3 scripts/exchange_cost.py [repeats] [variant,variant,...]   (default: every variant)
 """
@@ -105,8 +105,6 @@ VARIANTS = {
     # SPSO-2011 float: the scatter's barrier left out (keys read while other blocks still scatter:
     # an upper bound of what one barrier an iteration could save, not a valid run)
     "spso no scatter barrier": [(SCATTER0 + "        mw_group_sync(sync);\n", SCATTER0)],
-    "DE batch 2": [("#define DE_BATCH 4", "#define DE_BATCH 2")],
-    "DE batch 8": [("#define DE_BATCH 4", "#define DE_BATCH 8")],
     "no exchange but the last": [
         ("        parity ^= 1;\n        if (packed) {", "        parity ^= 1;\n        if (it + 1 < iterations) continue;\n        if (packed) {"),
         ("        mw_group_sync(sync);\n        T* s = cur;", "        if (last) mw_group_sync(sync);\n        T* s = cur;"),
@@ -145,6 +143,8 @@ CASES = {
     "SPSO 1k": pso(1024, 1, "spso2011", iterations=10000),
     "DE 131k": Case("differential_evolution", "rastrigin", 30, 131072, 2000, {"populations": 1}),
     "DE 512x256": Case("differential_evolution", "rastrigin", 30, 256, 2000, {"populations": 512}),
+    "DE 16k": Case("differential_evolution", "rastrigin", 30, 16384, 5000, {"populations": 1}),
+    "DE 1k": Case("differential_evolution", "rastrigin", 30, 1024, 20000, {"populations": 1}),
 }
 # the grouped cases have no group barrier: only the one-swarm cases differ between the variants
 PER_VARIANT = {"as committed": list(CASES), "one warp scans": ["PSO 131k", "SPSO 131k"],
@@ -157,8 +157,13 @@ PER_VARIANT["spso no scatter barrier"] = ["SPSO 131k", "SPSO 16k"]
 # the committed kernels on fewer cases, for comparing two trees (e.g. a branch's kernel in another
 # folder) one process after the other
 PER_VARIANT["spso"] = ["SPSO 131k", "SPSO 16k", "SPSO 1k"]
-PER_VARIANT["de"] = ["DE 131k", "DE 512x256"]
-PER_VARIANT["DE batch 2"] = PER_VARIANT["DE batch 8"] = ["DE 131k", "DE 512x256"]
+PER_VARIANT["de"] = ["DE 131k", "DE 512x256", "DE 16k", "DE 1k"]
+# DE: how many trials a batch builds, and how many rows the selection reads together (8 and 8 as
+# committed, 4 and 4 before; ptxas spills are not monotone in either: docs/benchmarks/notes-gpu.md v10)
+for _b, _s in ((4, 4), (2, 2), (2, 8), (8, 2), (4, 8), (8, 4), (2, 4), (4, 2), (16, 16), (16, 8), (8, 16)):
+    VARIANTS[f"DE build {_b} select {_s}"] = [("#define DE_BUILD_BATCH 8", f"#define DE_BUILD_BATCH {_b}"),
+                                              ("#define DE_SELECT_BATCH 8", f"#define DE_SELECT_BATCH {_s}")]
+    PER_VARIANT[f"DE build {_b} select {_s}"] = ["DE 131k", "DE 512x256", "DE 16k", "DE 1k"]
 for _v in ("poll sleeps 32 ns", "poll sleeps 128 ns", "relaxed poll + fence"):
     PER_VARIANT[_v] = ["PSO 131k", "PSO 16k", "PSO 1k", "SPSO 131k", "DE 131k"]
 
