@@ -32,8 +32,7 @@
 // multiprocessor, a warp per scheduler, each waiting on its particle's long chain of Philox
 // blocks, loads, velocity updates and objective terms), L consecutive lanes of a warp share a
 // particle, and everything above is counted in particles, not threads (lt, stride, bps blocks of
-// blockDim.x / L particles: pso_place_lanes; blocks of up to 1,024 threads, so no more blocks than
-// with a thread per particle). Lane r makes the coordinates of the move's Philox
+// blockDim.x / L particles: pso_place_lanes; blocks of up to 512 threads, PSO_LANES_MAX_BLOCK). Lane r makes the coordinates of the move's Philox
 // blocks b = r, r + L, ... (block b: coordinates C b .. C b + C - 1, C = MwPerBlock / 2; the same
 // draws and arithmetic per coordinate), so each lane does 1/L of the draws, moves and objective
 // terms (pso_move_lanes). The objective is the same value bit for bit: a fold's terms (problems.cuh:
@@ -105,10 +104,13 @@
 #define PSO_PACKED_MAX_BLOCK 160
 #define PSO_PACKED_MIN_BLOCKS 4
 // Launch bounds of pso_classic_lanes (solvers/cuda/particle_swarm.py: LANES_MAX_BLOCK): blocks of up
-// to 1,024 threads, the same 64 registers as (256, 4). A swarm of 16,384 with 8 lanes is then 128
-// blocks, as with a thread per particle, not 512: every block reads every other block's partial
-// best each iteration (pso_exchange), traffic that grows with the square of the blocks.
-#define PSO_LANES_MAX_BLOCK 1024
+// to 512 threads, one a multiprocessor, so up to 128 registers a thread: ptxas (sm_90, rastrigin
+// float) gives it 121-124 and no spill, where blocks of 1,024 (64 registers) spilled 44/188 bytes in
+// the move. Measured on the H100 (docs/benchmarks/notes-gpu.md v10): one swarm of 16,384 with 4
+// lanes 2.21 -> 2.45 G/s, 1,024 with 8 lanes 232 -> 247 M/s, the same numbers. The lanes are for
+// swarms of at most 128 particles a multiprocessor (choose_lanes), 512 threads with 4 lanes, so the
+// smaller block costs the automatic choice nothing; a swarm of 16,384 is 128 blocks either way.
+#define PSO_LANES_MAX_BLOCK 512
 
 // ---- helpers: the swarm-best exchange (L2 loads and the group barrier: group_sync.cuh) ------------
 

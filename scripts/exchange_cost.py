@@ -114,8 +114,21 @@ VARIANTS = {
 }
 
 
+# host-side settings a variant needs beside its source edits: (module, attribute, value)
+HOST = {"lanes block 512": [("solvers.cuda.particle_swarm", "LANES_MAX_BLOCK", 512)]}
+_HOST_DEFAULTS: dict = {}
+
+
 def use(variant: str) -> None:
+    import importlib  # noqa: PLC0415
+
     edits = VARIANTS[variant]
+    for (module, name), value in _HOST_DEFAULTS.items():  # undo the last variant's settings
+        setattr(importlib.import_module(module), name, value)
+    for module, name, value in HOST.get(variant, []):
+        mod = importlib.import_module(module)
+        _HOST_DEFAULTS.setdefault((module, name), getattr(mod, name))
+        setattr(mod, name, value)
 
     def source(name, functor_source=""):
         text = ORIGINAL_SOURCE(name, functor_source)
@@ -154,6 +167,19 @@ PER_VARIANT = {"as committed": list(CASES), "one warp scans": ["PSO 131k", "SPSO
 PER_VARIANT["spso pass 1 unroll 2"] = PER_VARIANT["spso passes unroll 1"] = ["SPSO 131k", "SPSO 16k", "SPSO 1k"]
 PER_VARIANT["VP evict_last 1.0"] = PER_VARIANT["VP evict_last 0.6"] = ["PSO 131k"]
 PER_VARIANT["spso no scatter barrier"] = ["SPSO 131k", "SPSO 16k"]
+# classic PSO's lanes kernel in blocks of at most 512 threads: __launch_bounds__(512, 1) lets it use
+# 124 registers without spilling (at 1,024 threads it has 64 and spills 44/188 bytes); one block of
+# 512 per multiprocessor still holds 16,384 particles x 4 lanes
+VARIANTS["lanes block 512"] = [("#define PSO_LANES_MAX_BLOCK 1024", "#define PSO_LANES_MAX_BLOCK 512")]
+PER_VARIANT["lanes block 512"] = ["PSO 16k", "PSO 1k"]
+# SPSO-2011 with __launch_bounds__(256, 1): registers unconstrained (at 16,384 a swarm has 128 blocks
+# of 128 threads, 4 warps a multiprocessor, so occupancy is not what 64 registers buy). Only the
+# sizes whose blocks stay resident with that many registers (not 131,072: 4 blocks a multiprocessor)
+SPSO_BOUNDS = ("    __global__ void __launch_bounds__(256, 4) NAME(PSO_SPSO_PARAMS) {",
+               "    __global__ void __launch_bounds__(256, 1) NAME(PSO_SPSO_PARAMS) {")
+VARIANTS["spso bounds 1"] = [SPSO_BOUNDS]
+VARIANTS["spso bounds 1 pass 1 unroll 2"] = [SPSO_BOUNDS] + VARIANTS["spso pass 1 unroll 2"]
+PER_VARIANT["spso bounds 1"] = PER_VARIANT["spso bounds 1 pass 1 unroll 2"] = ["SPSO 16k", "SPSO 1k"]
 # the committed kernels on fewer cases, for comparing two trees (e.g. a branch's kernel in another
 # folder) one process after the other
 PER_VARIANT["spso"] = ["SPSO 131k", "SPSO 16k", "SPSO 1k"]

@@ -98,8 +98,10 @@ class _Kernels:
 
 
 def resident_h100(kernel, block, shared_bytes):
-    """An H100's resident blocks of a 64-register kernel: registers, threads, shared memory, 32 blocks."""
-    per_sm = min(65536 // (64 * block), 2048 // block, (228 * 1024) // (shared_bytes + 1024), 32)
+    """An H100's resident blocks: registers (64 a thread, 128 for pso_classic_lanes: its
+    __launch_bounds__(512, 1)), threads, shared memory, 32 blocks."""
+    registers = 128 if kernel == "pso_classic_lanes" else 64
+    per_sm = min(65536 // (registers * block), 2048 // block, (228 * 1024) // (shared_bytes + 1024), 32)
     return per_sm * SMS
 
 
@@ -122,8 +124,10 @@ def test_one_swarm_of_16384_takes_4_lanes_in_as_many_blocks_as_before(monkeypatc
     # 128 blocks of 512 threads (128 particles each), one per multiprocessor, x, v and p shared
     assert (launch.shape.per_group, launch.shape.block, launch.flags) == (128, 512, 7)
     assert launch.shared_bytes == 30 * 4 + 3 * 128 * 30 * 4
+    # 8 lanes forced: 256 blocks of 512 would be needed, one is resident a multiprocessor: the lanes
+    # stay, in the 132 resident blocks, each group of 8 lanes then owning several particles
     eight = shaped(monkeypatch, 16384, lanes=8)
-    assert (eight.lanes, eight.shape.per_group, eight.shape.block) == (8, 128, 1024)
+    assert (eight.lanes, eight.shape.per_group, eight.shape.block) == (8, 132, 512)
     one = shaped(monkeypatch, 16384, lanes=1)
     assert (one.lanes, one.kernel, one.shape.per_group, one.shape.block) == (1, "pso_classic", 128, 128)
 
@@ -137,13 +141,13 @@ def test_one_swarm_of_1024_and_of_131072(monkeypatch):
 
 
 def test_fewer_lanes_where_the_swarm_would_not_be_resident(monkeypatch):
-    # a device that holds only 40 blocks of any shape: 8, 4 and 2 lanes (128 blocks of 1,024, 512,
-    # 256) do not fit: a thread per particle, threads owning several particles
+    # a device that holds only 40 blocks of any shape: 4 and 2 lanes (128 blocks of 512 and 256) do
+    # not fit: a thread per particle, threads owning several particles
     launch = shaped(monkeypatch, 16384, resident=lambda kernel, block, nbytes: 40)
     assert launch.lanes == 1 and launch.kernel == "pso_classic"
-    # only 100 blocks of 1,024 but two of 512 per multiprocessor: 4 lanes, 128 blocks of 512
-    launch = shaped(monkeypatch, 16384, resident=lambda kernel, block, nbytes: 100 if block == 1024 else 2 * SMS)
-    assert (launch.lanes, launch.shape.per_group, launch.shape.block) == (4, 128, 512)
+    # only 100 blocks of 512 but two of 256 per multiprocessor: 2 lanes, 128 blocks of 256
+    launch = shaped(monkeypatch, 16384, resident=lambda kernel, block, nbytes: 100 if block == 512 else 2 * SMS)
+    assert (launch.lanes, launch.shape.per_group, launch.shape.block) == (2, 128, 256)
     # forced lanes stay, every group then owning several particles (state in global memory)
     forced = shaped(monkeypatch, 16384, lanes=8, resident=lambda kernel, block, nbytes: 40)
     assert (forced.lanes, forced.shape.per_group, forced.flags) == (8, 40, 0)

@@ -32,10 +32,9 @@ from .resident import WARP, allow_shared, group_shape, multiprocessors, resident
 SHARED_MAX = 48 * 1024  # dynamic shared memory per block for particles' own state (no opt-in needed)
 MAX_BLOCK = 256  # __launch_bounds__ of the step kernels
 PACKED_MAX_BLOCK = 160  # __launch_bounds__ of the packed classic kernels (PSO_PACKED_MAX_BLOCK)
-# __launch_bounds__ of pso_classic_lanes (PSO_LANES_MAX_BLOCK): with lanes a swarm takes blocks of up
-# to 1,024 threads, so that it has no more blocks than with a thread per particle (the exchange reads
-# every block's partial in every block: 16,384 particles x 8 lanes in 128 blocks, not 512)
-LANES_MAX_BLOCK = 1024
+# __launch_bounds__ of pso_classic_lanes (PSO_LANES_MAX_BLOCK): blocks of up to 512 threads, one a
+# multiprocessor, so a thread may hold 128 registers (the move no longer spills; kernels/particle_swarm.cu)
+LANES_MAX_BLOCK = 512
 # swarms per block of classic PSO: unset or "auto", the launch shape's choice (choose_swarms_per_block);
 # "1", the unpacked mapping (a swarm per block or more); k > 1, k swarms per block where they fit
 SWARMS_PER_BLOCK_ENV = "MULTIWALK_PSO_SWARMS_PER_BLOCK"
@@ -44,10 +43,10 @@ PACKED_SCRATCH = 16  # bytes per swarm of a packed block's shared best (MwBest<T
 # 2, 4 or 8 forced (pso_classic_lanes, ordinary classic launches: no grid, no packed block)
 LANES_ENV = "MULTIWALK_PSO_LANES"
 LANE_COUNTS = (1, 2, 4, 8)
-# Threads per multiprocessor the lanes may fill: pso_classic_lanes' 64 registers a thread (its
-# __launch_bounds__) hold 1,024 at once, and a swarm spread over blocks needs all of them resident
+# Threads per multiprocessor the lanes may fill: pso_classic_lanes' registers (up to 128 a thread, its
+# __launch_bounds__) hold 512 at once, and a swarm spread over blocks needs all of them resident
 # (the exchange barrier).
-LANES_THREADS_PER_SM = 1024
+LANES_THREADS_PER_SM = 512
 
 
 def choose_swarms_per_block(m: int, swarms: int, sms: int, cap: int = PACKED_MAX_BLOCK) -> int:
