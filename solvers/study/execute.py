@@ -73,7 +73,9 @@ def run_batch(runs: Sequence[Mapping], revision: str) -> tuple[list[dict], float
 
 @dataclass
 class Outcome:
-    """What a study did: rows written now, runs skipped as already done, rows that record a failure."""
+    """What a study did: rows written now, runs skipped as already done, rows written now that
+    record a failure; ``retried``: runs among those written whose old row recorded a failure;
+    ``kept_failed``: runs among the skipped whose row records a failure (--keep-failed)."""
 
     written: int
     resumed: int
@@ -81,6 +83,8 @@ class Outcome:
     total: int
     seconds: float
     dashboard: str | None
+    retried: int = 0
+    kept_failed: int = 0
 
 
 class Progress:

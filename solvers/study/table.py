@@ -1,5 +1,11 @@
 """The study's result table: a CSV that grows one fsynced row at a time, so a crash or a kill loses
-no finished run, and ``--resume`` reads back which runs are done."""
+no finished run, and ``--resume`` reads back which runs are done.
+
+A resumed table's failed rows are run again by default: ``drop_failed`` takes them out in one
+atomic rewrite (the file is the old table or the new one, never half of either), their new rows are
+appended as they arrive, and ``close`` puts back the old row of any run that got no new one (Ctrl+C,
+a cluster that failed), so only a hard kill can lose a failure record, and then the next --resume
+simply runs that run again."""
 from __future__ import annotations
 
 import csv
@@ -9,19 +15,24 @@ import os
 from pathlib import Path
 from typing import Iterable, Mapping
 
+from ..atomic_write import atomic_path
 from ..errors import ConfigError
 
 COLUMNS = ("key", "algorithm", "function", "dim", "seed", "params", "engine", "dtype", "budget",
            "best_f", "f_min", "error", "evals", "iterations", "seconds", "evals_per_s", "stop_reason",
            "failure", "worker", "git_revision")
+FAILURE = COLUMNS.index("failure")
 
 
 class ResultTable:
-    """Append-only CSV of study rows; ``done`` holds the keys already written."""
+    """Append-only CSV of study rows; ``done`` holds the keys already written, ``failed`` the rows
+    among them that record a failure (key -> the row's cells, as read)."""
 
     def __init__(self, path: str | Path, *, resume: bool):
         self.path = Path(path)
         self.done: set[str] = set()
+        self.failed: dict[str, list[str]] = {}
+        self._dropped: dict[str, list[str]] = {}  # failed rows taken out to be run again
         if self.path.is_dir():  # else "already holds results", and with --resume an internal error
             raise ConfigError(f"{self.path} is a folder: name the result table's CSV file")
         exists = self.path.exists() and self.path.stat().st_size > 0
@@ -62,7 +73,10 @@ class ResultTable:
         if cut < len(data):
             with open(self.path, "r+b") as fh:
                 fh.truncate(cut)
-        self.done = {row[0] for row in reader if row}
+        rows = [row for row in reader if row]
+        self.done = {row[0] for row in rows}
+        ran = {row[0] for row in rows if not _is_failure(row)}  # a key with any good row is done
+        self.failed = {row[0]: row for row in rows if _is_failure(row) and row[0] not in ran}
 
     def _write_line(self, values: Iterable) -> None:
         buf = io.StringIO()
@@ -79,8 +93,41 @@ class ResultTable:
         self.done.add(row["key"])
         return True
 
+    def drop_failed(self) -> int:
+        """Take the failed rows out of the table (one atomic rewrite) so their runs are run again;
+        returns how many. Rows read back as strings are written again as the same text."""
+        if not self.failed:
+            return 0
+        with open(self.path, newline="", encoding="utf-8") as fh:  # UTF-8, as _recover reads it
+            rows = list(csv.reader(fh))[1:]
+        kept = [row for row in rows if row and row[0] not in self.failed]
+        self._fh.close()  # the rewrite replaces the file: append to the new one, not the old inode
+        try:
+            with atomic_path(self.path) as tmp:
+                with open(tmp, "w", newline="", encoding="utf-8") as out:
+                    csv.writer(out).writerows([COLUMNS, *kept])
+        finally:
+            self._fh = open(self.path, "a", newline="")
+        self._dropped = dict(self.failed)
+        self.done -= set(self.failed)
+        self.failed = {}
+        return len(self._dropped)
+
     def close(self) -> None:
-        if not self._fh.closed:
+        """Close the file, first writing back the old row of a dropped failed run that got no new
+        row (interrupted): the table never loses a failure it has not replaced."""
+        if self._fh.closed:
+            return
+        try:
+            for key, row in self._dropped.items():
+                if key not in self.done:
+                    self._write_line(row)
+                    self.done.add(key)
+                    self.failed[key] = row
+        except OSError:
+            pass  # a full disk: the run is simply missing, and the next --resume runs it
+        finally:
+            self._dropped = {}
             self._fh.close()
 
     def __enter__(self) -> "ResultTable":
@@ -88,6 +135,10 @@ class ResultTable:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+def _is_failure(row: list[str]) -> bool:
+    return len(row) > FAILURE and bool(row[FAILURE])
 
 
 def _header_line() -> bytes:
