@@ -123,12 +123,18 @@ def use(variant: str) -> None:
     import importlib  # noqa: PLC0415
 
     edits = VARIANTS[variant]
+    def owner(module, name):  # "Class.attribute" names a class attribute of the module
+        obj = importlib.import_module(module)
+        for part in name.split(".")[:-1]:
+            obj = getattr(obj, part)
+        return obj, name.split(".")[-1]
+
     for (module, name), value in _HOST_DEFAULTS.items():  # undo the last variant's settings
-        setattr(importlib.import_module(module), name, value)
+        setattr(*owner(module, name), value)
     for module, name, value in HOST.get(variant, []):
-        mod = importlib.import_module(module)
-        _HOST_DEFAULTS.setdefault((module, name), getattr(mod, name))
-        setattr(mod, name, value)
+        obj, attr = owner(module, name)
+        _HOST_DEFAULTS.setdefault((module, name), getattr(obj, attr))
+        setattr(obj, attr, value)
 
     def source(name, functor_source=""):
         text = ORIGINAL_SOURCE(name, functor_source)
@@ -180,6 +186,26 @@ SPSO_BOUNDS = ("    __global__ void __launch_bounds__(256, 4) NAME(PSO_SPSO_PARA
 VARIANTS["spso bounds 1"] = [SPSO_BOUNDS]
 VARIANTS["spso bounds 1 pass 1 unroll 2"] = [SPSO_BOUNDS] + VARIANTS["spso pass 1 unroll 2"]
 PER_VARIANT["spso bounds 1"] = PER_VARIANT["spso bounds 1 pass 1 unroll 2"] = ["SPSO 16k", "SPSO 1k"]
+# The one swarm / population of 131,072 in fewer, larger blocks: 1,024 threads (128 blocks, one a
+# multiprocessor) or 512 (256 blocks), against 512 blocks of 256. The same threads a multiprocessor
+# and registers, but a quarter (a half) of the arrivals at every group barrier and of the partials
+# each block reads. The shared-memory caps are raised so x stays in shared memory (122 KB a block).
+_PSO = "solvers.cuda.particle_swarm"
+_DE = "solvers.cuda.differential_evolution"
+for _block, _per_sm in ((1024, 1), (512, 2)):
+    _host = [(_PSO, "MAX_BLOCK", _block), (_PSO, "ParticleSwarmCuda.block", _block), (_PSO, "SHARED_MAX", 200 * 1024)]
+    VARIANTS[f"PSO block {_block}"] = [("__launch_bounds__(256, 4) pso_classic(",
+                                        f"__launch_bounds__({_block}, {_per_sm}) pso_classic(")]
+    HOST[f"PSO block {_block}"] = _host
+    PER_VARIANT[f"PSO block {_block}"] = ["PSO 131k"]
+    VARIANTS[f"SPSO block {_block}"] = [(SPSO_BOUNDS[0], SPSO_BOUNDS[0].replace("(256, 4)", f"({_block}, {_per_sm})"))]
+    HOST[f"SPSO block {_block}"] = _host
+    PER_VARIANT[f"SPSO block {_block}"] = ["SPSO 131k"]
+    VARIANTS[f"DE block {_block}"] = [("__launch_bounds__(256, 4) de_generations(",
+                                       f"__launch_bounds__({_block}, {_per_sm}) de_generations(")]
+    HOST[f"DE block {_block}"] = [(_DE, "MAX_BLOCK", _block), (_DE, "DifferentialEvolutionCuda.block", _block),
+                                  (_DE, "DifferentialEvolutionCuda.scratch_shared_max", 200 * 1024)]
+    PER_VARIANT[f"DE block {_block}"] = ["DE 131k"]
 # the committed kernels on fewer cases, for comparing two trees (e.g. a branch's kernel in another
 # folder) one process after the other
 PER_VARIANT["spso"] = ["SPSO 131k", "SPSO 16k", "SPSO 1k"]

@@ -105,14 +105,19 @@ def resident_h100(kernel, block, shared_bytes):
     return per_sm * SMS
 
 
-def shaped(monkeypatch, walkers, swarms=1, dim=30, dtype="float32", lanes=None, resident=resident_h100):
+def shaped(monkeypatch, walkers, swarms=1, dim=30, dtype="float32", lanes=None, resident=resident_h100,
+           optin=227 * 1024, variant="classic", block=None):
     import solvers.cuda.resident as resident_module
 
     monkeypatch.delenv(LANES_ENV, raising=False)
     monkeypatch.setattr(resident_module, "multiprocessors", lambda: SMS)
     monkeypatch.setattr(pso, "resident_blocks", resident)
     monkeypatch.setattr(pso, "allow_shared", lambda kernel, nbytes: None)
-    algo = algorithm(monkeypatch, walkers=walkers, swarms=swarms, dim=dim, dtype=dtype, lanes=lanes)
+    monkeypatch.setattr(pso, "shared_optin", lambda: optin)
+    algo = algorithm(monkeypatch, walkers=walkers, swarms=swarms, dim=dim, dtype=dtype, lanes=lanes,
+                     variant=variant)
+    if block is not None:
+        algo.block = block
     algo.kernels = _Kernels()
     algo.swarms_per_block = None
     return algo._launch_shape()
@@ -138,6 +143,34 @@ def test_one_swarm_of_1024_and_of_131072(monkeypatch):
     assert small.shared_bytes == 30 * 4 + 3 * 8 * 30 * 4  # rows of 8 particles, not 64 threads
     large = shaped(monkeypatch, 131072)
     assert (large.lanes, large.kernel) == (1, "pso_classic")
+    # 128 blocks of 1,024 (pso_classic's bounds), one a multiprocessor, x in shared memory as with
+    # 256-thread blocks (x, v and p do not fit: 3 x 120 KB)
+    assert (large.shape.block, large.shape.per_group, large.flags) == (1024, 128, 1)
+    assert large.shared_bytes == 30 * 4 + 1024 * 30 * 4
+    # an A100's 163 KB of opt-in shared memory: blocks of 512, x still shared
+    a100 = shaped(monkeypatch, 131072, optin=163 * 1024)
+    assert (a100.shape.block, a100.shape.per_group, a100.flags) == (512, 256, 1)
+    # 65,536: 64 blocks of 1,024 would leave half the multiprocessors idle: 128 of 512 (spread)
+    half = shaped(monkeypatch, 65536)
+    assert (half.shape.block, half.shape.per_group, half.flags) == (512, 128, 1)
+
+
+def test_classic_block_cap_keeps_the_shared_memory_a_thread_gets():
+    assert pso.classic_block_cap(227 * 1024) == 1024  # H100: 192 KB + margin fit
+    assert pso.classic_block_cap(163 * 1024) == 512   # A100
+    assert pso.classic_block_cap(99 * 1024) == 512    # 96 KB + 1 KB margin
+    assert pso.classic_block_cap(64 * 1024) == 256
+    assert pso.classic_block_cap(48 * 1024) == 256    # never below MAX_BLOCK
+
+
+def test_spso_keeps_blocks_of_256_and_a_smaller_block_asked_for_is_kept(monkeypatch):
+    # SPSO's kernels keep __launch_bounds__(256, 4): 512 blocks of 256 for one swarm of 131,072
+    monkeypatch.setattr(ParticleSwarmCuda, "_tc_rows", lambda self: False)  # (reads the L2 size)
+    spso = shaped(monkeypatch, 131072, variant="spso2011")
+    assert (spso.kernel, spso.shape.block, spso.shape.per_group) == ("pso_spso", 256, 512)
+    # classic with block set below MAX_BLOCK (tests of the many-block exchange): that block
+    small = shaped(monkeypatch, 9000, lanes=1, block=64)
+    assert (small.kernel, small.shape.block) == ("pso_classic", 64)
 
 
 def test_fewer_lanes_where_the_swarm_would_not_be_resident(monkeypatch):

@@ -27,10 +27,15 @@ import numpy as np
 from ..algorithms.particle_swarm import ParticleSwarm
 from ..errors import ConfigError
 from .base import REDUCE_BLOCKS, CudaAlgorithm, CudaState, allocation_guard, l2_cache_bytes
-from .resident import WARP, allow_shared, group_shape, multiprocessors, resident_blocks, spread
+from .resident import WARP, allow_shared, group_shape, multiprocessors, resident_blocks, shared_optin, spread
 
 SHARED_MAX = 48 * 1024  # dynamic shared memory per block for particles' own state (no opt-in needed)
-MAX_BLOCK = 256  # __launch_bounds__ of the step kernels
+MAX_BLOCK = 256  # __launch_bounds__ of the step kernels (but pso_classic's and the lanes')
+# __launch_bounds__ of pso_classic (PSO_CLASSIC_MAX_BLOCK): a swarm over several blocks takes blocks of
+# up to 1,024 threads (one swarm of 131,072: 128 blocks, not 512; a quarter of the barrier's arrivals
+# and of the partials read each iteration), each with the shared memory 256-thread blocks get per
+# thread (SHARED_MAX per 256), so fewer where the device's opt-in shared memory is smaller
+CLASSIC_MAX_BLOCK = 1024
 PACKED_MAX_BLOCK = 160  # __launch_bounds__ of the packed classic kernels (PSO_PACKED_MAX_BLOCK)
 # __launch_bounds__ of pso_classic_lanes (PSO_LANES_MAX_BLOCK): blocks of up to 512 threads, one a
 # multiprocessor, so a thread may hold 128 registers (the move no longer spills; kernels/particle_swarm.cu)
@@ -183,8 +188,23 @@ def pr_row(d: int) -> int:
     return (d + 3) // 4 * 4
 
 
+def classic_block_cap(optin: int) -> int:
+    """The largest block of pso_classic (CLASSIC_MAX_BLOCK, halved down to MAX_BLOCK) whose share of
+    shared memory, SHARED_MAX per MAX_BLOCK threads, fits `optin` bytes (the device's opt-in limit,
+    less a margin for the kernel's static shared memory): x stays in shared memory as it would in
+    256-thread blocks."""
+    cap = CLASSIC_MAX_BLOCK
+    while cap > MAX_BLOCK and SHARED_MAX * cap // MAX_BLOCK + STATIC_MARGIN > optin:
+        cap //= 2
+    return cap
+
+
+STATIC_MARGIN = 1024  # bytes of static shared memory a step kernel may have beside its dynamic share
+
+
 class ParticleSwarmCuda(CudaAlgorithm, ParticleSwarm):
     kernel_file = "particle_swarm.cu"
+    # threads per block, at most; left at MAX_BLOCK, pso_classic takes up to classic_block_cap's
     block = MAX_BLOCK
     group_params = ParticleSwarm.group_params  # classic: a tuning grid's runs in one launch
     group_columns = ("omega", "phi_p", "phi_g", "lr")  # pso_classic's gvals row
@@ -298,11 +318,19 @@ class ParticleSwarmCuda(CudaAlgorithm, ParticleSwarm):
         """The launch shape with `lanes` lanes per particle (threads m * lanes per swarm)."""
         p, d, item = self.params, self.problem.dim, self.dtype.itemsize
         m, swarms = int(p.walkers), int(p.swarms)
-        cap = LANES_MAX_BLOCK if lanes > 1 else min(int(self.block), MAX_BLOCK)
+        name = self._kernel_name(spb > 1, lanes)
+        shared_max = SHARED_MAX
+        if lanes > 1:
+            cap = LANES_MAX_BLOCK
+        elif name == "pso_classic" and int(self.block) >= MAX_BLOCK:
+            cap = classic_block_cap(shared_optin())
+            shared_max = SHARED_MAX * cap // MAX_BLOCK  # capped below where blocks come out smaller
+        else:
+            cap = min(int(self.block), MAX_BLOCK)
         block, per_group = spread(m * lanes, swarms, cap)
         if spb > 1:  # spb swarms on consecutive threads of one block, whole warps
             block = -(-spb * m // WARP) * WARP
-        name = self._kernel_name(spb > 1, lanes)
+        shared_max = min(shared_max, SHARED_MAX * max(block, MAX_BLOCK) // MAX_BLOCK)
         kernel = self.kernels.get(name)
         rows = block // lanes  # particles per block: the width of the shared x, v, p rows
         keys_shared = p.variant == "spso2011" and per_group == 1
@@ -317,7 +345,7 @@ class ParticleSwarmCuda(CudaAlgorithm, ParticleSwarm):
 
         flags, resident, fewest = 0, 0, None
         for choice in SHARED_CHOICES:
-            if shared(choice) > SHARED_MAX and choice:
+            if shared(choice) > shared_max and choice:
                 continue
             allow_shared(kernel, shared(choice))
             if per_group == 1:
