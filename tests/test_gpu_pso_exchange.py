@@ -3,7 +3,8 @@ pso_scan_partials). Past 128 blocks every warp of a block reads a share of the p
 one warp reading them all; the swarm's best, and so the whole run, must not depend on which, nor on
 the block size: one swarm of 9,000 in 141 blocks of 64 (every warp reads) against at most 128
 blocks of up to 256 threads (one warp reads; 71 of 128 on an H100), classic PSO and SPSO-2011,
-both dtypes."""
+both dtypes. And one classic swarm of 131,072 in blocks of 1,024 threads (pso_classic's own cap,
+CLASSIC_MAX_BLOCK) against the same swarm in blocks of 128."""
 from __future__ import annotations
 
 import pytest
@@ -14,9 +15,9 @@ from tests.gpu_run import build, everything, same
 pytestmark = pytest.mark.gpu
 
 
-def _run(cupy, variant, dtype, block):
-    algo = build(cupy, "particle_swarm", {"variant": variant, "swarms": 1}, problem="rastrigin", dim=7,
-                 walkers=9000, dtype=dtype)
+def _run(cupy, variant, dtype, block, walkers=9000, dim=7):
+    algo = build(cupy, "particle_swarm", {"variant": variant, "swarms": 1}, problem="rastrigin", dim=dim,
+                 walkers=walkers, dtype=dtype)
     algo.block = block
     algo.lanes = 1
     state = algo.init(ArrayRNG(cupy, 7))
@@ -31,4 +32,16 @@ def test_many_blocks_read_the_partials_together_and_agree(cupy, variant, dtype):
     narrow, a = _run(cupy, variant, dtype, 64)
     wide, b = _run(cupy, variant, dtype, 256)
     assert narrow.shape.per_group > 128 >= wide.shape.per_group > 1, (narrow.shape, wide.shape)
+    assert same(a, b)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_classic_blocks_of_1024_give_the_run_of_blocks_of_128(cupy, dtype):
+    from solvers.cuda.particle_swarm import MAX_BLOCK, classic_block_cap
+    from solvers.cuda.resident import shared_optin
+
+    wide, a = _run(cupy, "classic", dtype, MAX_BLOCK, walkers=131072, dim=5)
+    narrow, b = _run(cupy, "classic", dtype, 128, walkers=131072, dim=5)
+    assert wide.shape.block == classic_block_cap(shared_optin()) > MAX_BLOCK, wide.shape
+    assert narrow.shape.block == 128, narrow.shape
     assert same(a, b)
