@@ -267,8 +267,10 @@ class Algorithm(abc.ABC):
     def iteration_slices(self, state: State, work: float) -> Iterator[None] | None:
         """One iteration split into slices of about `work` coordinates evaluated each: a generator
         that yields between slices (the state consistent there: points, values and best agree,
-        every evaluation counted) and ends when the iteration is complete. None where an iteration
-        cannot be split; the runner then warns when one iteration takes long."""
+        every evaluation counted; best updated with reach=False, so that a grid's reached_at stays
+        the iteration's) and ends when the iteration is complete. None where an iteration cannot
+        be split; the runner then warns when one iteration takes long. A batched tuning grid
+        slices too (solvers/tune/stepping.py), so Stop waits one slice there."""
         return None
 
     def set_params(self, state: State, params) -> None:
@@ -380,7 +382,7 @@ class Algorithm(abc.ABC):
         column = self._row_values.get(name)
         return getattr(self.params, name) if column is None else column
 
-    def _update_group_best(self, state: State, f) -> None:
+    def _update_group_best(self, state: State, f, reach: bool = True) -> None:
         from .groups import group_argmin  # noqa: PLC0415 - groups imports nothing from here
 
         xp = self.xp
@@ -388,7 +390,7 @@ class Algorithm(abc.ABC):
             state.group_best_f = xp.full(self.groups, xp.inf, dtype=self.dtype)
             state.group_reach = xp.full(self.groups, -1, dtype=xp.int64)
         state.group_best_f = xp.minimum(state.group_best_f, group_argmin(f, self.groups)[1])
-        if self._reach_target is not None:
+        if reach and self._reach_target is not None:
             hit = (state.group_best_f <= self._reach_target) & (state.group_reach < 0)
             state.group_reach = xp.where(hit, state.evals // self.groups, state.group_reach)
 
@@ -396,8 +398,10 @@ class Algorithm(abc.ABC):
         """n points drawn uniformly in the problem's box."""
         return rng.uniform(self.lower, self.upper, (n, self.problem.dim), self.dtype)
 
-    def update_best(self, state: State, X, f) -> None:
-        """Keep state.best_x/best_f as the best of (X, f) and the previous best, on the device."""
+    def update_best(self, state: State, X, f, reach: bool = True) -> None:
+        """Keep state.best_x/best_f as the best of (X, f) and the previous best, on the device.
+        `reach` False (a slice of an iteration): a grid's runs record when they reached the target
+        at the iteration's end only, so slicing never moves a run's reached_at."""
         xp = self.xp
         i = int(xp.argmin(f)) if xp is np else xp.argmin(f)
         candidate = f[i]
@@ -405,7 +409,7 @@ class Algorithm(abc.ABC):
         state.best_f = xp.where(better, candidate, state.best_f)
         state.best_x = xp.where(better, X[i], state.best_x)
         if self._row_values or self.groups > 1 or self._reach_target is not None:
-            self._update_group_best(state, f)
+            self._update_group_best(state, f, reach)
 
     def clip(self, X):
         """Bound handling by clipping to the box."""

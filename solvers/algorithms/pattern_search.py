@@ -134,7 +134,7 @@ class PatternSearch(Algorithm):
             f = f_new
             if (j + 1) % block == 0 and j + 1 < d:
                 state.f = f  # X and f agree after every coordinate: a safe place to stop
-                self.update_best(state, X, f)
+                self.update_best(state, X, f, reach=False)
                 yield
         state.f = f
         state.step = xp.where(improved, state.step, state.step * 0.5)

@@ -73,9 +73,9 @@ def cmd_tune(args) -> int:
     interrupted = []
 
     def first_interrupt(signum, frame) -> None:
-        """Ctrl+C while the grid runs: stop it at its next check (between chunks or runs), so the
-        runs so far are written and printed; the handler before it is back for a second Ctrl+C,
-        which ends at once (main.py)."""
+        """Ctrl+C while the grid runs: stop it at its next check (between chunks, slices of a large
+        iteration, or runs; a numba compile runs to its end), so the runs so far are written and
+        printed; the handler before it is back for a second Ctrl+C, which ends at once (main.py)."""
         interrupted.append(signum)
         signal.signal(signal.SIGINT, previous)
 

@@ -12,6 +12,7 @@ from ..config import RunConfig
 from ..params import make_params
 from ..rng import GroupedRNG
 from ..runner import GIL_SHARE, GIL_SLEEP_MAX_S, GIL_SLEEP_MIN_S, Runner
+from .stepping import BatchStepper
 from .table import TuneRow
 
 CHUNK_SECONDS = 0.2  # a batched run checks Stop and reports progress about this often
@@ -74,21 +75,23 @@ class BatchedPlan:
             hold: Callable[[], None] | None = None) -> tuple[list[TuneRow], bool]:
         """Run the batch; with `share_gil` (a window's thread) short chunks, each followed by a
         sleep of half its time (the runner's rule), so the window keeps the GIL often enough.
-        `hold()` is called between chunks (a paused window blocks there; not counted as time)."""
+        A chunk is at least one iteration, or one slice of an iteration too large for Stop to wait
+        for. `hold()` is called between chunks (a paused window blocks there; not counted as time)."""
         algo, engine, budget = self.algo, self.engine, self.config.budget
         target = SHARED_CHUNK_SECONDS if share_gil else CHUNK_SECONDS
         groups = algo.groups
         clock = Clock(hold)
         state = algo.init(GroupedRNG(engine.xp, [seed for _, _, seed in self.pairs]))
+        # a slice of a large iteration at a time, so Stop waits one slice (solvers/tune/stepping.py)
+        stepper = BatchStepper(algo, state, budget)
         chunk, stopped = 1, False
         while True:
             clock.hold()
-            if budget.max_evals is not None and state.evals >= budget.max_evals * groups:
-                break
-            if budget.max_iters is not None and state.iteration >= budget.max_iters:
+            if stepper.budget_spent():
                 break
             if should_stop():
                 stopped = True
+                stepper.cut()
                 break
             iters = chunk
             if budget.max_iters is not None:
@@ -97,10 +100,10 @@ class BatchedPlan:
                 left = budget.max_evals * groups - state.evals
                 iters = min(iters, int(np.ceil(left / max(1.0, algo.evals_per_iteration()))))
             t = time.perf_counter()
-            algo.step(state, max(1, iters))
+            iters = stepper.advance(max(1, iters))
             engine.synchronize()
             dt = time.perf_counter() - t
-            chunk = max(1, int(max(1, iters) * min(4.0, max(0.25, target / dt)))) if dt > 0 else chunk * 4
+            chunk = max(1, int(iters * min(4.0, max(0.25, target / dt)))) if dt > 0 else chunk * 4
             if on_progress is not None:
                 on_progress(Progress(0, groups, to_numpy(state.group_best_f).astype(np.float64),
                                      clock.seconds(), self._fraction(state, groups),
