@@ -37,8 +37,10 @@ def small_params(algorithm: str, **choices) -> dict:
     for spec in specs(reference_class(algorithm).Params):
         if spec.auto or spec.name == "walkers":
             out[spec.name] = int(max(spec.lo or 1, SMALL_WALKERS if spec.name == "walkers" else SMALL_GROUPS))
-    known = {s.name for s in specs(reference_class(algorithm).Params)}
-    out.update({k: v for k, v in QUICK.get(algorithm, {}).items() if k in known})
+    # the quick settings that apply to the chosen variant: a parameter of another variant is refused
+    # (solvers/params.py: "has no effect under variant ..."), e.g. the hybrid's polish_points
+    applies = {s.name for s in specs(reference_class(algorithm).Params) if s.applies_to(choices.get("variant"))}
+    out.update({k: v for k, v in QUICK.get(algorithm, {}).items() if k in applies})
     out.update(choices)
     return out
 
