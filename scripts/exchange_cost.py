@@ -86,6 +86,7 @@ VARIANTS = {
     "as committed": [],
     "spso": [],
     "de": [],
+    "pso sizes": [],
     "one warp scans": [("if (bps <= 32 * PSO_SCAN_LOADS) {", "if (true) {")],
     "copy every time": [("const bool send = has && !pso_same(blk, memo[parity]);", "const bool send = has;"),
                         ("&& !pso_same(w, memo[2])) {  // uniform", ") {  // uniform")],
@@ -153,6 +154,8 @@ def pso(n, groups, variant="classic", iterations=2000):
 CASES = {
     "PSO 131k": pso(131072, 1),
     "PSO 512x256": pso(131072, 512),
+    "PSO 64k": pso(65536, 1),
+    "PSO 32k": pso(32768, 1, iterations=4000),
     "PSO 16k": pso(16384, 1, iterations=5000),
     "PSO 64x256": pso(16384, 64, iterations=5000),
     "PSO 1k": pso(1024, 1, iterations=20000),
@@ -166,7 +169,7 @@ CASES = {
     "DE 1k": Case("differential_evolution", "rastrigin", 30, 1024, 20000, {"populations": 1}),
 }
 # the grouped cases have no group barrier: only the one-swarm cases differ between the variants
-PER_VARIANT = {"as committed": list(CASES), "one warp scans": ["PSO 131k", "SPSO 131k"],
+PER_VARIANT = {"as committed": list(CASES), "pso sizes": ["PSO 131k", "PSO 64k", "PSO 32k"], "one warp scans": ["PSO 131k", "SPSO 131k"],
                "copy every time": ["PSO 131k", "PSO 16k", "PSO 1k"],
                "sc fence barrier": ["PSO 131k", "PSO 16k", "SPSO 131k", "DE 131k"],
                "no exchange but the last": ["PSO 131k", "PSO 16k", "SPSO 131k", "DE 131k"]}
@@ -192,6 +195,12 @@ PER_VARIANT["spso bounds 1"] = PER_VARIANT["spso bounds 1 pass 1 unroll 2"] = ["
 # each block reads. The shared-memory caps are raised so x stays in shared memory (122 KB a block).
 _PSO = "solvers.cuda.particle_swarm"
 _DE = "solvers.cuda.differential_evolution"
+# (committed since: pso_classic's blocks of up to 1,024; this variant is the tree before, blocks of
+# 256 and __launch_bounds__(256, 4), for the sizes between)
+VARIANTS["PSO blocks of 256"] = [("__launch_bounds__(PSO_CLASSIC_MAX_BLOCK, 1) pso_classic(",
+                                  "__launch_bounds__(256, 4) pso_classic(")]
+HOST["PSO blocks of 256"] = [(_PSO, "CLASSIC_MAX_BLOCK", 256)]
+PER_VARIANT["PSO blocks of 256"] = ["PSO 131k", "PSO 64k", "PSO 32k"]
 for _block, _per_sm in ((1024, 1), (512, 2)):
     _host = [(_PSO, "MAX_BLOCK", _block), (_PSO, "ParticleSwarmCuda.block", _block), (_PSO, "SHARED_MAX", 200 * 1024)]
     VARIANTS[f"PSO block {_block}"] = [("__launch_bounds__(256, 4) pso_classic(",

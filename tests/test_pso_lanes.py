@@ -155,6 +155,16 @@ def test_one_swarm_of_1024_and_of_131072(monkeypatch):
     assert (half.shape.block, half.shape.per_group, half.flags) == (512, 128, 1)
 
 
+def test_swarms_that_fit_one_large_block_keep_blocks_of_256(monkeypatch):
+    # 100 swarms of 1,000: 4 blocks of 256 each (400 over 132 multiprocessors), not one of 1,024
+    # each (100 multiprocessors busy, 32 idle)
+    many = shaped(monkeypatch, 1000, swarms=100, lanes=1)
+    assert (many.kernel, many.shape.block, many.shape.per_group) == ("pso_classic", 256, 4)
+    # 4 swarms of 40,000: 40 blocks of 1,024 each (160 in all, 2 launches of 3 swarms and 1)
+    big = shaped(monkeypatch, 40000, swarms=4, lanes=1)
+    assert (big.shape.block, big.shape.per_group) == (1024, 40)
+
+
 def test_classic_block_cap_keeps_the_shared_memory_a_thread_gets():
     assert pso.classic_block_cap(227 * 1024) == 1024  # H100: 192 KB + margin fit
     assert pso.classic_block_cap(163 * 1024) == 512   # A100

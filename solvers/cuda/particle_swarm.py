@@ -31,8 +31,8 @@ from .resident import WARP, allow_shared, group_shape, multiprocessors, resident
 
 SHARED_MAX = 48 * 1024  # dynamic shared memory per block for particles' own state (no opt-in needed)
 MAX_BLOCK = 256  # __launch_bounds__ of the step kernels (but pso_classic's and the lanes')
-# __launch_bounds__ of pso_classic (PSO_CLASSIC_MAX_BLOCK): a swarm over several blocks takes blocks of
-# up to 1,024 threads (one swarm of 131,072: 128 blocks, not 512; a quarter of the barrier's arrivals
+# __launch_bounds__ of pso_classic (PSO_CLASSIC_MAX_BLOCK): a swarm of more than 1,024 particles takes
+# blocks of up to 1,024 threads (one swarm of 131,072: 128 blocks, not 512; a quarter of the barrier's arrivals
 # and of the partials read each iteration), each with the shared memory 256-thread blocks get per
 # thread (SHARED_MAX per 256), so fewer where the device's opt-in shared memory is smaller
 CLASSIC_MAX_BLOCK = 1024
@@ -322,7 +322,10 @@ class ParticleSwarmCuda(CudaAlgorithm, ParticleSwarm):
         shared_max = SHARED_MAX
         if lanes > 1:
             cap = LANES_MAX_BLOCK
-        elif name == "pso_classic" and int(self.block) >= MAX_BLOCK:
+        elif name == "pso_classic" and int(self.block) >= MAX_BLOCK and m > classic_block_cap(shared_optin()):
+            # a swarm that needs several blocks even of the larger size: the same threads in fewer
+            # blocks. One that would fit a single larger block keeps several of 256, which spread
+            # over more multiprocessors where swarms are many (100 of 1,000: 400 blocks, not 100)
             cap = classic_block_cap(shared_optin())
             shared_max = SHARED_MAX * cap // MAX_BLOCK  # capped below where blocks come out smaller
         else:
