@@ -114,6 +114,10 @@ class TuneWorker(QtCore.QObject):
                                                    if engine.compiles else ""))
         tuning = prepare(**self.arguments)  # on this thread: a cuda build may compile
         self._prepared(tuning.table, tuning.table.path)
+        if tuning.compiles:  # numba's step kernels, CuPy's: before the grid's clock starts
+            self.sigStatus.emit(f"{engine.compile_message} (first use; not counted in the grid's time)")
+            tuning.compile(stop=self._cancel.is_set)  # Stop waits for the compile under way
+            self._say_path(tuning.table, tuning.table.path)
         return tuning.run(stop=self._cancel.is_set, on_progress=self.sigProgress.emit,
                           share_gil=True, hold=self._hold)
 
@@ -136,6 +140,9 @@ class TuneWorker(QtCore.QObject):
 
     def _prepared(self, table: TuneTable, path: str) -> None:
         self.sigPrepared.emit(table)
+        self._say_path(table, path)
+
+    def _say_path(self, table: TuneTable, path: str) -> None:
         self.sigStatus.emit("; ".join((path, *table.notes)))  # which path runs, and what was switched
 
 

@@ -86,12 +86,15 @@ class Runner:
 
     def __init__(self, config: RunConfig, on_snapshot: Callable[[Snapshot], None] | None = None,
                  on_status: Callable[[str], None] | None = None, share_gil: bool = False,
-                 compile_first: bool = False):
+                 compile_first: bool = False, on_built: Callable | None = None):
         """`compile_first`: on an engine that compiles when a run first iterates (numba, cupy),
         compile before the clock starts (the measuring rule's warm-up), so `seconds` is the run's
-        own time; off, the first chunk includes the compile (the window says "first iteration")."""
+        own time; off, the first chunk includes the compile (the window says "first iteration").
+        `on_built(algorithm)`: called once the solver is built, before its walkers are drawn (a
+        tuning grid asks it there to record when the run reaches a target)."""
         self.config = config
         self._compile_first = compile_first
+        self._on_built = on_built
         self._share_gil = share_gil
         self._on_snapshot = on_snapshot
         self._on_status = on_status
@@ -174,6 +177,8 @@ class Runner:
         self.algorithm = shards.build(engine, cfg.algorithm, problem, cfg.params, cfg.dtype,
                                       cfg.fast_math, budget=cfg.budget, threads=cfg.threads,
                                       devices=cfg.devices)
+        if self._on_built is not None:
+            self._on_built(self.algorithm)
         warmed = self._compile_first and engine.compiles_when_run
         if warmed:
             # untimed, as every measurement compiles (solvers/measure.py): a throwaway state's

@@ -149,6 +149,34 @@ def fake_engines(monkeypatch):
     return install
 
 
+class Compiles(list):
+    """The compiles a fake JIT engine made (one entry each); ``seconds``: how long each takes."""
+
+    seconds = 0.5
+
+
+@pytest.fixture
+def jit_cupy(fake_engines, monkeypatch):
+    """The fake cupy engine compiling as a JIT does: pattern search's first step sleeps
+    Compiles.seconds; the list returned records that it happened (tests/test_cli.py,
+    tests/test_tune_compile.py)."""
+    from solvers.algorithms import get_algorithm
+
+    compiled = Compiles()
+    fake_engines(cupy={"compiles_when_run": True})  # the numpy code
+    cls = get_algorithm("pattern_search")
+    step = cls.step
+
+    def step_compiling_at_first_call(self, state, iterations):
+        if not compiled:
+            compiled.append(True)
+            time.sleep(compiled.seconds)
+        return step(self, state, iterations)
+
+    monkeypatch.setattr(cls, "step", step_compiling_at_first_call)
+    return compiled
+
+
 @pytest.fixture(scope="module")
 def dask_cluster():
     """A one-worker local Dask cluster (worker in its own process), shared by a test module."""

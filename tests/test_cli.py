@@ -3,7 +3,6 @@ import json
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -42,37 +41,13 @@ def test_run_prints_result_and_json_matches_api():
     assert data["evals"] == 40 + 12 * 2 * 3 * 40 and data["stop_reason"] == "max_iters"
 
 
-COMPILE_SECONDS = 0.5
-
-
-@pytest.fixture
-def jit_cupy(fake_engines, monkeypatch):
-    """The fake cupy engine compiling as a JIT does: pattern search's first step sleeps
-    COMPILE_SECONDS; the list returned records that it happened."""
-    from solvers.algorithms import get_algorithm
-
-    compiled = []
-    fake_engines(cupy={"compiles_when_run": True})  # the numpy code
-    cls = get_algorithm("pattern_search")
-    step = cls.step
-
-    def step_compiling_at_first_call(self, state, iterations):
-        if not compiled:
-            compiled.append(True)
-            time.sleep(COMPILE_SECONDS)
-        return step(self, state, iterations)
-
-    monkeypatch.setattr(cls, "step", step_compiling_at_first_call)
-    return compiled
-
-
 def test_run_time_leaves_out_compiling(jit_cupy, monkeypatch, capsys):
     """`run -e numba` on a cold cache reported 22.044 s and 4.25e+04 evals/s, numba's compile in
     the run's time (warm: 0.232 s, 4.04e+06). An engine that compiles at its first iteration
     (numba, cupy) now compiles before the clock starts, and `run` says so once that takes long."""
     from solvers import cli as cli_module
 
-    compiled, compile_seconds = jit_cupy, COMPILE_SECONDS
+    compiled, compile_seconds = jit_cupy, jit_cupy.seconds
     monkeypatch.setattr(cli_module, "COMPILE_NOTICE_S", 0.05, raising=False)
     args = ["run", "-a", "pattern_search", "-f", "sphere", "-d", "2", "-n", "16", "--max-iters", "5",
             "-e", "cupy"]
@@ -231,7 +206,7 @@ def test_api_run_time_leaves_out_compiling(jit_cupy):
     iterations (the JIT's compile in the run's time and budget), where `main.py run` compiles first."""
     import solvers
 
-    compiled, compile_seconds = jit_cupy, COMPILE_SECONDS
+    compiled, compile_seconds = jit_cupy, jit_cupy.seconds
     r = solvers.run("pattern_search", "sphere", engine="cupy", dim=2, max_seconds=compile_seconds / 5,
                     params={"walkers": 16})
     assert compiled and r.iterations > 0 and r.stop_reason == "max_seconds"

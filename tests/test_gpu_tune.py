@@ -13,7 +13,8 @@ from solvers.engines import get_engine
 from solvers.params import make_params
 from solvers.problems import get_problem
 from solvers.rng import GroupedRNG
-from solvers.tune import tune
+from solvers.tune import prepare, tune
+from test_tune_reach import MDS, PS, batch_chunks, reached, runner_chunks, truth
 
 pytestmark = pytest.mark.gpu
 
@@ -157,3 +158,19 @@ def test_cuda_annealing_hybrid_grid_runs_one_run_per_setting_and_seed():
         alone = solvers.run("simulated_annealing", "rastrigin", "cuda", dim=3, seed=row.seed,
                             max_evals=4000, params={"schedule": "fixed", "variant": "hybrid", **row.params})
         assert (row.best_f, row.evals) == (alone.best_f, alone.evals)
+
+
+# reached_at (solvers/tune/reach.py): the fused kernels fold a run's best once per launch, so a
+# grid finds the iteration in the chunk again; it never depends on how the runs were chunked
+@pytest.mark.parametrize("grid, path", [(PS, "batched"), (PS, "one at a time"), (MDS, "one at a time")])
+@pytest.mark.parametrize("grow", [False, True])
+def test_cuda_reached_at_is_the_iteration_whatever_the_chunks(monkeypatch, grid, path, grow):
+    expected = truth(grid, "cuda")
+    assert any(e is not None for e in expected)
+    if path == "one at a time":  # the cuda class copies the reference's group_params
+        monkeypatch.setattr(get_engine("cuda").algorithm_class(grid["algorithm"]), "group_params", ())
+        runner_chunks(monkeypatch, 1000 if grow else 1)
+    batch_chunks(monkeypatch, grow)
+    table = prepare(**grid, engine="cuda").run()
+    assert table.batched == (path == "batched") and table.stop_reason == "finished"
+    assert reached(table) == expected

@@ -163,6 +163,34 @@ def test_stop_pause_and_shutdown_mid_run(qtbot):
     panel.shutdown()  # a second call is harmless
 
 
+@pytest.mark.parametrize("one_at_a_time", [True, False])
+def test_a_compile_is_said_left_out_of_the_timings_and_stop_during_it_ends_the_grid(
+        qtbot, jit_cupy, monkeypatch, one_at_a_time):
+    """The fake JIT cupy (conftest.py): the tab says it compiles (untimed) until it is done, and a
+    Stop pressed meanwhile ends the grid as the compile ends, with the rows so far."""
+    from solvers.algorithms import get_algorithm
+
+    if one_at_a_time:  # no per-group delta0: one run per (setting, seed)
+        monkeypatch.setattr(get_algorithm("pattern_search"), "group_params", ())
+    config = RunConfig.build("pattern_search", "sphere", 2, params={"walkers": 16}, seed=0)
+    panel = make_panel(qtbot, axes=("delta0=0.05:0.2:3",), seeds=2, evals=2000, config=config,
+                       engine="cupy")
+    with qtbot.waitSignal(panel.sigFinished, timeout=20000):
+        assert panel.start()
+        qtbot.waitUntil(lambda: "not counted in the grid's time" in panel.status_label.text(), timeout=5000)
+        panel.stop()
+    table = panel.table
+    assert jit_cupy and table.stop_reason == "stopped" and table.batched != one_at_a_time
+    assert len(table.rows) == (0 if one_at_a_time else table.grid.groups)
+    assert panel.status_label.text().startswith("stopped")
+
+    jit_cupy.clear()  # compiles again
+    run_to_end(qtbot, panel)
+    table = panel.table
+    assert jit_cupy and table.complete and table.seconds < jit_cupy.seconds / 2
+    assert sum(r.seconds for r in table.rows) < jit_cupy.seconds / 2
+
+
 def test_bad_input_is_refused_beside_the_field(qtbot):
     panel = make_panel(qtbot)
     axis = panel.axes[0]

@@ -92,6 +92,11 @@ class Algorithm(abc.ABC):
     # name -> (field, value under which it is fitted, value under which it is used as given).
     # A grid over such a parameter switches the field (or is refused where the user set it).
     fitted_params: ClassVar[dict[str, tuple[str, str, str]]] = {}
+    # True where a compiled kernel runs a whole chunk of iterations per launch and the run's best
+    # is known only when the launch ends (numba, cuda): what it records as the evaluations at which
+    # a run reached a target is the end of a chunk, so a tuning grid finds the iteration by running
+    # that chunk again (solvers/tune/reach.py). False: the array code records it per iteration.
+    fused: ClassVar[bool] = False
 
     def __init__(self, problem: Problem, params, *, xp=np, dtype=np.float64):
         self.problem = problem
@@ -364,6 +369,12 @@ class Algorithm(abc.ABC):
         self._row_values = {
             name: xp.asarray(np.repeat(np.asarray(v, dtype=np.float64), n // groups)[:, None],
                              dtype=self.dtype) for name, v in values.items()}
+
+    def watch_target(self, target: float) -> None:
+        """A run alone (one group): record in state.group_reach its evaluations at the end of the
+        iteration in which its best first gets to or below `target`, as a grid's groups do. Call
+        before ``init``; the array code only (a fused kernel sees its best at launch ends)."""
+        self._reach_target = target
 
     def accept_groups(self, groups: int, values: dict, target: float | None) -> int:
         """set_groups' checks and bookkeeping (every engine's): returns the walkers."""

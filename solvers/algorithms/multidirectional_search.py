@@ -181,7 +181,9 @@ class MultidirectionalSearch(Algorithm):
 
         if bool(restarting.any()):
             self._restart(state, restarting, offset=lo)
-        self.update_best(state, S[:, 0], F[:, 0])
+        # reaching a target is recorded at the iteration's end (its last block of starts), so
+        # that slicing an iteration never moves a run's reached_at
+        self.update_best(state, S[:, 0], F[:, 0], reach=hi == state.simplices.shape[0])
 
     def _restart(self, state: MultidirectionalSearchState, which, offset: int = 0) -> None:
         """Fresh random simplices (evaluated, counted) for the starts in `which` (a mask over the

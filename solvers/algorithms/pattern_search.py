@@ -148,7 +148,8 @@ class PatternSearch(Algorithm):
         state.X = self.uniform_points(self._rng, n)
         state.f = self.evaluate(state, state.X)
         state.step = self._initial_steps(n)
-        self.update_best(state, state.X, state.f)
+        # at the start of an iteration: a grid's runs record reaching the target at its end
+        self.update_best(state, state.X, state.f, reach=False)
 
     def snapshot(self, state: PatternSearchState, sample: np.ndarray) -> SnapshotData:
         # the same on every engine: reduced where the arrays live, only the sample and two numbers

@@ -87,6 +87,7 @@ class CudaAlgorithm(Algorithm):
     # (solvers/shards.py), whose kernels key their random streams by the global walker index
     walker0: int = 0
     keyed_by_walker: ClassVar[bool] = True
+    fused: ClassVar[bool] = True  # the run's best is folded once per launch (Algorithm.fused)
     # Kernels that take a tuning grid's per-group values (PSO classic, DE, pattern search,
     # annealing) declare the reference's group_params again (CudaAlgorithm comes first in their
     # bases); the others take one parameter set per run and the tuner falls back to one run per
@@ -202,8 +203,8 @@ class CudaAlgorithm(Algorithm):
     def fold_group_best(self, state: State, values) -> None:
         """In a grid: each run's best so far from `values` (every walker's, or every swarm's, best
         value: (groups * k,) group after group, best only improving), and the run's evaluations
-        when it first reached the target (read at the end of each launch, so at the resolution of
-        the host's chunks, as a run alone's history records it)."""
+        when it first reached the target, read at the end of each launch: the end of a chunk, of
+        which the tuner finds the iteration by running it again (solvers/tune/reach.py)."""
         if self._group_values is None and self._reach_target is None:
             return  # not a grid
         xp = self.xp

@@ -42,6 +42,20 @@ class Tuning:
 
     def __init__(self, table: TuneTable, plan):
         self.table, self.plan = table, plan
+        self._compiled = False
+
+    @property
+    def compiles(self) -> bool:
+        """Its engine compiles kernels when a run first iterates (``compile`` does it, untimed)."""
+        return get_engine(self.table.engine).compiles_when_run and not self._compiled
+
+    def compile(self, stop: Callable[[], bool] | None = None) -> None:
+        """Compile the kernels the grid's runs will use, before any clock starts (README:
+        compilation never counts in a timing); ``run`` does it first where it was not done. A
+        compile cannot be interrupted: `stop()` is asked between compiles, and the grid then ends
+        as it starts (``run`` with the same `stop`)."""
+        if not self._compiled:
+            self._compiled = self.plan.compile(stop or (lambda: False))
 
     def run(self, stop: Callable[[], bool] | None = None,
             on_progress: Callable[[Progress], None] | None = None, share_gil: bool = False,
@@ -49,8 +63,10 @@ class Tuning:
         """Run the grid (blocking); `stop()` True ends it early (the rows so far are kept).
         `share_gil`: run beside a window (yield the GIL after every short chunk, as the Runner).
         `hold()`: called between chunks or runs; a paused window blocks in it (time not counted)."""
+        stop = stop or (lambda: False)
+        self.compile(stop)
         clock = Clock(hold)  # the plan holds through it, so the time held is left out here too
-        rows, stopped = self.plan.run(stop or (lambda: False), on_progress, share_gil, clock.hold)
+        rows, stopped = self.plan.run(stop, on_progress, share_gil, clock)
         self.table.rows = rows
         self.table.seconds = clock.seconds()
         self.table.stop_reason = "stopped" if stopped else "finished"

@@ -83,6 +83,8 @@ def cmd_tune(args) -> int:
     on_main = threading.current_thread() is threading.main_thread()
     previous = signal.signal(signal.SIGINT, first_interrupt) if on_main else None
     try:
+        # untimed; a first Ctrl+C meanwhile ends the grid as it starts, the compile under way done
+        _compile(tuning, args.engine, stop=lambda: bool(interrupted))
         table = tuning.run(stop=lambda: bool(interrupted))
     except KeyboardInterrupt:  # a second Ctrl+C: the grid's runs are lost
         lost = f"; no run was written to {args.csv}" if args.csv is not None else ""
@@ -102,6 +104,24 @@ def cmd_tune(args) -> int:
         print(f"main.py: interrupted; {_kept(table)}{kept}", file=sys.stderr)
         return 130
     return 0
+
+
+def _compile(tuning, engine_name: str, stop) -> None:
+    """Compile the grid's kernels before its clock; said on stderr once it takes a while (numba's
+    from a cold cache: ~23 s here), as `run` says it."""
+    from ..cli import COMPILE_NOTICE_S, PROG  # noqa: PLC0415
+    from ..engines import get_engine  # noqa: PLC0415
+
+    if not tuning.compiles:
+        return
+    text = f"{PROG}: {get_engine(engine_name).compile_message}, not counted in the grid's time ..."
+    notice = threading.Timer(COMPILE_NOTICE_S, print, (text,), {"file": sys.stderr, "flush": True})
+    notice.daemon = True
+    notice.start()
+    try:
+        tuning.compile(stop)
+    finally:
+        notice.cancel()
 
 
 def _kept(table) -> str:

@@ -18,9 +18,11 @@ class TuneRow:
     """One (setting, seed) run: its final best value, evaluations and time.
 
     ``seconds``: on the batched path all runs share one launch, and each row carries the batch's
-    time divided by its runs; on the one-run-at-a-time path, the run's own compute time.
-    ``reached_at``: the run's evaluations when its best first got within the tolerance of f_min
-    (at the end of that iteration), None if it never did or f_min is unknown."""
+    time divided by its runs; on the one-run-at-a-time path, the run's own compute time; compiling
+    never counted (solvers/tune/compiling.py).
+    ``reached_at``: the run's evaluations at the end of the first iteration whose best is within
+    the tolerance of f_min, whatever the chunking (solvers/tune/reach.py); None if it never got
+    there, f_min is unknown, or the grid was stopped before a fused kernel's was found."""
 
     setting: int
     params: dict
