@@ -129,7 +129,10 @@ class TuneMap(QtWidgets.QWidget):
                                      else ([], [])))
         else:
             x = np.arange(len(axes[0].values), dtype=float) + 0.5
-            self.line.setData(x, shown, connect="finite")
+            if np.isfinite(shown).any():
+                self.line.setData(x, shown, connect="finite")
+            else:  # no run finished yet (a grid stopped at once): nothing to draw, no all-NaN bounds
+                self.line.setData([], [])
             band = ([], [], [], [])
             if measure == MEASURES[0]:
                 band_lo, _ = log10_floored(stats.q1, floor)
