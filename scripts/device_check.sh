@@ -121,7 +121,7 @@ if [[ "$MODE" == *gui* ]]; then
   fi
   if [[ "${RUN_GUI_BENCH:-1}" != 0 ]]; then
   echo "== window benchmark with the GPU engines live (file: $OUTDIR/gui-bench.md)"
-  timeout "${GUI_BENCH_SECONDS:-150}" "$PY" scripts/gui_benchmark.py --repeat 2 --seconds 6 --out "$OUTDIR/gui-bench.md" 2>&1 | tail -n 40
+  timeout "${GUI_BENCH_SECONDS:-300}" "$PY" scripts/gui_benchmark.py --repeat 2 --seconds 6 --out "$OUTDIR/gui-bench.md" 2>&1 | tail -n 40
   [[ ${PIPESTATUS[0]} -ne 0 ]] && status=1
   fi
 fi
