@@ -55,6 +55,18 @@ def test_a_budget_too_small_for_the_walkers_warns():
     assert result.warnings and "iterations" in result.warnings[0]
 
 
+@pytest.mark.parametrize("algorithm, params, dim, max_evals", [
+    ("pattern_search", {}, 2, 1), ("particle_swarm", {}, 1, 2),
+    ("differential_evolution", {}, 1, 5), ("pattern_search", {"walkers": 1}, 30, 500)])
+def test_a_budget_too_small_for_the_fewest_walkers_asks_only_for_a_larger_budget(
+        algorithm, params, dim, max_evals):
+    # 'use fewer walkers (or auto)' was said with 1 walker (auto) or a PSO swarm of 2: no advice
+    result = solvers.run(algorithm, "sphere", dim=dim, seed=0, max_evals=max_evals, params=params)
+    assert result.warnings, "the budget allows under 20 iterations"
+    assert "use fewer" not in result.warnings[0]
+    assert "the fewest it takes: give a larger budget" in result.warnings[0]
+
+
 def test_without_a_budget_auto_is_the_papers_counts():
     cls = solvers.get_algorithm("particle_swarm")
     algo = cls(solvers.get_problem("sphere", 2), solvers.params.make_params(cls.Params, {}))

@@ -152,9 +152,20 @@ class Algorithm(abc.ABC):
         iterations = self.max_evals / max(1.0, self.evals_per_iteration())
         if iterations >= FEW_ITERATIONS:
             return ()
+        # 'use fewer walkers' is no advice when there are already as few as the algorithm takes
+        # (a 100,000-D pattern search with 1 walker, a PSO swarm of 2): then only the budget helps
+        least = self.least_walkers()
+        advice = (f"use fewer {self.walker_word} (or 'auto') or a larger budget"
+                  if self.total_walkers() > least else
+                  "that is already the fewest it takes: give a larger budget")
         return (f"the budget of {self.max_evals:,} evaluations allows only about {iterations:.2g} "
-                f"iterations of {self.total_walkers():,} {self.walker_word}; use fewer "
-                f"{self.walker_word} (or 'auto') or a larger budget",)
+                f"iterations of {self.total_walkers():,} {self.walker_word}; {advice}",)
+
+    def least_walkers(self) -> int:
+        """The smallest total_walkers() the declared limits allow: the least walkers of one group
+        (swarm, population) in one group."""
+        spec = next((s for s in specs(type(self.params)) if s.name == "walkers"), None)
+        return max(1, int(spec.lo)) if spec is not None and spec.lo is not None else 1
 
     # --- interface ---------------------------------------------------------------------------
     @abc.abstractmethod
