@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
@@ -243,9 +244,26 @@ def save_mp4(frames: list, path: str | Path, fps: float) -> Path:
 
 
 # --- dialogs --------------------------------------------------------------------------------------
+SAFE_NAME_CHARS = 80  # a default file name's stem at most: a typed function may be 2,000 characters
+
+
+def safe_file_name(name: str) -> str:
+    """A proposed file name that names one file here: the default names carry the function's name,
+    and a typed one ('pattern_search_expr: x1/x2.json') made the dialog propose a file in a folder
+    'pattern_search_expr: x1' that does not exist (saving then failed), or a name past the 255 bytes
+    a file name may have. Runs of anything but letters, digits, '.', '-' and '_' become one '_';
+    the stem is cut to SAFE_NAME_CHARS; the suffix is kept."""
+    path = Path(name)
+    suffix = path.suffix if re.fullmatch(r"\.[A-Za-z0-9]{1,8}", path.suffix or "") else ""
+    stem = name[:len(name) - len(suffix)] if suffix else name
+    stem = re.sub(r"[^A-Za-z0-9._-]+", "_", stem).strip("._")[:SAFE_NAME_CHARS].rstrip("._")
+    return (stem or "multiwalk") + suffix
+
+
 def ask_save_path(parent: QtWidgets.QWidget | None, title: str, default_name: str,
                   file_filter: str) -> Path | None:
     """A save-file dialog; the chosen path with the filter's suffix, or None if cancelled."""
+    default_name = safe_file_name(default_name)
     name, chosen = QtWidgets.QFileDialog.getSaveFileName(parent, title, default_name, file_filter)
     if not name:
         return None

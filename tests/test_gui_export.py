@@ -189,3 +189,29 @@ def test_a_typed_name_without_suffix_asks_before_replacing_the_file(tmp_path, mo
                         staticmethod(lambda *a, **k: (str(existing), export.CSV_FILTER)))
     assert export.ask_save_path(None, "Export histories", "histories.csv", export.CSV_FILTER) == existing
     assert len(asked) == 1
+
+
+def test_the_proposed_name_of_a_typed_function_is_one_file_that_can_be_written(tmp_path, monkeypatch):
+    # 'pattern_search_expr: x1/x2 + ....json' proposed a file in a folder 'pattern_search_expr: x1'
+    # (absent) and, for a long expression, a name past 255 bytes: accepting it failed to save
+    text = "expr: x1/(1 + x2**2) + " + " + ".join(f"(x1 - {i})**2" for i in range(40))
+    config = RunConfig.build("pattern_search", text, 2, max_iters=10)
+    proposed = []
+
+    def accept(parent, title, name, file_filter):
+        proposed.append(name)
+        return str(tmp_path / name), file_filter
+
+    monkeypatch.setattr(QtWidgets.QFileDialog, "getSaveFileName", staticmethod(accept))
+    messages = []
+    monkeypatch.setattr(QtWidgets.QMessageBox, "warning",
+                        staticmethod(lambda parent, title, text: messages.append(text)))
+    saved = export.save_config_dialog(None, config)
+    assert messages == []
+    name = proposed[0]
+    assert "/" not in name and ":" not in name and len(name.encode()) < 128
+    assert name.startswith("pattern_search_expr_x1") and name.endswith(".json")
+    assert saved == tmp_path / name and saved.exists()
+    assert export.safe_file_name("landscape.png") == "landscape.png"  # plain names stay as they are
+    assert export.safe_file_name("tune_particle_swarm_rastrigin_10d.csv") == \
+        "tune_particle_swarm_rastrigin_10d.csv"
