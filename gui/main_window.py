@@ -418,6 +418,9 @@ class MainWindow(QtWidgets.QMainWindow):
 
     def report_failure(self, action: str, message: str) -> None:
         """A user action that failed: its reason in the banner above the views and the status bar."""
+        # the error colours: after a notice (a set-up that fell back to another engine) the banner
+        # kept the notice's calm blue, and a failed save read as information
+        self.error_banner.setStyleSheet(ERROR_BANNER_STYLE)
         self.error_banner.setText(f"<b>{action} failed:</b> {html.escape(message)}")
         self.error_banner.show()
         self.statusBar().showMessage(f"{action} failed: {message}", 10000)

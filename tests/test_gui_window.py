@@ -638,3 +638,18 @@ def test_a_set_up_the_form_cannot_hold_is_refused_whole(qtbot, make_window, chan
     text = window.error_banner.text()
     assert window.error_banner.isVisibleTo(window) and "cannot be shown in the window" in text
     assert words in text and "Nothing was changed" in text
+
+
+def test_a_failed_save_after_a_notice_shows_in_the_error_colours(qtbot, make_window, tmp_path):
+    # report_failure changed the banner's text only: after a notice (an engine this machine lacks)
+    # a failed export kept the notice's calm colours
+    from gui.main_window import ERROR_BANNER_STYLE, NOTICE_BANNER_STYLE
+
+    window = make_window()
+    window._show_notice("This set-up asks for the cuda engine, which is not available here")
+    assert window.error_banner.styleSheet() == NOTICE_BANNER_STYLE
+    target = tmp_path / "no such folder" / "landscape.png"
+    assert not window._save_reported("Export PNG", target,
+                                     lambda: window.export_module.save_png(window.landscape.plot, target))
+    assert "Export PNG failed" in window.error_banner.text()
+    assert window.error_banner.styleSheet() == ERROR_BANNER_STYLE
