@@ -398,12 +398,27 @@ class MainWindow(QtWidgets.QMainWindow):
         if on:
             self.recorder.start()
             return
-        path = self.export_module.ask_save_path(self, "Save recording", "multiwalk.mp4",
-                                                getattr(self.export_module, "RECORDING_FILTER",
-                                                        self.export_module.GIF_FILTER))
         self.recorder.stop()
-        if path:
-            self._save_reported("Save recording", path, lambda: self.recorder.save(path))
+        self._save_recording()
+
+    def _save_recording(self) -> None:
+        """Ask where to save the frames just recorded, until they are saved or knowingly dropped.
+        A cancelled dialog or a failed save (read-only folder) lost the recording: the frames are
+        dropped by the next start, and nothing else could save them."""
+        export = self.export_module
+        while self.recorder.frame_count:
+            path = export.ask_save_path(self, "Save recording", "multiwalk.mp4",
+                                        getattr(export, "RECORDING_FILTER", export.GIF_FILTER))
+            if path and self._save_reported("Save recording", path, lambda: self.recorder.save(path)):
+                return
+            frames = self.recorder.frame_count
+            answer = QtWidgets.QMessageBox.question(
+                self, "Save recording",
+                f"The recording ({frames:,} frames) is not saved. Discard it?",
+                QtWidgets.QMessageBox.StandardButton.Discard | QtWidgets.QMessageBox.StandardButton.Save,
+                QtWidgets.QMessageBox.StandardButton.Save)
+            if answer == QtWidgets.QMessageBox.StandardButton.Discard:
+                return
 
     def _save_reported(self, action: str, path, save) -> bool:
         """Run a saver; "saved" only when the file was written, else the reason in the banner
@@ -844,6 +859,9 @@ class MainWindow(QtWidgets.QMainWindow):
                 [self.chart_dock], [CHART_WIDTH], QtCore.Qt.Orientation.Horizontal))
 
     def closeEvent(self, event: QtGui.QCloseEvent) -> None:  # noqa: N802 - Qt override
+        if getattr(self, "recorder", None) is not None and self.recorder.recording:
+            # closing while recording dropped the recording without a word: offer to save it first
+            self.record_action.setChecked(False)
         self.save_settings()
         self.shutdown()
         super().closeEvent(event)

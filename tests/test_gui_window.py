@@ -653,3 +653,30 @@ def test_a_failed_save_after_a_notice_shows_in_the_error_colours(qtbot, make_win
                                      lambda: window.export_module.save_png(window.landscape.plot, target))
     assert "Export PNG failed" in window.error_banner.text()
     assert window.error_banner.styleSheet() == ERROR_BANNER_STYLE
+
+
+def test_a_recording_is_not_lost_to_a_cancelled_dialog_or_a_close(qtbot, make_window, tmp_path,
+                                                                    monkeypatch):
+    # unticking Record asked for a file; Cancel (or a failed save) dropped the frames, and closing
+    # the window while recording dropped them without a word
+    window = make_window()
+    answers = iter([("", ""), (str(tmp_path / "lesson.gif"), "")])  # Cancel, then a file
+    monkeypatch.setattr(QtWidgets.QFileDialog, "getSaveFileName",
+                        staticmethod(lambda *a, **k: next(answers)))
+    asked = []
+    monkeypatch.setattr(QtWidgets.QMessageBox, "question", staticmethod(
+        lambda parent, title, text, *a: asked.append(text) or QtWidgets.QMessageBox.StandardButton.Save))
+    window.record_action.setChecked(True)
+    qtbot.waitUntil(lambda: window.recorder.frame_count >= 2, timeout=5000)
+    window.record_action.setChecked(False)
+    assert len(asked) == 1 and "is not saved" in asked[0]
+    assert (tmp_path / "lesson.gif").stat().st_size > 0
+
+    # closing while recording offers to save; Discard then drops it, once asked
+    monkeypatch.setattr(QtWidgets.QFileDialog, "getSaveFileName", staticmethod(lambda *a, **k: ("", "")))
+    monkeypatch.setattr(QtWidgets.QMessageBox, "question", staticmethod(
+        lambda parent, title, text, *a: asked.append(text) or QtWidgets.QMessageBox.StandardButton.Discard))
+    window.record_action.setChecked(True)
+    qtbot.waitUntil(lambda: window.recorder.frame_count >= 1, timeout=5000)
+    window.close()
+    assert len(asked) == 2 and not window.recorder.recording
