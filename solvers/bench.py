@@ -666,6 +666,11 @@ def cmd_bench(args) -> int:
         if getattr(args, option):
             check_writable_file(getattr(args, option), f"--{option} file")
     fast_modes = {"off": [False], "on": [True], "both": [False, True]}[args.fast_math]
+    if args.fast_math == "on" and not any(get_engine(e).honours_fast_math for e in engines):
+        # measure_case skips fast math on such engines: the bench printed an empty table, exit 0
+        takers = [e for e in list_engines() if get_engine(e).honours_fast_math]
+        raise ConfigError(f"--fast-math on: no engine of {', '.join(engines)} has a fast-math switch, "
+                          f"so nothing would be measured (engines that have: {', '.join(takers) or 'none'})")
     if args.devices is not None:  # a device that does not exist: one line now, not per record
         from .shards import parse_devices, resolve_devices  # noqa: PLC0415
 

@@ -67,6 +67,16 @@ def test_bench_with_no_engine_that_can_run_exits_2_and_writes_nothing(tmp_path):
     assert not out.exists()
 
 
+def test_bench_fast_math_on_without_an_engine_that_has_it_exits_2_and_writes_nothing(tmp_path):
+    # fast math is measured on the cuda engine only: 'on' with numpy and numba skipped every
+    # measurement and printed an empty table with exit code 0
+    out = tmp_path / "b.json"
+    assert_one_line_error(cli("bench", "-a", "pattern_search", "--engines", "numpy,numba", "-n", "64",
+                              "-d", "2", "-i", "2", "--fast-math", "on", "--json", str(out)),
+                          "--fast-math on: no engine of numpy, numba has a fast-math switch")
+    assert not out.exists()
+
+
 def test_reproduce_default_out_is_not_the_committed_docs():
     from solvers.reproduce import DEFAULT_OUT
 
