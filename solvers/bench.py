@@ -611,7 +611,13 @@ def cases_from_args(args) -> list[Case]:
         cases = [replace(c, cupy_iterations=args.cupy_iterations) for c in cases]
     if args.suite and args.algorithm:
         wanted = set(_split(args.algorithm))
+        suite_algorithms = sorted({c.algorithm for c in cases})
         cases = [c for c in cases if c.algorithm in wanted]
+        if not cases:  # an empty table and exit 0 said nothing of why nothing was measured
+            raise ConfigError(f"--algorithm {args.algorithm}: the suite '{args.suite}' has no case of it "
+                              f"(its algorithms: {', '.join(suite_algorithms)})")
+    if not cases:  # '-a ,': no name at all
+        raise ConfigError("bench needs --suite or --algorithm (see 'main.py bench --help')")
     _validate(cases)
     return cases
 
@@ -640,6 +646,8 @@ def cmd_bench(args) -> int:
     from .engines import engine_status, get_engine, list_engines  # noqa: PLC0415
 
     engines = _split(args.engines) if args.engines else list_engines()
+    if not engines:  # '--engines ,' said 'no requested engine can run here ()'
+        raise ConfigError(f"--engines: no engine named (known: {', '.join(list_engines())})")
     for e in engines:
         get_engine(e)  # ConfigError naming the known engines
     engines = [e for e in list_engines() if e in engines]
@@ -649,6 +657,8 @@ def cmd_bench(args) -> int:
         reasons = "; ".join(f"{e}: {engine_status(e)[1]}" for e in engines)
         raise ConfigError(f"no requested engine can run here ({reasons})")
     dtypes = _split(args.dtype)
+    if not dtypes:  # '--precision ""' measured nothing: an empty table and exit 0
+        raise ConfigError("--precision: give float32, float64 or both comma-separated")
     for d in dtypes:
         check_dtype(d)
     if args.repeats < 1:

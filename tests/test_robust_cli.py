@@ -77,6 +77,22 @@ def test_bench_fast_math_on_without_an_engine_that_has_it_exits_2_and_writes_not
     assert not out.exists()
 
 
+@pytest.mark.parametrize("args, fragment", [
+    (["--suite", "quick", "-a", "differential_evolution"], "the suite 'quick' has no case of it"),
+    (["-a", ",", "-d", "2"], "bench needs --suite or --algorithm"),
+    (["-a", "pattern_search", "-d", "2", "--precision", ""], "--precision: give float32"),
+    (["-a", "pattern_search", "-d", "2", "--engines", ","], "--engines: no engine named")],
+    ids=["suite-without-the-algorithm", "no-algorithm-named", "no-precision", "no-engine-named"])
+def test_bench_that_would_measure_nothing_exits_2(tmp_path, args, fragment):
+    # each printed the table's header alone and exit code 0 ('--engines ,': 'no requested engine
+    # can run here ()')
+    out = tmp_path / "b.json"
+    engines = [] if "--engines" in args else ["--engines", "numpy"]
+    assert_one_line_error(cli("bench", *args, *engines, "-n", "64", "-i", "2", "--json", str(out)),
+                          fragment)
+    assert not out.exists()
+
+
 def test_reproduce_default_out_is_not_the_committed_docs():
     from solvers.reproduce import DEFAULT_OUT
 
