@@ -59,10 +59,12 @@ class ExpressionDialog(QtWidgets.QDialog):
         self.dim_spin = QtWidgets.QSpinBox()
         self.dim_spin.setRange(1, 100_000)
         self.dim_spin.setValue(initial.dim)
-        self.lower_edit = QtWidgets.QLineEdit(f"{initial.lower:g}")
-        self.upper_edit = QtWidgets.QLineEdit(f"{initial.upper:g}")
+        # every digit: '{:g}' showed a box of [0, 3.14159265358979] as 3.14159, and OK on the
+        # reopened editor (to change the expression only) shrank the box to it without a word
+        self.lower_edit = QtWidgets.QLineEdit(_exact_text(initial.lower))
+        self.upper_edit = QtWidgets.QLineEdit(_exact_text(initial.upper))
         self.box_row = FieldRow(_pair(self.lower_edit, self.upper_edit))
-        self.f_min_edit = QtWidgets.QLineEdit("" if initial.f_min is None else f"{initial.f_min:.17g}")
+        self.f_min_edit = QtWidgets.QLineEdit("" if initial.f_min is None else _exact_text(initial.f_min))
         self.f_min_edit.setPlaceholderText("unknown")
         self.f_min_edit.setToolTip("The function's known minimum value, if you know it: the charts then "
                                    "show the error (best - minimum) and runs report success")
@@ -151,6 +153,12 @@ class ExpressionDialog(QtWidgets.QDialog):
         ok = not self.text_row.error and not self.box_row.error and not self.f_min_row.error
         self.text_edit.setStyleSheet("" if not self.text_row.error else "border: 1px solid #d0342c;")
         self.buttons.button(QtWidgets.QDialogButtonBox.StandardButton.Ok).setEnabled(ok)
+
+
+def _exact_text(value: float) -> str:
+    """The shortest text that reads back as the same float ('5.12', '3.14159265358979', '-5')."""
+    text = repr(float(value))
+    return text[:-2] if text.endswith(".0") else text
 
 
 def _pair(a: QtWidgets.QWidget, b: QtWidgets.QWidget) -> QtWidgets.QWidget:

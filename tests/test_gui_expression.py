@@ -153,3 +153,16 @@ def test_typed_function_runs_on_the_numba_engine(qtbot, form):
     thread.wait()
     assert errors == [] and results and results[0] is not None
     assert results[0].engine == "numba" and np.isfinite(results[0].best_f)
+
+
+def test_the_reopened_editor_keeps_every_digit_of_the_box_and_minimum(qtbot, form):
+    # the box was shown with '{:g}': [0, 3.14159265358979] read 3.14159, and OK on the reopened
+    # editor (to change only the expression) shrank the box; the minimum read 0.39788700000000002
+    typed = CustomFunction("sum(sin(x[i])*sin(i*x[i]**2/pi)**20)", 2, -1e-7, 3.14159265358979, 0.397887)
+    form.set_custom_function(typed)
+    dialog = form.open_custom_editor()
+    assert (dialog.lower_edit.text(), dialog.upper_edit.text(), dialog.f_min_edit.text()) == \
+        ("-1e-07", "3.14159265358979", "0.397887")
+    assert dialog.value() == typed
+    dialog.accept()
+    assert form.build_config().bounds == (-1e-7, 3.14159265358979)
