@@ -45,8 +45,9 @@ def time_unit(seconds) -> tuple[str, float]:
 def params_label(config: RunConfig) -> str:
     """A short label naming a run by what was chosen: engine, seed and non-default parameters."""
     values = dataclasses.asdict(config.params)
-    changed = [f"{s.name}={values[s.name]}" for s in specs(type(config.params))
-               if values[s.name] != s.default or s.name == "walkers"]
+    # an 'auto' count (0) reads 'auto': the legend said 'walkers=0' for a run of 40 particles
+    changed = [f"{s.name}={'auto' if s.auto and values[s.name] == 0 else values[s.name]}"
+               for s in specs(type(config.params)) if values[s.name] != s.default or s.name == "walkers"]
     return f"{config.algorithm} · {config.engine} · seed {config.seed}" + (
         " · " + ", ".join(changed) if changed else "")
 
@@ -128,6 +129,17 @@ class ConvergenceChart(QtWidgets.QWidget):
         self._set_problem(problem, dim, f_min)
         self._rebuild_previous()
         self.refresh()
+
+    def note_live_change(self, name: str, value) -> None:
+        """A [live] parameter was changed during the run: say so in its curve's label, which named
+        only the values it started with (the faded curve then read as a run of the old setting)."""
+        if self.current is None:
+            return
+        head, sep, changes = self.current.label.partition(" · changed live: ")
+        done = dict(part.split("→", 1) for part in changes.split(", ") if "→" in part) if sep else {}
+        done[name] = str(value)
+        self.current.label = head + " · changed live: " + ", ".join(f"{k}→{v}" for k, v in done.items())
+        self._rebuild_previous()  # the legend under the plots
 
     def retire_current(self) -> None:
         """The run was reset: its curve stays as a faded one (same function), not 'this run'."""

@@ -759,6 +759,7 @@ class MainWindow(QtWidgets.QMainWindow):
         except ConfigError as exc:
             self.form.show_param_error(str(exc))
         else:
+            self.chart.note_live_change(name, value)
             self.statusBar().showMessage(f"{name} = {value}: applies from the next iteration", 3000)
 
     def _on_speed_slider_changed(self, value: int) -> None:

@@ -320,6 +320,25 @@ def test_live_parameter_applies_mid_run_and_others_wait_for_reset(qtbot, make_wi
     assert getattr(config.params, frozen.name) == other.maximum()  # ...and the next run takes it
 
 
+def test_the_curve_label_names_auto_counts_and_live_changes(qtbot, make_window):
+    # the legend read 'walkers=0' for an auto count and named only the values a run started with:
+    # after omega was changed mid-run its faded curve read as a run of the old omega
+    window = make_window()
+    configure(window, "particle_swarm", problem="rastrigin", budget="100000000", walkers=0)
+    window.step_action.trigger()  # a paused run
+    qtbot.waitUntil(lambda: window.last_snapshot is not None, timeout=5000)
+    assert "walkers=auto" in window.chart.current.label and "walkers=0" not in window.chart.current.label
+    editor = window.form.params_form.editor("omega")
+    editor.setValue(0.3)
+    editor.setValue(0.4)
+    assert window.chart.current.label.endswith(" · changed live: omega→0.4")
+    assert "changed live: omega→0.4 (this run)" in window.chart.legend.text()
+    with qtbot.waitSignal(window.controller.sigFinished, timeout=RUN_TIMEOUT_MS):
+        window.stop()
+    window.reset()
+    assert "changed live: omega→0.4" in window.chart.previous[-1].label  # the faded curve keeps it
+
+
 # --- refused input and errors ------------------------------------------------------------------
 @pytest.mark.parametrize("text, expected", [("abc", "must be a number"), ("-5", "must be > 0"),
                                             ("2.5", "must be an integer"), ("", "enter a budget")])
