@@ -35,7 +35,11 @@ BOUNDS_HEADROOM = 16.0
 
 
 def check_dtype(dtype) -> str:
-    """`dtype` if it is one of DTYPES; ConfigError with one line otherwise."""
+    """`dtype`'s name if it is one of DTYPES; ConfigError with one line otherwise. NumPy's own
+    float32/float64 (np.float32, np.dtype('float64')) are their names: the API refused them with
+    "dtype must be float32 or float64, got '<class 'numpy.float32'>'"."""
+    if isinstance(dtype, np.dtype) or (isinstance(dtype, type) and issubclass(dtype, np.generic)):
+        dtype = np.dtype(dtype).name
     if not isinstance(dtype, str) or dtype not in DTYPES:
         raise ConfigError(f"dtype must be {' or '.join(DTYPES)}, got '{dtype}'")
     return dtype
@@ -145,7 +149,7 @@ class RunConfig:
         if not isinstance(engine, str):
             raise ConfigError(f"unknown engine '{engine}' (known: {', '.join(list_engines())})")
         get_engine(engine)  # ConfigError naming the known engines
-        check_dtype(dtype)
+        dtype = check_dtype(dtype)
         for lo, hi in ((float(np.min(bound.lower)), float(np.max(bound.upper))),) + (
                 (bounds,) if bounds is not None else ()):
             check_bounds_fit(lo, hi, dtype)

@@ -5,6 +5,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import solvers
@@ -172,6 +173,15 @@ def test_problem_and_precision_are_other_names_for_function_and_dtype(capsys):
     r = solvers.run("pattern_search", "sphere", dim=2, precision="float32", max_iters=1,
                     params={"walkers": 8})
     assert r.dtype == "float32"
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.dtype("float32"), np.float64])
+def test_api_takes_numpy_float_types_as_the_precision(dtype):
+    # np.float32 was refused: "dtype must be float32 or float64, got '<class 'numpy.float32'>'"
+    r = solvers.run("pattern_search", "sphere", dim=2, dtype=dtype, max_iters=1, params={"walkers": 8})
+    assert r.dtype == np.dtype(dtype).name
+    with pytest.raises(solvers.ConfigError, match="got 'float16'"):
+        solvers.run("pattern_search", "sphere", dim=2, dtype=np.float16, max_iters=1)
 
 
 def test_a_broken_command_module_fails_loudly(monkeypatch):
