@@ -727,6 +727,11 @@ class MainWindow(QtWidgets.QMainWindow):
             why = STOP_WORDS.get(result.stop_reason, result.stop_reason).format(budget=budget)
             # short: the numbers beside it (best, evaluations, time) stay readable on a projector
             self.statusBar().showMessage(f"finished, {why}")
+            if result.warnings:
+                # the run's own warnings (a budget of a few iterations for these walkers, an
+                # iteration of minutes) reached the CLI and the API only: a run that ended after
+                # 0 iterations said nothing of why here
+                self._show_notice("Note: " + "; ".join(result.warnings))
 
     def _on_controller_running_changed(self, running: bool) -> None:
         self.form.set_running(running)

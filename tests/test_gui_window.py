@@ -339,6 +339,20 @@ def test_the_curve_label_names_auto_counts_and_live_changes(qtbot, make_window):
     assert "changed live: omega→0.4" in window.chart.previous[-1].label  # the faded curve keeps it
 
 
+def test_the_runs_warnings_are_shown_when_it_ends(qtbot, make_window):
+    # r.warnings (here: 100 evaluations for 1,000 walkers) reached the CLI and the API only; the
+    # window's run ended after 0 iterations without a word of why
+    window = make_window()
+    configure(window, "pattern_search", budget="100", kind="evaluations", walkers=1000)
+    result = run_to_end(qtbot, window)
+    assert result.warnings
+    text = window.error_banner.text()
+    assert window.error_banner.isVisibleTo(window) and "allows only about" in text
+    configure(window, "pattern_search", budget="20", kind="iterations", walkers=16)
+    assert run_to_end(qtbot, window).warnings == ()
+    assert window.error_banner.isHidden()  # a run without warnings clears it
+
+
 # --- refused input and errors ------------------------------------------------------------------
 @pytest.mark.parametrize("text, expected", [("abc", "must be a number"), ("-5", "must be > 0"),
                                             ("2.5", "must be an integer"), ("", "enter a budget")])
