@@ -104,6 +104,13 @@ class SweepSpec:
                 raise ConfigError(f"{name} must be an integer in [0, {MAX_EXP}], got {value!r}")
         if min_exp > max_exp:
             raise ConfigError(f"smallest walker count 2^{min_exp} is above the largest 2^{max_exp}")
+        # a count below the algorithm's least (PSO 2, DE 4) failed as the first point, and a failed
+        # point ends the sweep: no point of DE from 2^0 was measured
+        least = next(s.lo for s in specs(cls.Params) if s.name == WALKER_PARAM) or 1
+        if 2 ** min_exp < least:
+            first = math.ceil(math.log2(least))
+            raise ConfigError(f"smallest walker count 2^{min_exp} = {2 ** min_exp} is below the {int(least)} "
+                              f"{algorithm} needs at least: start at 2^{first}")
         check_dtype(dtype)
         if not (isinstance(point_cap_s, (int, float)) and math.isfinite(point_cap_s)
                 and point_cap_s > 0):

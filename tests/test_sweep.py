@@ -140,6 +140,16 @@ def test_bad_specs_are_one_line_config_errors(kw, words):
     assert "\n" not in str(info.value)
 
 
+@pytest.mark.parametrize("algorithm, first", [("differential_evolution", 2), ("particle_swarm", 1)])
+def test_counts_below_the_algorithms_least_are_refused_before_the_sweep(algorithm, first):
+    # DE from 2^0: the first point (1 walker) failed, and a failed point ends the sweep, so not
+    # one count was measured
+    with pytest.raises(ConfigError, match=rf"2\^0 = 1 is below .* start at 2\^{first}"):
+        SweepSpec.build(algorithm, "sphere", 2, iterations=2, min_exp=0, max_exp=3)
+    spec = SweepSpec.build(algorithm, "sphere", 2, iterations=1, min_exp=first, max_exp=first + 1)
+    assert [r.status for r in run_sweep(spec)] == ["ok", "ok"]
+
+
 def test_walkers_in_params_is_ignored_and_numpy_goes_first():
     spec = tiny(engines=["cuda", "numpy"], params={"walkers": 5, "delta0": 0.1})
     assert spec.engines == ("numpy", "cuda")
