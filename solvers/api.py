@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from typing import Mapping
 
+from .algorithms import get_algorithm
 from .config import DEFAULT_DTYPE, DEFAULT_ENGINE, DEFAULT_SEED, RunConfig
 from .errors import ConfigError
 from .params import refuse_unused
@@ -45,7 +46,7 @@ def run(algorithm: str, problem: str | Problem, engine: str = DEFAULT_ENGINE, *,
                              seed=seed, max_evals=max_evals, max_iters=max_iters,
                              max_seconds=max_seconds, fast_math=fast_math, sample_size=1,
                              bounds=bounds, threads=threads, devices=devices)
-    refuse_unused(config.params, params)
+    refuse_unused(config.params, params, get_algorithm(config.algorithm).fitted_params)
     # compiled before the clock starts, as `main.py run` does: on numba's first use r.seconds was
     # the JIT's ~10 s and max_seconds=1 ended before the first iteration (README: compilation
     # never counts in a timing)

@@ -116,6 +116,7 @@ def refuse_ignored_engine_options(engine_name: str, threads: int | None, fast_ma
 def cmd_run(args) -> int:
     from .config import RunConfig  # noqa: PLC0415
     from .engines import get_engine  # noqa: PLC0415
+    from .algorithms import get_algorithm  # noqa: PLC0415
     from .params import refuse_unused  # noqa: PLC0415
     from .runner import Runner  # noqa: PLC0415
 
@@ -132,7 +133,7 @@ def cmd_run(args) -> int:
                              max_iters=args.max_iters, max_seconds=args.max_seconds,
                              fast_math=args.fast_math, sample_size=1, bounds=args.bounds, threads=args.threads,
                              f_min=args.f_min, devices=args.devices)
-    refuse_unused(config.params, params)
+    refuse_unused(config.params, params, get_algorithm(config.algorithm).fitted_params)
     early = set()  # warnings about the run ahead, printed before it starts
     compiling = get_engine(config.engine).compile_message
     notice: list[threading.Timer] = []  # a compile is announced once it takes noticeable time

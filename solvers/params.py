@@ -153,11 +153,16 @@ def make_params(params_cls: type, values: Mapping[str, Any] | None = None, base:
     return instance
 
 
-def refuse_unused(params: Any, given: Mapping[str, Any] | None) -> None:
+def refuse_unused(params: Any, given: Mapping[str, Any] | None,
+                  fitted: Mapping[str, tuple[str, str, str]] | None = None) -> None:
     """ConfigError for a parameter in `given` that `params` (the run's, built from it) leaves unused:
     one declared for other variants, at a value other than its default. Without this, run() and the
     CLI went on as if it had not been given while the result listed it (omega=0.2 under spso2011).
-    The default passes, so a full parameter set (a result's ``params``) can be given back."""
+    The default passes, so a full parameter set (a result's ``params``) can be given back.
+    `fitted`: the algorithm's ``fitted_params`` (name -> (field, value under which the run replaces
+    it by a fitted one, value under which it is used)): annealing's '-p t0=1' under the default
+    schedule auto was likewise dropped without a word (the run reported t0=1.9e4); refused where
+    the field was not given (given with it, as a result's params are, it passes)."""
     variant = getattr(params, "variant", None)
     by_name = {s.name: s for s in specs(type(params))}
     for key in given or {}:
@@ -165,6 +170,13 @@ def refuse_unused(params: Any, given: Mapping[str, Any] | None) -> None:
         if not spec.applies_to(variant) and getattr(params, key) != spec.default:
             raise ConfigError(f"parameter '{key}' has no effect under variant {variant}; it applies to "
                               f"{', '.join(spec.variants)} (give variant={spec.variants[0]} or leave it out)")
+        # only where that field was left at its default: a result's params (schedule auto with the
+        # fitted t0 it reports) still go back as they are
+        field, fitted_value, given_value = (fitted or {}).get(key, (None, None, None))
+        if (field is not None and field not in given and getattr(params, field) == fitted_value
+                and getattr(params, key) != spec.default):
+            raise ConfigError(f"parameter '{key}' has no effect under {field} {fitted_value}, the default "
+                              f"(the run fits it to the budget); give {field}={given_value} or leave it out")
 
 
 def changed_fields(old: Any, new: Any) -> dict[str, tuple[Any, Any]]:

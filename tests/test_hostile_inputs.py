@@ -149,6 +149,31 @@ def test_api_parameter_of_another_variant_is_refused():
     assert classic.params["omega"] == 0.2
 
 
+@pytest.mark.parametrize("name, value", [("t0", 1.0), ("t_min", 2.0), ("alpha", 0.9), ("chain_length", 5)])
+def test_api_annealing_schedule_value_under_the_default_auto_schedule_is_refused(name, value):
+    """The default schedule auto fits T0, T_min, alpha and the chain length to the budget: '-p
+    t0=1' was dropped without a word (the result reported t0=1.9e4). Refused where the schedule was
+    left at its default; a result's params (schedule auto and the fitted values) go back as they are."""
+    with pytest.raises(ConfigError, match=f"'{name}' has no effect under schedule auto, the default"
+                                          ".*give schedule=fixed"):
+        solvers.run("simulated_annealing", "sphere", dim=2, max_iters=1, params={name: value})
+    fixed = solvers.run("simulated_annealing", "sphere", dim=2, max_iters=1,
+                        params={"schedule": "fixed", "walkers": 4, name: value, **(
+                            {"t0": 10.0} if name == "t_min" else {})})
+    assert fixed.params[name] == value
+    first = solvers.run("simulated_annealing", "sphere", dim=2, max_evals=400, params={"walkers": 4})
+    again = solvers.run("simulated_annealing", "sphere", dim=2, max_evals=400, params=first.params)
+    assert again.best_f == first.best_f and first.params["t0"] != 1000.0
+
+
+def test_cli_annealing_schedule_value_under_the_default_auto_schedule_is_refused(capsys):
+    from solvers import cli as cli_module
+
+    assert cli_module.main(["run", "-a", "simulated_annealing", "-f", "sphere", "-p", "t0=1",
+                            "--max-iters", "1"]) == 2
+    assert "'t0' has no effect under schedule auto" in capsys.readouterr().err
+
+
 # --- set-up files --------------------------------------------------------------------------------
 GOOD = {"format": "multiwalk-run", "version": 1, "algorithm": "pattern_search", "problem": "sphere",
         "dim": 2, "budget": {"max_iters": 1}}

@@ -174,7 +174,7 @@ def test_extrapolations_use_the_algorithms_real_counts():
     schedule = dict(t0=10.0, t_min=1.0, alpha=0.5, chain_length=3)
     assert levels(schedule) == 4  # 10 -> 5 -> 2.5 -> 1.25 -> 0.625
     r = solvers.run("simulated_annealing", "sphere", dim=2, max_iters=iterations(schedule),
-                    params={"walkers": 4, "variant": "sync", **schedule})
+                    params={"walkers": 4, "variant": "sync", "schedule": "fixed", **schedule})
     assert r.evals == 4 * (1 + iterations(schedule))
 
 
