@@ -401,7 +401,9 @@ class ComparePanel(QtWidgets.QWidget):
     def _on_controller_status(self, engine: str, text: str) -> None:
         row = self._rows[engine]
         row.status.setText(text)
-        row.busy.setVisible(text in ("starting", "compiling kernels", "initialising walkers", "first iteration"))
+        # numba says "compiling the numba engine (once)" while it compiles before its clock starts
+        row.busy.setVisible(text in ("starting", "initialising walkers", "first iteration")
+                            or text.startswith("compiling"))
 
     def _on_controller_snapshot(self, engine: str, snap) -> None:
         series = self._series.setdefault(engine, _Series())
