@@ -332,3 +332,16 @@ def test_a_compile_at_the_first_iteration_is_not_in_a_study_runs_time(fake_engin
     row = run_one(study.runs[0], "test")
     assert compiled and not row.get("failure") and row["stop_reason"] == "max_seconds"
     assert row["iterations"] > 0 and row["seconds"] < compile_seconds / 2, row
+
+
+def test_parquet_without_pyarrow_is_refused_before_any_run(tmp_path, capsys, monkeypatch):
+    """--parquet without pyarrow ran the whole study, then exited 2 at the end."""
+    monkeypatch.setitem(sys.modules, "pyarrow", None)  # importing it raises ImportError
+    monkeypatch.setitem(sys.modules, "pyarrow.csv", None)
+    monkeypatch.setitem(sys.modules, "pyarrow.parquet", None)
+    study = tmp_path / "s.json"
+    study.write_text(json.dumps({"algorithms": ["pattern_search"], "functions": ["sphere"], "seeds": 1,
+                                 "engine": "numpy", "budget": {"max_iters": 2}}))
+    assert cli_main(["study", str(study), "--parquet", "-q"]) == 2
+    assert "--parquet needs pyarrow (pip install pyarrow); nothing was run" in capsys.readouterr().err
+    assert not (tmp_path / "s.csv").exists()

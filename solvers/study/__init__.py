@@ -14,7 +14,7 @@ from ..errors import ConfigError
 from .cluster import open_client
 from .execute import Outcome, execute
 from .spec import Study, load_study
-from .table import COLUMNS, ResultTable, read_rows, write_parquet
+from .table import COLUMNS, ResultTable, parquet_modules, read_rows, write_parquet
 
 __all__ = ["study", "load_study", "Study", "Outcome", "COLUMNS", "read_rows", "register_cli"]
 
@@ -42,6 +42,8 @@ def study(source: str | Path | Mapping, output: str | Path | None = None, *, sch
         path = Path(source).with_suffix(".csv")
     if path.suffix.lower() == ".parquet":
         raise ConfigError("the streamed table is a CSV (name it .csv); add --parquet for a Parquet copy")
+    if parquet:  # before the runs: the whole study ran, then exit 2 for the missing pyarrow
+        parquet_modules("nothing was run")
     revision = git_revision()
     with ResultTable(path, resume=resume) as table:
         _check_same_study(table, spec, path)

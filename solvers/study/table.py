@@ -164,11 +164,17 @@ def read_rows(path: str | Path) -> list[dict]:
         return list(csv.DictReader(fh))
 
 
-def write_parquet(csv_path: Path, parquet_path: Path) -> None:
-    """A Parquet copy of the finished table; ConfigError where pyarrow is missing."""
+def parquet_modules(done: str = "the CSV table is complete"):
+    """pyarrow's csv and parquet modules; ConfigError where pyarrow is missing."""
     try:
         import pyarrow.csv as pacsv  # noqa: PLC0415
         import pyarrow.parquet as pq  # noqa: PLC0415
     except ImportError:
-        raise ConfigError("--parquet needs pyarrow (pip install pyarrow); the CSV table is complete") from None
+        raise ConfigError(f"--parquet needs pyarrow (pip install pyarrow); {done}") from None
+    return pacsv, pq
+
+
+def write_parquet(csv_path: Path, parquet_path: Path) -> None:
+    """A Parquet copy of the finished table; ConfigError where pyarrow is missing."""
+    pacsv, pq = parquet_modules()
     pq.write_table(pacsv.read_csv(csv_path), parquet_path)
