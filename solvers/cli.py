@@ -191,7 +191,9 @@ def read_function_file(path: str) -> str:
     from .problems.expression import MAX_LENGTH  # noqa: PLC0415
 
     try:
-        with open(path, encoding="utf-8") as handle:
+        # utf-8-sig: a byte-order mark (Notepad's 'UTF-8 with BOM') was read as the expression's
+        # first character and refused: "character '\ufeff' (U+FEFF) is not allowed"
+        with open(path, encoding="utf-8-sig") as handle:
             text = handle.read(MAX_LENGTH * 4 + 1)  # a long file is refused by length, unread
     except OSError as exc:
         raise ConfigError(f"cannot read --function-file {path}: {exc.strerror or exc}") from None

@@ -23,6 +23,15 @@ def test_run_from_a_function_file(tmp_path, capsys):
     assert "expr: sum(abs(x[i]))   + x1**2 (d=2)" in capsys.readouterr().out
 
 
+def test_a_function_file_saved_with_a_byte_order_mark_reads_as_without(tmp_path, capsys):
+    # Notepad's 'UTF-8 with BOM': the mark was read as the first character and refused
+    path = tmp_path / "f.txt"
+    path.write_bytes("\ufeffexpr: x1**2 + x2**2\r\n".encode("utf-8"))
+    assert main(["run", "-a", "pattern_search", "--function-file", str(path), "-d", "2",
+                 "--max-iters", "2"]) == 0
+    assert "pattern_search on expr: x1**2 + x2**2 (d=2)" in capsys.readouterr().out
+
+
 def test_bad_expressions_are_one_line_and_exit_2(tmp_path, capsys):
     (tmp_path / "binary.txt").write_bytes(b"\xff\xfe sum(x[i])")  # not UTF-8: was an internal error
     cases = [["--function", "expr: sum(x[i]) + __import__('os')"], ["--function", "expr: x9", "-d", "3"],
