@@ -122,3 +122,13 @@ def test_list_presets_reads_names_and_skips_broken_files(tmp_path):
     listed = config_io.list_presets(tmp_path)
     assert [(n, p.name, d) for n, p, d in listed] == [
         ("a first", "a_first.json", ""), ("Second", "b_second.json", "two")]
+
+
+def test_a_set_up_saved_with_a_byte_order_mark_loads(tmp_path):
+    # a preset edited in Notepad ('UTF-8 with BOM') was refused: "not valid JSON (Unexpected UTF-8
+    # BOM (decode using utf-8-sig) at line 1, column 1)"
+    config = RunConfig.build("pattern_search", "rastrigin", 2, params={"walkers": 64}, max_iters=10)
+    plain = config_io.save_config(config, tmp_path / "plain.json")
+    marked = tmp_path / "marked.json"
+    marked.write_bytes(b"\xef\xbb\xbf" + plain.read_bytes())
+    assert config_io.load_config(marked) == config

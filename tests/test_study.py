@@ -345,3 +345,12 @@ def test_parquet_without_pyarrow_is_refused_before_any_run(tmp_path, capsys, mon
     assert cli_main(["study", str(study), "--parquet", "-q"]) == 2
     assert "--parquet needs pyarrow (pip install pyarrow); nothing was run" in capsys.readouterr().err
     assert not (tmp_path / "s.csv").exists()
+
+
+def test_a_study_file_saved_with_a_byte_order_mark_loads(tmp_path):
+    from solvers.study.spec import load_study
+
+    path = tmp_path / "s.json"
+    path.write_bytes(b"\xef\xbb\xbf" + json.dumps({"algorithms": ["pattern_search"], "functions": ["sphere"],
+                                                   "seeds": 2, "budget": {"max_iters": 2}}).encode())
+    assert len(load_study(path).runs) == 2

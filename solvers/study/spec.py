@@ -48,7 +48,7 @@ def load_study(source: str | Path | Mapping) -> Study:
     if not isinstance(source, Mapping):
         path = Path(source)
         try:
-            text = path.read_text(encoding="utf-8")
+            text = path.read_text(encoding="utf-8-sig")  # a byte-order mark (Notepad) is no JSON error
         except OSError as exc:
             raise ConfigError(f"cannot read study file {path}: {exc.strerror or exc}") from None
         except UnicodeDecodeError:
