@@ -49,7 +49,10 @@ class ExpressionDialog(QtWidgets.QDialog):
         self.setWindowTitle("Custom function")
         initial = initial or CustomFunction(EXAMPLE, 2, -5.12, 5.12)
         self.text_edit = QtWidgets.QLineEdit(initial.text)
-        self.text_edit.setMaxLength(MAX_LENGTH)
+        # no setMaxLength(MAX_LENGTH): it cut a longer pasted text at 2,000 characters without a
+        # word, so the message was the cut text's ('nested deeper than 64 levels', 'ends too early')
+        # or, where the cut still parsed, another function was accepted; parse() says the length
+        self.text_edit.setMaxLength(4 * MAX_LENGTH)
         self.text_edit.setFont(QtGui.QFontDatabase.systemFont(QtGui.QFontDatabase.SystemFont.FixedFont))
         self.text_edit.setPlaceholderText(EXAMPLE)
         self.text_row = FieldRow(self.text_edit)

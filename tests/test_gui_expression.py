@@ -166,3 +166,16 @@ def test_the_reopened_editor_keeps_every_digit_of_the_box_and_minimum(qtbot, for
     assert dialog.value() == typed
     dialog.accept()
     assert form.build_config().bounds == (-1e-7, 3.14159265358979)
+
+
+def test_a_pasted_text_over_the_limit_is_refused_by_its_length_not_cut(qtbot, form):
+    # the field cut a pasted text at 2,000 characters without a word: the message was the cut
+    # text's ('nested deeper than 64 levels'), and a cut that still parsed was another function
+    form.problem_combo.setCurrentIndex(form.problem_combo.findData(CUSTOM_ENTRY))
+    dialog = form.custom_dialog
+    text = "x1**2 + " + " + ".join(f"0.{i:04d}*x2**2" for i in range(200))
+    assert len(text) > 2000
+    dialog.text_edit.setText(text)
+    assert dialog.text_edit.text() == text
+    assert "characters long; at most 2,000 are allowed" in dialog.error()
+    assert not _ok(dialog).isEnabled()
