@@ -70,7 +70,14 @@ def set_up(window, algorithm: str, problem: str, dim: int, iterations: int) -> N
             editor.setValue(max(editor.minimum(), min(editor.maximum(), value)))
 
 
+def show_landscape(window) -> None:
+    """The Landscape tab in front: the Tune shot (taken first) left its tab there, and every later
+    picture showed the Tune tab's map instead of the walkers."""
+    window.panels.setCurrentWidget(window.landscape)
+
+
 def shoot(window, algorithm: str, problem: str, dim: int, iterations: int, path: Path) -> None:
+    show_landscape(window)
     set_up(window, algorithm, problem, dim, iterations)
     window.landscape.trails_check.setChecked(algorithm in TRAILS)
     if window.landscape.grid is None:
@@ -99,6 +106,7 @@ def shoot_preset(window, stem: str, iterations: int, path: Path) -> None:
 
 
 def shoot_current(window, path: Path) -> None:
+    show_landscape(window)
     if window.landscape.grid is None:
         wait_for(window.landscape.sigLandscapeReady, 10_000)
     if not window.start():
