@@ -157,25 +157,12 @@ def test_update_params_goes_through_the_runner_rules(qtbot, controller):
     controller.shutdown()
 
 
-def test_a_compile_at_the_first_iteration_is_not_in_the_runs_time(qtbot, fake_engines, monkeypatch):
+def test_a_compile_at_the_first_iteration_is_not_in_the_runs_time(qtbot, jit_cupy):
     """numba and cupy compile at their first iterations; the window's runs (and the compare tab's)
     counted that in their seconds, rate and max_seconds budget: DE on a new typed function on numba
     with 0.5 s made 0 iterations in '1.43 s'. The worker now compiles before the clock starts."""
-    import time
-
-    compile_seconds = 1.0
-    compiled = []
-    fake_engines(cupy={"compiles_when_run": True})  # the numpy code, compiling as a JIT does
-    cls = solvers.get_algorithm("pattern_search")
-    step = cls.step
-
-    def step_compiling_at_first_call(self, state, iterations):
-        if not compiled:
-            compiled.append(True)
-            time.sleep(compile_seconds)
-        return step(self, state, iterations)
-
-    monkeypatch.setattr(cls, "step", step_compiling_at_first_call)
+    compiled = jit_cupy  # the fake cupy engine whose first step sleeps compile_seconds
+    compile_seconds = compiled.seconds = 1.0
     config = RunConfig.build("pattern_search", "sphere", 2, params={"walkers": 16}, engine="cupy",
                              max_seconds=compile_seconds / 5)
     worker = SolverWorker(config)

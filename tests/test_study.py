@@ -305,27 +305,15 @@ def test_a_malformed_scheduler_address_is_one_line_and_exit_2(tmp_path, capsys, 
     assert err.count("\n") == 1 and "not a Dask scheduler address: 'nonsense'" in err
 
 
-def test_a_compile_at_the_first_iteration_is_not_in_a_study_runs_time(fake_engines, monkeypatch):
+def test_a_compile_at_the_first_iteration_is_not_in_a_study_runs_time(jit_cupy):
     """On a cold numba cache a study's numba runs of max_seconds 0.5 reported 0 and 1 iterations in
     12.1 and 13.6 s (1,266 evaluations per second): run_one built a plain Runner, so the JIT's
     compile was in the row's seconds, rate and budget. It now compiles before the clock starts."""
-    import time
-
     from solvers.study.execute import run_one
     from solvers.study.spec import load_study
 
-    compile_seconds, compiled = 1.0, []
-    fake_engines(cupy={"compiles_when_run": True})  # the numpy code, compiling as a JIT does
-    cls = solvers.get_algorithm("pattern_search")
-    step = cls.step
-
-    def step_compiling_at_first_call(self, state, iterations):
-        if not compiled:
-            compiled.append(True)
-            time.sleep(compile_seconds)
-        return step(self, state, iterations)
-
-    monkeypatch.setattr(cls, "step", step_compiling_at_first_call)
+    compiled = jit_cupy  # the fake cupy engine whose first step sleeps compile_seconds
+    compile_seconds = compiled.seconds = 1.0
     study = load_study({"algorithms": ["pattern_search"], "functions": ["sphere"], "dims": [2],
                         "seeds": 1, "params": [{"walkers": 16}], "engine": "cupy",
                         "budget": {"max_seconds": compile_seconds / 5}})
