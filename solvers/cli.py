@@ -55,7 +55,8 @@ def build_parser() -> argparse.ArgumentParser:
     which.add_argument("--function", "--problem", "-f", dest="function", help="problem name (see 'list') or a typed expression "
                        "'expr: 10*n + sum(x[i]**2 - 10*cos(2*pi*x[i]))' (README: Your own objective)")
     which.add_argument("--function-file", metavar="FILE",
-                       help="read the expression from a text file (the 'expr:' prefix optional)")
+                       help="read the expression from a text file (the 'expr:' prefix optional; several "
+                            "lines are joined, '#' starts a comment to the end of its line)")
     run.add_argument("--dim", "-d", type=int, default=None, help="dimension (default: the function's)")
     run.add_argument("--engine", "-e", default=reference_engine().name, choices=list_engines())
     run.add_argument("--precision", "--dtype", dest="dtype", default=DEFAULT_DTYPE, choices=DTYPES,
@@ -199,9 +200,18 @@ def read_function_file(path: str) -> str:
         raise ConfigError(f"cannot read --function-file {path}: {exc.strerror or exc}") from None
     except UnicodeDecodeError:  # has no strerror: caught apart, or the message itself would fail
         raise ConfigError(f"cannot read --function-file {path}: not a UTF-8 text file") from None
+    # '#' to the end of a line is a comment (blanked, so columns stay): joined into one line, a
+    # comment line swallowed the rest of the file ("the expression ends too early")
+    text = "\n".join(_blank_comment(line) for line in text.split("\n"))
     # line breaks as spaces: one line for messages and set-ups, columns unchanged
     text = text.strip().replace("\r", " ").replace("\n", " ").replace("\t", " ")
     return text if is_expression(text) else expression_name(text)
+
+
+def _blank_comment(line: str) -> str:
+    """The line with '#' and what follows it as spaces (an expression has no '#' of its own)."""
+    cut = line.find("#")
+    return line if cut < 0 else line[:cut] + " " * (len(line) - cut)
 
 
 def _join_negative_values(argv: list[str]) -> list[str]:

@@ -32,6 +32,17 @@ def test_a_function_file_saved_with_a_byte_order_mark_reads_as_without(tmp_path,
     assert "pattern_search on expr: x1**2 + x2**2 (d=2)" in capsys.readouterr().out
 
 
+def test_a_function_file_may_hold_comment_lines(tmp_path, capsys):
+    # the lines are joined into one: a '# ...' line used to swallow the rest of the file, and the
+    # run was refused with "the expression ends too early"
+    path = tmp_path / "f.txt"
+    path.write_text("# a bowl, shifted\nx1**2  # first term\n+ (x2 - 1)**2\n", encoding="utf-8")
+    assert main(["run", "-a", "pattern_search", "--function-file", str(path), "-d", "2",
+                 "--max-iters", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "x1**2" in out and "(x2 - 1)**2" in out and "#" not in out.split("(d=2)")[0]
+
+
 def test_bad_expressions_are_one_line_and_exit_2(tmp_path, capsys):
     (tmp_path / "binary.txt").write_bytes(b"\xff\xfe sum(x[i])")  # not UTF-8: was an internal error
     cases = [["--function", "expr: sum(x[i]) + __import__('os')"], ["--function", "expr: x9", "-d", "3"],
