@@ -114,7 +114,8 @@ def register_cli(subparsers) -> None:
                         help="engines to use (numpy, cupy, cuda, numba, numba1; repeat or comma-separate); "
                              "default: every available one")
     parser.add_argument("--quick", action="store_true",
-                        help="reduced sizes that finish in seconds on the CPU (what the tests run)")
+                        help="reduced sizes (what the tests run): seconds a paper on the CPU; 'all' took "
+                             "about a minute on 2 cores with numba compiling its kernels the first time")
     parser.add_argument("--out", "-o", default=DEFAULT_OUT, help=f"output folder (default {DEFAULT_OUT})")
     parser.add_argument("--seed", "-s", type=int, default=DEFAULT_SEED, help=f"base seed (default {DEFAULT_SEED})")
     parser.add_argument("--precision", "--dtype", dest="dtype", choices=DTYPES, default=None,
