@@ -189,6 +189,13 @@ class TunePanel(QtWidgets.QWidget):
             for row, name in zip(self.axes, keep):
                 row.fill(config.algorithm, name)
             self._filled_for = config.algorithm
+            if self.table is not None and self.table.algorithm != config.algorithm:
+                # the map stays (it can still be exported), but its axes are no longer the ones
+                # above it, and its "Best median" was another algorithm's: say which grid it is
+                self.status_label.setStyleSheet("")
+                self.status_label.setText(
+                    f"The map shows the last grid, of {_title(self.table.algorithm)} on "
+                    f"{self.table.problem}; Start runs a grid of {_title(config.algorithm)}.")
         if not self._engine_chosen:
             self._select_engine(config.engine)
         pending = self._pending_state

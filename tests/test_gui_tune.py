@@ -103,6 +103,18 @@ def test_one_axis_draws_a_line_with_a_quartile_band(qtbot):
     assert len(panel.map.band_lo.getData()[0]) == 4 and not panel.map.colorbar.isVisible()
 
 
+def test_a_new_algorithm_says_the_map_is_the_last_grids(qtbot):
+    # the finished map stayed under the new algorithm's axis controls with the old "Best median:
+    # omega=..." and nothing said it was another algorithm's grid
+    panel = make_panel(qtbot, axes=("phi_g=0.5:2.5:2",), seeds=1, evals=500)
+    run_to_end(qtbot, panel)
+    assert "Best median" in panel.status_label.text()
+    panel.set_config(RunConfig.build("differential_evolution", "himmelblau", 2, seed=3))
+    text = panel.status_label.text()
+    assert "last grid" in text and "Best median" not in text, text
+    assert panel.table is not None and panel.export_csv_button.isEnabled()  # still there to export
+
+
 def test_low_errors_are_bright_in_every_panel(qtbot):
     # pyqtgraph caches its colour maps: reversing one in place flipped every other panel's map
     panels = [TunePanel(), TunePanel()]
