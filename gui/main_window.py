@@ -725,6 +725,9 @@ class MainWindow(QtWidgets.QMainWindow):
             self.chart.finish(result)
             budget = self.form.budget_edit.text().strip()
             why = STOP_WORDS.get(result.stop_reason, result.stop_reason).format(budget=budget)
+            if budget in ("1", "1.0"):  # "the budget of 1 evaluations": one of each unit
+                why = why.replace("iterations is", "iteration is").replace(
+                    "evaluations is", "evaluation is").replace("seconds is", "second is")
             # short: the numbers beside it (best, evaluations, time) stay readable on a projector
             self.statusBar().showMessage(f"finished, {why}")
             if result.warnings:

@@ -166,6 +166,9 @@ def test_status_is_in_plain_words(qtbot, make_window):
     assert final.startswith("finished, the budget of 25 iterations is spent")
     assert "max_iters" not in final and "initialising" not in final
     assert window.busy.isHidden()
+    configure(window, "pattern_search", budget="1")  # one of the unit, not "1 iterations"
+    run_to_end(qtbot, window)
+    assert window.statusBar().currentMessage().startswith("finished, the budget of 1 iteration is spent")
     window.form.budget_edit.setText("0")
     assert not window.start()
     error = window.form.errors()["budget"]
