@@ -24,7 +24,8 @@
 // iterations: walker state stays on the GPU and a swarm's blocks meet at a barrier once per
 // iteration (twice in SPSO: the informant scatter must be complete before anyone reads it). With
 // bps = 1 the barrier is __syncthreads; otherwise a counter barrier in global memory among the
-// swarm's blocks, which requires them to be resident together: the host never launches more blocks
+// swarm's blocks (classic PSO: no barrier but tagged slots that each block polls for the others'
+// bests, pso_exchange_tagged, which wait the same way), which requires them to be resident together: the host never launches more blocks
 // than the device holds at once (occupancy query) and batches swarms over launches. A swarm larger
 // than that gives each thread several particles (`for p = lt; p < m; p += stride`).
 // Lanes (classic only: pso_classic_lanes, the same code as pso_classic with LANED set, `lanes` =
@@ -53,7 +54,8 @@
 // run. The host picks spb (or 1: the unpacked kernels) from the launch's busiest multiprocessor.
 // The swarm's best is exchanged through per-block partials (value, index, point), double-buffered
 // by iteration parity so that a fast block never overwrites what a slow one is still reading
-// (SPSO needs only the value and index: it moves towards informants, not the swarm's best).
+// (SPSO needs only the value and index: it moves towards informants, not the swarm's best); classic
+// PSO's partial is a tagged 16-byte slot (pso_exchange_tagged), SPSO's sits behind the barrier.
 // Data written by another block of the same launch is read with ld.global.cg (L2), never from a
 // possibly stale L1 line.
 //
@@ -203,15 +205,119 @@ template <typename T> __device__ __forceinline__ bool pso_same(const MwBest<T>& 
     return a.i == b.i && a.f == b.f;
 }
 
-// The swarm's best particle (smallest personal best, ties to the smaller index) from every
-// thread's own best `mine`; result in *g (shared) and, when g_x is given, its point in g_x
-// (shared, d values), valid in every thread of every block of the swarm on return. `parity`
-// selects the partial buffers. ps: the block's personal bests in shared memory (or null), where
-// the block's best point is read without a round trip to L2. memo: see pso_memo_start.
+// SPSO-2011's exchange: the swarm's best particle (smallest personal best, ties to the smaller
+// index) from every thread's own best `mine`, into *g (shared), valid in every thread of every
+// block of the swarm on return. Its value and index only: SPSO moves towards informants, not
+// towards the swarm's best point. Through per-block partials behind the group barrier, which SPSO
+// needs anyway (its new personal bests are written after it); `parity` selects the partial
+// buffers. Classic PSO: pso_exchange_tagged.
 template <typename T>
-__device__ void pso_exchange(MwBest<T> mine, const T* P, const T* ps, long long n, int d, int m,
-                             const PsoPlace& at, int parity, T* gpart_f, long long* gpart_i, T* gpart_x,
-                             MwGroupSync& sync, T* g_x, MwBest<T>* g, MwBest<T>* memo) {
+__device__ void pso_exchange(MwBest<T> mine, const PsoPlace& at, int parity, T* gpart_f, long long* gpart_i,
+                             MwGroupSync& sync, MwBest<T>* g) {
+    const int bps = sync.count;
+    const MwBest<T> b = mw_block_argmin(mine);
+    if (threadIdx.x == 0) *g = b;
+    __syncthreads();
+    if (bps == 1) return;
+    const MwBest<T> blk = *g;
+    const long long slot = (long long)parity * gridDim.x + blockIdx.x;
+    if (threadIdx.x == 0) {
+        gpart_f[slot] = blk.f;
+        gpart_i[slot] = blk.i;
+    }
+    mw_group_sync(sync);
+    const long long first = (long long)parity * gridDim.x + (blockIdx.x - at.block);
+    if (bps <= 32 * PSO_SCAN_LOADS) {  // one warp reduces the swarm's partials: no block-wide reduction
+        if (threadIdx.x < 32) {
+            const MwBest<T> v = mw_warp_argmin(pso_scan_partials(gpart_f + first, gpart_i + first, bps, 32));
+            if (threadIdx.x == 0) *g = v;
+        }
+    } else {  // many blocks (512 at 131,072 particles): every warp reads a share, one round trip
+        const MwBest<T> v = mw_block_argmin(pso_scan_partials(gpart_f + first, gpart_i + first, bps, (int)blockDim.x));
+        if (threadIdx.x == 0) *g = v;
+    }
+    __syncthreads();
+}
+
+// Classic PSO's exchange among the blocks of a swarm (pso_exchange_tagged): no fence in most
+// iterations. Each block publishes its best as one 16-byte slot (value, index within the swarm,
+// tag), written by one thread in one access and read in one (a single transaction either way, as
+// CUB's decoupled look-back relies on for its 16-byte tile descriptors); the tag numbers the
+// exchange within the launch (1, 2, ...; the host zeroes the slots before each launch). The block
+// then counts itself in with a relaxed add and waits for the count, like the group barrier but
+// without its release fence: a slot carries its own proof of being current, so a reader that sees
+// an older tag (the add overtook the store) polls that slot again. A block's best point goes to its
+// point slot (gpart_x) only when it changed (memo), and only then does a fence precede the slot
+// (release); the reader fences (acquire) only when it copies a point. In most late iterations
+// neither fences. H100, rastrigin 30-D (notes-gpu.md v11): one swarm of 16,384 2.40 -> 2.55-2.60
+// G/s, 1,024 245 -> 282-285 M/s, 131,072 6.74-6.82 -> 6.84-6.86 G/s, the same numbers. Polling the
+// slots themselves instead of the count (one round trip less) was slower: 16,384 1.63 G/s, every
+// waiting block's warp spinning on 128 slots at once.
+// Slot: x, y the value's bits (float: x), z the best's index within the swarm (0xFFFFFFFF: none),
+// w the tag. Two slots per block, by exchange parity (as the partials before them): a block can
+// only rewrite a slot of exchange k in exchange k + 2, after every block has counted in to
+// exchange k + 1, so after every block has finished reading exchange k's slots.
+__device__ __forceinline__ void pso_slot_store(uint4* p, uint4 v) {
+    asm volatile("st.relaxed.gpu.global.v4.u32 [%0], {%1, %2, %3, %4};"
+                 : : "l"(p), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w) : "memory");
+}
+__device__ __forceinline__ uint4 pso_slot_load(const uint4* p) {
+    uint4 v;
+    asm volatile("ld.relaxed.gpu.global.v4.u32 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p) : "memory");
+    return v;
+}
+__device__ __forceinline__ uint4 pso_slot_pack(MwBest<float> b, long long base, int m, unsigned int tag) {
+    const bool in = b.i >= base && b.i < base + m;
+    return make_uint4(__float_as_uint(b.f), 0u, in ? (unsigned int)(b.i - base) : 0xFFFFFFFFu, tag);
+}
+__device__ __forceinline__ uint4 pso_slot_pack(MwBest<double> b, long long base, int m, unsigned int tag) {
+    const bool in = b.i >= base && b.i < base + m;
+    const unsigned long long f = (unsigned long long)__double_as_longlong(b.f);
+    return make_uint4((unsigned int)f, (unsigned int)(f >> 32), in ? (unsigned int)(b.i - base) : 0xFFFFFFFFu, tag);
+}
+template <typename T> __device__ __forceinline__ T pso_slot_value(uint4 s);
+template <> __device__ __forceinline__ float pso_slot_value<float>(uint4 s) { return __uint_as_float(s.x); }
+template <> __device__ __forceinline__ double pso_slot_value<double>(uint4 s) {
+    return __longlong_as_double((long long)(((unsigned long long)s.y << 32) | s.x));
+}
+template <typename T> __device__ __forceinline__ MwBest<T> pso_slot_best(uint4 s, long long base) {
+    return mw_make_best(pso_slot_value<T>(s), s.z == 0xFFFFFFFFu ? 0x7FFFFFFFFFFFFFFFLL : base + (long long)s.z);
+}
+
+// The best of a swarm's bps slots that this thread reads (k = t, t + threads, ...; pso_scan_partials'
+// order and batching), each read again until it holds `tag` (rarely: every block has counted in).
+template <typename T>
+__device__ __forceinline__ MwBest<T> pso_poll_slots(const uint4* slots, int bps, int threads, unsigned int tag,
+                                                    long long base) {
+    MwBest<T> v = mw_no_best<T>();
+    for (int k0 = threadIdx.x; k0 < bps; k0 += PSO_SCAN_LOADS * threads) {
+        uint4 w[PSO_SCAN_LOADS];
+#pragma unroll
+        for (int u = 0; u < PSO_SCAN_LOADS; ++u) {
+            const int k = k0 + u * threads;
+            w[u] = k < bps ? pso_slot_load(slots + k) : make_uint4(0u, 0u, 0xFFFFFFFFu, tag);
+        }
+#pragma unroll
+        for (int u = 0; u < PSO_SCAN_LOADS; ++u) {
+            const int k = k0 + u * threads;
+            while (w[u].w != tag) w[u] = pso_slot_load(slots + k);  // a block not there yet
+            if (k < bps) v = mw_better(v, pso_slot_best<T>(w[u], base));
+        }
+    }
+    return v;
+}
+
+// Classic PSO's exchange: the swarm's best particle (smallest personal best, ties to the smaller
+// index) from every thread's own best `mine`, into *g (shared) and, when g_x is given, its point
+// into g_x (shared, d values), valid in every thread of every block of the swarm on return; through
+// the tagged slots above. `tag`: this exchange's number within the launch (1, 2, ...), `parity` its
+// parity. ps: the block's personal bests in shared memory (or null), where the block's best point
+// is read without a round trip to L2. memo: see pso_memo_start. sync: the swarm's arrival count.
+template <typename T>
+__device__ void pso_exchange_tagged(MwBest<T> mine, const T* P, const T* ps, long long n, int d, int m,
+                                    const PsoPlace& at, int parity, unsigned int tag, uint4* slots, T* gpart_x,
+                                    MwGroupSync& sync, T* g_x, MwBest<T>* g, MwBest<T>* memo) {
     const int bps = sync.count;
     const MwBest<T> b = mw_block_argmin(mine);
     if (threadIdx.x == 0) *g = b;
@@ -233,25 +339,37 @@ __device__ void pso_exchange(MwBest<T> mine, const T* P, const T* ps, long long 
     if (send) {
         for (int j = threadIdx.x; j < d; j += blockDim.x) gpart_x[slot * d + j] = src[j * stride];
     }
+    __syncthreads();  // the point written; every thread's read of memo[parity] and *g done
     if (threadIdx.x == 0) {
-        gpart_f[slot] = blk.f;
-        gpart_i[slot] = blk.i;
+        if (send) {
+            __threadfence();  // release: the point before the slot that announces it
+            memo[parity] = blk;
+        }
+        pso_slot_store(slots + slot, pso_slot_pack(blk, at.base, m, tag));
+        // counted in without a fence (the slot's tag, not the count, tells a reader it is there)
+        asm volatile("red.relaxed.gpu.global.add.u64 [%0], %1;" : : "l"(sync.bar), "l"(1ull) : "memory");
+        sync.passed += (unsigned long long)bps;
+        for (unsigned long long v = 0; v < sync.passed;) {
+            asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(sync.bar) : "memory");
+        }
     }
-    mw_group_sync(sync);
-    if (send && threadIdx.x == 0) memo[parity] = blk;
+    __syncthreads();  // every block has counted in; a slot not yet visible is polled below
     const long long first = (long long)parity * gridDim.x + (blockIdx.x - at.block);
-    if (bps <= 32 * PSO_SCAN_LOADS) {  // one warp reduces the swarm's partials: no block-wide reduction
+    if (bps <= 32 * PSO_SCAN_LOADS) {  // one warp polls the swarm's slots: no block-wide reduction
         if (threadIdx.x < 32) {
-            const MwBest<T> v = mw_warp_argmin(pso_scan_partials(gpart_f + first, gpart_i + first, bps, 32));
+            const MwBest<T> v = mw_warp_argmin(pso_poll_slots<T>(slots + first, bps, 32, tag, at.base));
             if (threadIdx.x == 0) *g = v;
         }
-    } else {  // many blocks (512 at 131,072 particles): every warp reads a share, one round trip
-        const MwBest<T> v = mw_block_argmin(pso_scan_partials(gpart_f + first, gpart_i + first, bps, (int)blockDim.x));
+    } else {  // many blocks: every warp polls a share
+        const MwBest<T> v = mw_block_argmin(pso_poll_slots<T>(slots + first, bps, (int)blockDim.x, tag, at.base));
         if (threadIdx.x == 0) *g = v;
     }
     __syncthreads();
     const MwBest<T> w = *g;
     if (g_x && w.i >= at.base && w.i < at.base + m && !pso_same(w, memo[2])) {  // uniform
+        // acquire: the owner's fence preceded its slot, which this block's pollers saw
+        __threadfence();
+        __syncthreads();
         const long long local = w.i - at.base;
         const long long owner = first + (local % at.stride) / at.per_block;
         for (int j = threadIdx.x; j < d; j += blockDim.x) g_x[j] = mw_ldcg(gpart_x + owner * d + j);
@@ -667,7 +785,7 @@ __device__ __forceinline__ void pso_classic_run(T* X, T* V, T* P, T* f, T* Pf, T
             const T* __restrict__ upper, long long n, int m, int d, long long first_swarm, int bps, int spb, int lanes,
             unsigned long long seed, long long walker0, long long first_iter, int iterations, long long last_active,
             T omega, T phi_p, T phi_g,
-            T lr, int flags, T* gpart_f, long long* gpart_i, T* gpart_x, unsigned long long* bars,
+            T lr, int flags, uint4* gslots, T* gpart_x, unsigned long long* bars,
             T* part_f, long long* part_i, unsigned int* ticket, T* best_f, T* best_x, long long* best_i,
             const unsigned long long* gseeds, const T* gvals, long long gsize) {
     extern __shared__ __align__(16) unsigned char pso_smem[];
@@ -704,7 +822,7 @@ __device__ __forceinline__ void pso_classic_run(T* X, T* V, T* P, T* f, T* Pf, T
         phi_g = gvals[gk.index * 4 + 2];
         lr = gvals[gk.index * 4 + 3];
     }
-    MwGroupSync sync = {bars + at.group, 0ull, bps};
+    MwGroupSync sync = {bars + at.group, 0ull, bps};  // the exchange's arrival count
     const bool own_one = flags != 0 && at.lt < m;  // flags: the host checked one particle per thread
     if (own_one && LANED) pso_stage_lanes(X, V, P, n, d, at.base + at.lt, xs, vs, ps, true, col, width, ln);
     if (own_one && !LANED) pso_stage(X, V, P, n, d, at.base + at.lt, xs, vs, ps, true);
@@ -718,7 +836,7 @@ __device__ __forceinline__ void pso_classic_run(T* X, T* V, T* P, T* f, T* Pf, T
     if (packed) {
         pso_exchange_packed(mine, P, ps, n, d, m, spb, at, swarms, red_f, red_i, sbest, g_x);
     } else {
-        pso_exchange(mine, P, ps, n, d, m, at, parity, gpart_f, gpart_i, gpart_x, sync, g_x, &g, memo);
+        pso_exchange_tagged(mine, P, ps, n, d, m, at, parity, 1u, gslots, gpart_x, sync, g_x, &g, memo);
     }
 
     const int C = MwPerBlock<T>::value / 2;  // coordinates per Philox block (r_p and r_g each)
@@ -769,7 +887,8 @@ __device__ __forceinline__ void pso_classic_run(T* X, T* V, T* P, T* f, T* Pf, T
         if (packed) {
             pso_exchange_packed(mine, P, ps, n, d, m, spb, at, swarms, red_f, red_i, sbest, g_x);
         } else {
-            pso_exchange(mine, P, ps, n, d, m, at, parity, gpart_f, gpart_i, gpart_x, sync, g_x, &g, memo);
+            pso_exchange_tagged(mine, P, ps, n, d, m, at, parity, (unsigned int)it + 2u, gslots, gpart_x, sync,
+                                g_x, &g, memo);
         }
     }
 
@@ -794,14 +913,14 @@ __device__ __forceinline__ void pso_classic_run(T* X, T* V, T* P, T* f, T* Pf, T
     T *X, T *V, T *P, T *f, T *Pf, T *swarm_f, long long *swarm_i, const T *__restrict__ lower,         \
         const T *__restrict__ upper, long long n, int m, int d, long long first_swarm, int bps,        \
         int spb, int lanes, unsigned long long seed, long long walker0, long long first_iter,          \
-        int iterations, long long last_active, T omega, T phi_p, T phi_g, T lr, int flags, T *gpart_f, \
-        long long *gpart_i, T *gpart_x, unsigned long long *bars, T *part_f, long long *part_i,        \
+        int iterations, long long last_active, T omega, T phi_p, T phi_g, T lr, int flags,             \
+        uint4 *gslots, T *gpart_x, unsigned long long *bars, T *part_f, long long *part_i,             \
         unsigned int *ticket, T *best_f, T *best_x, long long *best_i,                                 \
         const unsigned long long *gseeds, const T *gvals, long long gsize
 #define PSO_CLASSIC_ARGS                                                                               \
     X, V, P, f, Pf, swarm_f, swarm_i, lower, upper, n, m, d, first_swarm, bps, spb, lanes, seed, walker0, \
-        first_iter, iterations, last_active, omega, phi_p, phi_g, lr, flags, gpart_f, gpart_i,         \
-        gpart_x, bars, part_f, part_i, ticket, best_f, best_x, best_i, gseeds, gvals, gsize
+        first_iter, iterations, last_active, omega, phi_p, phi_g, lr, flags, gslots, gpart_x, bars,    \
+        part_f, part_i, ticket, best_f, best_x, best_i, gseeds, gvals, gsize
 
 // Launch bounds of pso_classic (solvers/cuda/particle_swarm.py: CLASSIC_MAX_BLOCK): blocks of up to
 // 1,024 threads, with the same 64 registers as (256, 4). One swarm of 131,072 is then 128 blocks, one
@@ -910,12 +1029,12 @@ template <typename T> __device__ __forceinline__ void pso_normals(const MwWords&
         const T *__restrict__ lower, const T *__restrict__ upper, long long n, int m, int d,           \
         long long first_swarm, int bps, unsigned long long seed, long long walker0,                    \
         long long first_iter, int iterations, long long last_active, int K, int flags,                 \
-        int keys_shared, T *gpart_f, long long *gpart_i, T *gpart_x, unsigned long long *bars,         \
+        int keys_shared, T *gpart_f, long long *gpart_i, unsigned long long *bars,                     \
         T *part_f, long long *part_i, unsigned int *ticket, T *best_f, T *best_x, long long *best_i
 #define PSO_SPSO_ARGS                                                                                  \
     X, V, P, f, Pf, swarm_f, swarm_i, epochs, redrawn, gkeys, pending, Z, PR, lower, upper, n, m, d,   \
         first_swarm, bps, seed, walker0, first_iter, iterations, last_active, K, flags, keys_shared,   \
-        gpart_f, gpart_i, gpart_x, bars, part_f, part_i, ticket, best_f, best_x, best_i
+        gpart_f, gpart_i, bars, part_f, part_i, ticket, best_f, best_x, best_i
 
 // SPSO's informants are read from PR, a particle-major copy of the personal bests: row i (pso_row
 // elements, d rounded up to 4, so that every row and every Philox block of it is 16-byte aligned)
@@ -990,9 +1109,7 @@ __device__ __forceinline__ void pso_spso_run(PSO_SPSO_PARAMS) {
         for (int p = at.lt; p < m; p += at.stride) pso_row_put(PR, at.base + p, P + at.base + p, n, d);
     }
     int parity = 0;
-    __shared__ MwBest<T> memo[3];  // no g_x: SPSO moves towards informants, no point is copied
-    pso_memo_start(memo);
-    pso_exchange(mine, P, ps, n, d, m, at, parity, gpart_f, gpart_i, gpart_x, sync, (T*)0, &g, memo);
+    pso_exchange(mine, at, parity, gpart_f, gpart_i, sync, &g);
     T previous = g.f;
     long long epoch = epochs[at.swarm];
     bool redrew = redrawn[at.swarm] != 0;
@@ -1115,7 +1232,7 @@ __device__ __forceinline__ void pso_spso_run(PSO_SPSO_PARAMS) {
         // every particle has moved (reading last iteration's P) and read its key before the
         // exchange barrier; then the new personal bests are written, before the next scatter's
         // barrier and so before anyone gathers them
-        pso_exchange(mine, P, ps, n, d, m, at, parity, gpart_f, gpart_i, gpart_x, sync, (T*)0, &g, memo);
+        pso_exchange(mine, at, parity, gpart_f, gpart_i, sync, &g);
         for (int p = at.lt; p < m; p += at.stride) {
             const long long i = at.base + p;
             if (pending[i]) {

@@ -109,8 +109,8 @@ VARIANTS = {
     "no exchange but the last": [
         ("        parity ^= 1;\n        if (packed) {", "        parity ^= 1;\n        if (it + 1 < iterations) continue;\n        if (packed) {"),
         ("        mw_group_sync(sync);\n        T* s = cur;", "        if (last) mw_group_sync(sync);\n        T* s = cur;"),
-        ("        pso_exchange(mine, P, ps, n, d, m, at, parity, gpart_f, gpart_i, gpart_x, sync, (T*)0, &g, memo);\n        for",
-         "        if (it + 1 == iterations) pso_exchange(mine, P, ps, n, d, m, at, parity, gpart_f, gpart_i, gpart_x, sync, (T*)0, &g, memo);\n        for"),
+        ("        pso_exchange(mine, at, parity, gpart_f, gpart_i, sync, &g);\n        for",
+         "        if (it + 1 == iterations) pso_exchange(mine, at, parity, gpart_f, gpart_i, sync, &g);\n        for"),
     ],
 }
 
@@ -227,6 +227,26 @@ for _b, _s in ((4, 4), (2, 2), (2, 8), (8, 2), (4, 8), (8, 4), (2, 4), (4, 2), (
     PER_VARIANT[f"DE build {_b} select {_s}"] = ["DE 131k", "DE 512x256", "DE 16k", "DE 1k"]
 for _v in ("poll sleeps 32 ns", "poll sleeps 128 ns", "relaxed poll + fence"):
     PER_VARIANT[_v] = ["PSO 131k", "PSO 16k", "PSO 1k", "SPSO 131k", "DE 131k"]
+
+
+# Where classic PSO's exchange went at 16,384 and 1,024 (the lanes kernel; 131,072 beside), each an
+# upper bound of one part's cost, not a valid run (notes-gpu.md v11; measured on the barrier exchange
+# that classic PSO had before its tagged slots, which SPSO keeps: these now patch SPSO's alone,
+# but "no f stores"): the group barrier left out (the arrivals' release
+# add and the poll; the __syncthreads stay), the arrival without its release fence (a relaxed add),
+# the partials not read (each block takes its own best as the swarm's), and the particles' current
+# values f never stored (the kernels only write f; only the launch's last write is ever read)
+_SCAN = "pso_scan_partials(gpart_f + first, gpart_i + first, bps, "
+VARIANTS["no group barrier"] = [(RELEASE, ""), (POLL, "")]
+VARIANTS["relaxed arrive"] = [(RELEASE, RELEASE.replace("red.release.gpu", "red.relaxed.gpu"))]
+VARIANTS["no partial scan"] = [("mw_warp_argmin(" + _SCAN + "32))", "mw_warp_argmin(blk)"),
+                               ("mw_block_argmin(" + _SCAN + "(int)blockDim.x))", "mw_block_argmin(blk)")]
+VARIANTS["no f stores"] = [(" f[i] = fx;", " if (fx != fx) f[i] = fx;")]
+for _v in ("no group barrier", "relaxed arrive", "no partial scan", "no f stores"):
+    PER_VARIANT[_v] = ["PSO 131k", "PSO 16k", "PSO 1k"]
+PER_VARIANT["no f stores"] = ["PSO 131k", "PSO 16k", "PSO 1k", "SPSO 131k", "SPSO 16k"]
+VARIANTS["pso"] = []
+PER_VARIANT["pso"] = ["PSO 131k", "PSO 16k", "PSO 1k"]
 
 
 def main() -> None:

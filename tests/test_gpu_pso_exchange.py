@@ -4,7 +4,9 @@ one warp reading them all; the swarm's best, and so the whole run, must not depe
 the block size: one swarm of 9,000 in 141 blocks of 64 (every warp reads) against at most 128
 blocks of up to 256 threads (one warp reads; 71 of 128 on an H100), classic PSO and SPSO-2011,
 both dtypes. And one classic swarm of 131,072 in blocks of 1,024 threads (pso_classic's own cap,
-CLASSIC_MAX_BLOCK) against the same swarm in blocks of 128."""
+CLASSIC_MAX_BLOCK) against the same swarm in blocks of 128. And swarms of several blocks batched
+over several launches (fewer resident than there are): the classic exchange's tagged slots and
+SPSO's barrier counters start afresh in every launch, so the run is the one launch's."""
 from __future__ import annotations
 
 import pytest
@@ -15,8 +17,8 @@ from tests.gpu_run import build, everything, same
 pytestmark = pytest.mark.gpu
 
 
-def _run(cupy, variant, dtype, block, walkers=9000, dim=7):
-    algo = build(cupy, "particle_swarm", {"variant": variant, "swarms": 1}, problem="rastrigin", dim=dim,
+def _run(cupy, variant, dtype, block, walkers=9000, dim=7, swarms=1):
+    algo = build(cupy, "particle_swarm", {"variant": variant, "swarms": swarms}, problem="rastrigin", dim=dim,
                  walkers=walkers, dtype=dtype)
     algo.block = block
     algo.lanes = 1
@@ -44,4 +46,18 @@ def test_classic_blocks_of_1024_give_the_run_of_blocks_of_128(cupy, dtype):
     narrow, b = _run(cupy, "classic", dtype, 128, walkers=131072, dim=5)
     assert wide.shape.block == classic_block_cap(shared_optin()) > MAX_BLOCK, wide.shape
     assert narrow.shape.block == 128, narrow.shape
+    assert same(a, b)
+
+
+@pytest.mark.parametrize("variant", ["classic", "spso2011"])
+def test_swarms_batched_over_launches_give_the_run_of_one_launch(cupy, monkeypatch, variant):
+    import solvers.cuda.particle_swarm as pso
+
+    whole, a = _run(cupy, variant, "float32", 64, walkers=3000, swarms=5)
+    real = pso.resident_blocks
+    # 100 blocks resident: 2 swarms of 47 blocks a launch, 3 launches a step
+    monkeypatch.setattr(pso, "resident_blocks", lambda kernel, block, shared: min(100, real(kernel, block, shared)))
+    batched, b = _run(cupy, variant, "float32", 64, walkers=3000, swarms=5)
+    assert whole.shape.groups_per_launch >= 5 and whole.shape.per_group == 47, whole.shape  # one launch
+    assert batched.shape.groups_per_launch == 2 and batched.shape.per_group == 47, batched.shape
     assert same(a, b)

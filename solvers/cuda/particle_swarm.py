@@ -401,9 +401,14 @@ class ParticleSwarmCuda(CudaAlgorithm, ParticleSwarm):
             self.tracker = self.new_best(parts=max(REDUCE_BLOCKS, grid))
             self._bars = xp.zeros(shape.groups_per_launch, dtype=np.uint64)  # barrier arrival counters
             parts = 2 * grid if shape.per_group > 1 else 1
-            self._gpart_f = xp.empty(parts, dtype=self.dtype)
-            self._gpart_i = xp.empty(parts, dtype=np.int64)
-            self._gpart_x = xp.empty(parts * d if shape.per_group > 1 else 1, dtype=self.dtype)
+            classic = p.variant == "classic"
+            # SPSO's partials (value, index) behind its barrier; classic's tagged slots instead (the
+            # kernel's pso_exchange_tagged), 16 bytes a partial, zeroed before each launch (tags count
+            # a launch's exchanges from 1)
+            self._gpart_f = xp.empty(1 if classic else parts, dtype=self.dtype)
+            self._gpart_i = xp.empty(1 if classic else parts, dtype=np.int64)
+            self._gslots = xp.zeros(parts * 4 if classic else 1, dtype=np.uint32)
+            self._gpart_x = xp.empty(parts * d if classic and shape.per_group > 1 else 1, dtype=self.dtype)
             self.bind_groups(rng)
         state.X, state.V, state.P = state.XT.T, state.VT.T, state.PT.T
         self.link_best(state, self.tracker)
@@ -438,25 +443,30 @@ class ParticleSwarmCuda(CudaAlgorithm, ParticleSwarm):
         shape = launch.shape
         kernel = self.kernels.get(launch.kernel)
         common = (np.int64(n), np.int32(p.walkers), np.int32(d))
-        reduce = (self._gpart_f, self._gpart_i, self._gpart_x, self._bars, *self.tracker.args())
+        classic = p.variant == "classic"
         for first, count in shape.launches(int(p.swarms)):
             where = (np.uint64(state.seed), np.int64(self.walker0), np.int64(state.iteration),
                      np.int32(iterations), np.int64(last_active))
-            if p.variant == "classic":
+            if classic:
                 args = (state.XT, state.VT, state.PT, state.f, state.Pf, state.swarm_best_f,
                         state.swarm_best_i, self.lower, self.upper, *common, np.int64(first),
                         np.int32(shape.per_group), np.int32(launch.spb), np.int32(launch.lanes), *where,
                         self.scalar(p.omega), self.scalar(p.phi_p), self.scalar(p.phi_g),
-                        self.scalar(p.lr), np.int32(launch.flags), *reduce, *self.group_args())
+                        self.scalar(p.lr), np.int32(launch.flags), self._gslots, self._gpart_x, self._bars,
+                        *self.tracker.args(), *self.group_args())
             else:
                 args = (state.XT, state.VT, state.PT, state.f, state.Pf, state.swarm_best_f,
                         state.swarm_best_i, state.epochs, state.redrawn, state.keys, state.pending, state.ZT,
                         state.PR, self.lower,
                         self.upper, *common, np.int64(first), np.int32(shape.per_group), *where,
                         np.int32(p.informants), np.int32(launch.flags),
-                        np.int32(launch.keys_shared), *reduce)
+                        np.int32(launch.keys_shared), self._gpart_f, self._gpart_i, self._bars,
+                        *self.tracker.args())
             if shape.per_group > 1:
-                self._bars.fill(0)  # the barrier counters only grow within a launch
+                # the barrier counters only grow within a launch; the slots' tags restart at 1
+                self._bars.fill(0)
+                if classic:
+                    self._gslots.fill(0)
             kernel((launch.blocks(count),), (shape.block,), args, shared_mem=launch.shared_bytes)
         state.evals += n * (iterations - 1) + last_active * self.groups  # last_active: per run
         state.iteration += iterations
