@@ -50,6 +50,10 @@ STOP_WORDS = {"max_iters": "the budget of {budget} iterations is spent",
               "max_evals": "the budget of {budget} evaluations is spent",
               "max_seconds": "the budget of {budget} seconds is spent",
               "converged": "every walker has converged", "stopped": "stopped"}
+# The same reasons in a few words, for a status bar whose numbers leave no room for the sentence
+# (1024 x 640): the numbers beside it say how many iterations, evaluations and seconds.
+SHORT_STOP_WORDS = {"max_iters": "budget spent", "max_evals": "budget spent",
+                    "max_seconds": "budget spent", "converged": "converged", "stopped": "stopped"}
 
 
 def pace_for_speed(value: int) -> float | None:
@@ -257,9 +261,12 @@ class MainWindow(QtWidgets.QMainWindow):
         self.evals_label = QtWidgets.QLabel()
         self.time_label = QtWidgets.QLabel()
         self.best_label = QtWidgets.QLabel()
-        for widget in (self.busy, self.best_label, self.rate_label, self.iter_label,
-                       self.evals_label, self.time_label, self.device_label):
+        self._permanent = (self.busy, self.best_label, self.rate_label, self.iter_label,
+                           self.evals_label, self.time_label, self.device_label)
+        for widget in self._permanent:
             bar.addPermanentWidget(widget)
+        self._fitted: tuple[str, str, str] | None = None  # (full, short, shown) of a fitted message
+        bar.messageChanged.connect(self._on_status_message_changed)
         self._show_numbers(None)
 
     def _connect(self) -> None:
@@ -728,8 +735,8 @@ class MainWindow(QtWidgets.QMainWindow):
             if budget in ("1", "1.0"):  # "the budget of 1 evaluations": one of each unit
                 why = why.replace("iterations is", "iteration is").replace(
                     "evaluations is", "evaluation is").replace("seconds is", "second is")
-            # short: the numbers beside it (best, evaluations, time) stay readable on a projector
-            self.statusBar().showMessage(f"finished, {why}")
+            short = SHORT_STOP_WORDS.get(result.stop_reason, result.stop_reason)
+            self.show_fitted_message(f"finished, {why}", f"finished: {short}")
             if result.warnings:
                 # the run's own warnings (a budget of a few iterations for these walkers, an
                 # iteration of minutes) reached the CLI and the API only: a run that ended after
@@ -801,6 +808,46 @@ class MainWindow(QtWidgets.QMainWindow):
             # only grow: a long status message must not squeeze the numbers unreadable
             label.setMinimumWidth(max(label.minimumWidth(), label.sizeHint().width()))
 
+    # --- a lasting status message that fits ----------------------------------------------------
+    def show_fitted_message(self, full: str, short: str) -> None:
+        """Show `full` in the status bar if it fits beside the numbers, else `short` (elided if
+        need be); `full` stays in the status bar's tooltip while it is shown."""
+        self._fitted = (full, short, "")
+        self._refit_message()
+
+    def _refit_message(self) -> None:
+        if self._fitted is None:
+            return
+        full, short, _shown = self._fitted
+        bar = self.statusBar()
+        width, metrics = self.status_message_width(), bar.fontMetrics()
+        # QStatusBar clips a message at the numbers without a mark: at 1024 x 640 'finished, the
+        # budget of N iterations is spent' lost its end, so a class could not read why it ended
+        shown = full if metrics.horizontalAdvance(full) <= width else metrics.elidedText(
+            short, QtCore.Qt.TextElideMode.ElideRight, width)
+        self._fitted = (full, short, shown)
+        bar.setToolTip(full)
+        bar.showMessage(shown)
+
+    def status_message_width(self) -> int:
+        """Pixels the status bar has for its message: left of the numbers (QStatusBar's own rule)."""
+        bar = self.statusBar()
+        if bar.layout() is not None:
+            bar.layout().activate()  # the numbers may have just grown: place them first
+        right = bar.width() - 12
+        grip = bar.findChild(QtWidgets.QSizeGrip)
+        if grip is not None and grip.isVisible():
+            right = min(right, grip.x())
+        for widget in self._permanent:
+            if widget.isVisible():
+                right = min(right, widget.x() - 2)
+        return max(0, right - 6)
+
+    def _on_status_message_changed(self, text: str) -> None:
+        if self._fitted is not None and text != self._fitted[2]:
+            self._fitted = None  # another message replaced it: its tooltip goes with it
+            self.statusBar().setToolTip("")
+
     # --- settings and closing ------------------------------------------------------------------
     def _restore_settings(self) -> None:
         s = self.settings
@@ -859,6 +906,8 @@ class MainWindow(QtWidgets.QMainWindow):
 
     def resizeEvent(self, event: QtGui.QResizeEvent) -> None:  # noqa: N802 - Qt override
         super().resizeEvent(event)
+        if getattr(self, "_fitted", None) is not None:  # more or less room: full text or short
+            QtCore.QTimer.singleShot(0, self._refit_message)
         # Qt gives a growing window's width to the centre only: a chart column squeezed on a
         # small screen would stay squeezed on a large one. Give it back its width when there is room.
         if (event.oldSize().width() > 0 and event.size().width() > event.oldSize().width()

@@ -12,7 +12,7 @@ import pytest
 
 pytest.importorskip("PyQt6")
 pytest.importorskip("pyqtgraph")
-from PyQt6 import QtCore  # noqa: E402
+from PyQt6 import QtCore, QtWidgets  # noqa: E402
 
 import solvers  # noqa: E402
 from solvers import config_io  # noqa: E402
@@ -173,6 +173,37 @@ def test_status_is_in_plain_words(qtbot, make_window):
     assert not window.start()
     error = window.form.errors()["budget"]
     assert "iterations" in error and "max_iters" not in error
+
+
+def _message_room(window) -> int:
+    """Pixels QStatusBar paints its message in: from 6 px to 2 px left of the first number shown."""
+    bar = window.statusBar()
+    numbers = [w for w in bar.findChildren(QtWidgets.QWidget)
+               if w.isVisible() and w.parent() is bar and w.x() > 0]
+    return min([bar.width() - 12] + [w.x() - 2 for w in numbers]) - 6
+
+
+@pytest.mark.parametrize("kind, budget", [("iterations", "5000"), ("evaluations", "200000")])
+def test_the_end_message_is_readable_at_1024_x_640(qtbot, make_window, kind, budget):
+    # QStatusBar clips its message at the numbers: at 1024 x 640 'finished, the budget of 5000
+    # iterations is spent' lost its end behind 'best ...', so the class could not read why
+    window = make_window()
+    window.resize(1024, 640)
+    qtbot.waitUntil(lambda: window.width() == 1024, timeout=2000)
+    configure(window, "pattern_search", budget=budget, kind=kind)
+    run_to_end(qtbot, window)
+    bar = window.statusBar()
+    full = f"finished, the budget of {budget} {kind} is spent"
+    qtbot.wait(50)  # the numbers' last growth laid out
+    shown = bar.currentMessage()
+    assert shown.startswith("finished")
+    assert bar.fontMetrics().horizontalAdvance(shown) <= _message_room(window), shown
+    assert bar.toolTip() == full  # nothing lost: the whole sentence on hovering
+    window.resize(1800, 900)  # room again: the whole sentence in the bar
+    qtbot.waitUntil(lambda: bar.currentMessage() == full, timeout=2000)
+    assert bar.fontMetrics().horizontalAdvance(full) <= _message_room(window)
+    window.statusBar().showMessage("saved x.csv", 4000)  # another message takes its tooltip away
+    assert bar.toolTip() == ""
 
 
 def test_compiling_status_names_the_algorithm_and_function(qtbot, make_window):
