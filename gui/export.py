@@ -81,12 +81,40 @@ def _field(run: Any, name: str, default: Any = None) -> Any:
 
 
 def describe_run(run: Any) -> str:
-    """One line naming a run's setting: algorithm, problem, dimension, engine, seed and params."""
-    params = _field(run, "params", {}) or {}
-    text = " ".join(f"{k}={v}" for k, v in params.items())
+    """One line naming a run's setting: algorithm, problem, dimension, engine, seed and params
+    (those it started with, when some were changed live)."""
+    changed = bool(live_changes(run))
+    text = " ".join(f"{k}={v}" for k, v in start_params(run).items())
     return (f"algorithm={_field(run, 'algorithm')} problem={_field(run, 'problem')} "
             f"dim={_field(run, 'dim')} engine={_field(run, 'engine')} dtype={_field(run, 'dtype')} "
-            f"seed={_field(run, 'seed')} params: {text or 'defaults'}")
+            f"seed={_field(run, 'seed')} params{' at start' if changed else ''}: {text or 'defaults'}")
+
+
+def live_changes(run: Any) -> list[Mapping]:
+    """A run's live parameter changes (RunResult.param_changes); [] when none or unreadable."""
+    changes = _field(run, "param_changes", ()) or ()
+    if not isinstance(changes, (list, tuple)):
+        return []
+    return [c for c in changes if isinstance(c, Mapping) and isinstance(c.get("name"), str)]
+
+
+def start_params(run: Any) -> dict:
+    """The parameters a run started with: its final ones with its live changes undone."""
+    params = _field(run, "params", {}) or {}
+    params = dict(params) if isinstance(params, Mapping) else {}
+    for change in reversed(live_changes(run)):
+        params[change["name"]] = change.get("old")
+    return params
+
+
+def describe_change(change: Mapping) -> str:
+    """'at evals=E (after iteration I, S s): name old -> new' for one live change."""
+    seconds = change.get("seconds")
+    when = f"after iteration {change.get('iteration')}"
+    if isinstance(seconds, (int, float)):
+        when += f", {seconds:.6g} s"
+    return (f"at evals={change.get('evals')} ({when}): "
+            f"{change.get('name')} {change.get('old')} -> {change.get('new')}")
 
 
 def write_histories_csv(path: str | Path, runs: Iterable[Any]) -> Path:
@@ -94,7 +122,9 @@ def write_histories_csv(path: str | Path, runs: Iterable[Any]) -> Path:
 
     `runs` are RunResults (or their ``to_dict()``s): anything with algorithm, problem, dim, engine,
     seed, params and a history of (evals, seconds, best_f) rows. One ``# run N: ...`` header line
-    per run names its setting; pandas reads the file with ``comment='#'``.
+    per run names its setting, and one ``# run N: changed live at evals=E ...`` line per
+    parameter changed during the run (its rows after evals=E ran with the new value); pandas
+    reads the file with ``comment='#'``.
     """
     path = Path(path)
     runs = list(runs)
@@ -104,6 +134,12 @@ def write_histories_csv(path: str | Path, runs: Iterable[Any]) -> Path:
             # a typed function may span lines ('expr: x1**2 +\n x2**2', from a set-up file): its
             # second line would leave the comment and be read as the header; one line reads the same
             handle.write(f"# run {number}: {' '.join(describe_run(run).splitlines())}\n")
+            # the params above are the run's first ones: a change made while it ran is said with
+            # when it took effect, or its history would read as a run of the last values only
+            for change in live_changes(run):
+                words = " ".join(describe_change(change).splitlines())
+                handle.write(f"# run {number}: changed live {words}; its rows after "
+                             f"evals={change.get('evals')} ran with the new value\n")
         writer = csv.writer(handle)
         writer.writerow(HISTORY_COLUMNS)
         for number, run in enumerate(runs, start=1):

@@ -60,6 +60,9 @@ class RunResult:
     # evaluations that gave NaN or +-inf (treated as +inf); None where the engine does not count
     nonfinite_evals: int | None = None
     points_per_iteration: int = 0  # walkers x groups: the points one iteration moves
+    # live changes, in order: dicts of iteration, evals, seconds (the run's count when it took
+    # effect), name, old, new; `params` holds the values at the end
+    param_changes: tuple[dict, ...] = ()
 
     def to_dict(self) -> dict:
         return {"algorithm": self.algorithm, "problem": self.problem, "dim": self.dim,
@@ -71,6 +74,7 @@ class RunResult:
                 "stop_reason": self.stop_reason, "warnings": list(self.warnings),
                 "nonfinite_evals": self.nonfinite_evals,
                 "points_per_iteration": self.points_per_iteration,
+                "param_changes": [dict(c) for c in self.param_changes],
                 "history": [[int(e), float(s), float(b)] for e, s, b in self.history]}
 
 
@@ -110,6 +114,7 @@ class Runner:
         self.state = None
         self.seconds = 0.0
         self.history: list[tuple[int, float, float]] = []
+        self.param_changes: list[dict] = []  # see RunResult.param_changes
         self._slices = None  # the unfinished iteration's slice generator, if one is under way
         self._first_chunk_compiles = False  # "first iteration" shown until the first chunk ends
         self._last_snapshot: Snapshot | None = None
@@ -264,7 +269,8 @@ class Runner:
                          history=np.asarray(self.history, dtype=np.float64).reshape(-1, 3),
                          warnings=tuple(self.algorithm.warnings),
                          nonfinite_evals=self.nonfinite_evals(),
-                         points_per_iteration=self.algorithm.total_walkers())
+                         points_per_iteration=self.algorithm.total_walkers(),
+                         param_changes=tuple(dict(c) for c in self.param_changes))
 
     def nonfinite_evals(self) -> int | None:
         """Evaluations so far that gave NaN or +-inf; None where the engine does not count them."""
@@ -365,8 +371,18 @@ class Runner:
         with self._lock:
             new, self._pending_params = self._pending_params, None
         if new is not None:
+            before = self.effective_params()
             self.algorithm.set_params(self.state, new)
             self.config = self.config.replace(params=new)
+            after = self.effective_params()
+            # kept with the run: without it its history read as a run of the final values only
+            # (the effective values: a change the algorithm does not take is not recorded)
+            for name, old in before.items():
+                if after.get(name) != old:
+                    self.param_changes.append({"iteration": int(self.state.iteration),
+                                               "evals": int(self.state.evals),
+                                               "seconds": self.seconds, "name": name,
+                                               "old": old, "new": after.get(name)})
 
     def _publish(self, finished: bool, reason: str) -> None:
         algo, state, cfg = self.algorithm, self.state, self.config

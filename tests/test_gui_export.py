@@ -81,6 +81,44 @@ def test_histories_csv_of_a_typed_function_over_two_lines_keeps_its_header(tmp_p
     assert list(rows[0]) == list(export.HISTORY_COLUMNS) and len(rows) == len(run.history)
 
 
+def test_histories_csv_says_which_parameter_changed_live_and_when(tmp_path):
+    # the CSV named only the values a run ended with: a history of round_iterations 20 for 3
+    # iterations, then 5, read as a run of 5 throughout
+    from solvers.runner import Runner
+
+    config = RunConfig.build("pattern_search", "sphere", 2, params={"walkers": 8},
+                             max_iters=8, sample_size=1)
+
+    def change(snap):
+        if snap.iteration == 3 and not runner.param_changes:
+            runner.update_params({"round_iterations": 5})
+
+    runner = Runner(config, on_snapshot=change)
+    runner.set_delay(1e-4)  # one iteration a chunk: the change lands exactly after iteration 3
+    run = runner.run()
+    assert run.params["round_iterations"] == 5
+    [record] = run.param_changes
+    at = int(run.history[3, 0])  # the row after iteration 3: the state the change applied to
+    assert record["name"] == "round_iterations" and (record["old"], record["new"]) == (20, 5)
+    assert record["iteration"] == 3 and record["evals"] == at
+    lines = export.write_histories_csv(tmp_path / "runs.csv", [run]).read_text().splitlines()
+    header = next(l for l in lines if l.startswith("# run 1: algorithm="))
+    assert "params at start:" in header and "round_iterations=20" in header  # the initial value
+    assert "round_iterations=5" not in header
+    assert (f"# run 1: changed live at evals={at} (after iteration 3, "  # when, old -> new
+            in "\n".join(lines))
+    assert f"round_iterations 20 -> 5; its rows after evals={at} ran with the new value" in lines[2]
+    rows = list(csv.DictReader(l for l in lines if not l.startswith("#")))
+    assert len(rows) == len(run.history)  # the table itself is unchanged
+    # the dict form (RunResult.to_dict, JSON) keeps the record and writes the same file
+    again = export.write_histories_csv(tmp_path / "again.csv", [run.to_dict()])
+    assert again.read_text() == "\n".join(lines) + "\n"
+    # a record that is not one (hand-made dicts) is left out, never a traceback
+    odd = {**run.to_dict(), "param_changes": [None, {"name": ["x"]}, "x"]}
+    text = export.write_histories_csv(tmp_path / "odd.csv", [odd]).read_text()
+    assert "changed live" not in text and "round_iterations=5" in text
+
+
 def test_recorder_writes_an_animated_gif(tmp_path, plot, qtbot):
     widget, curve = plot
     recorder = export.Recorder(widget, fps=50, max_frames=100, max_width=200)

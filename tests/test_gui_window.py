@@ -320,6 +320,29 @@ def test_live_parameter_applies_mid_run_and_others_wait_for_reset(qtbot, make_wi
     assert getattr(config.params, frozen.name) == other.maximum()  # ...and the next run takes it
 
 
+def test_the_exported_csv_says_what_was_changed_live_and_when(qtbot, make_window, tmp_path,
+                                                              monkeypatch):
+    # File > Export > CSV named only the values a run ended with: round_iterations changed from 20
+    # to 5 after iteration 1 read as a run of 5 throughout
+    window = make_window()
+    configure(window, "pattern_search", budget="6")
+    window.step_action.trigger()  # a paused run
+    qtbot.waitUntil(lambda: window.last_snapshot is not None and window.last_snapshot.iteration == 1,
+                    timeout=5000)
+    window.form.params_form.editor("round_iterations").setValue(5)
+    with qtbot.waitSignal(window.controller.sigFinished, timeout=RUN_TIMEOUT_MS) as blocker:
+        window.start()  # resume to the end
+    run = blocker.args[0]
+    target = tmp_path / "histories.csv"
+    monkeypatch.setattr(window.export_module, "ask_save_path", lambda *args: target)
+    window._export_csv()
+    text = target.read_text()
+    at = int(run.history[1, 0])
+    assert "params at start: walkers=" in text and "round_iterations=20" in text
+    assert (f"# run 1: changed live at evals={at} (after iteration 1, " in text
+            and "round_iterations 20 -> 5; its rows after" in text), text
+
+
 def test_the_curve_label_names_auto_counts_and_live_changes(qtbot, make_window):
     # the legend read 'walkers=0' for an auto count and named only the values a run started with:
     # after omega was changed mid-run its faded curve read as a run of the old omega
