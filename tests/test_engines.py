@@ -81,6 +81,29 @@ def test_fresh_repeats_time_the_same_first_iterations_of_a_new_run():
     assert warmed.iteration == 7 + 2 * 3  # not fresh: the repeats continue the given run
 
 
+@pytest.mark.parametrize("compiles", [False, True])
+def test_a_fresh_case_on_a_compiling_engine_runs_one_untimed_window_first(monkeypatch, compiles):
+    """measure_rate(fresh=True) on an engine that compiles at first use: one whole window untimed
+    before the timed repeats, so a kernel that only its later phase uses (SA hybrid's polishing)
+    compiles outside them; an engine that does not compile goes straight to the timed repeats."""
+    engine = get_engine("numpy")
+    monkeypatch.setattr(type(engine), "compiles_when_run", compiles)
+    calls = []
+    real = measure.time_steps
+
+    def recording(*args, **kwargs):
+        calls.append((kwargs["repeats"], kwargs["fresh"]))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(measure, "time_steps", recording)
+    cls = algorithm_class("simulated_annealing", "numpy")
+    params = make_params(cls.Params, {"walkers": 32, "variant": "hybrid", "t0": 10.0, "t_min": 0.01})
+    t = measure.measure_rate("numpy", "simulated_annealing", get_problem("sphere", 3), params, iterations=3,
+                             repeats=2, fresh=True)
+    assert calls == ([(1, True)] if compiles else []) + [(2, True)]
+    assert t.evals == 32 * 3  # the timed repeats only
+
+
 def test_time_runs_warms_up_then_keeps_the_median():
     calls = []
     samples = iter([(3.0e-3, 30, 1.0), (1.0e-3, 30, 1.0), (2.0e-3, 30, 1.0)])
