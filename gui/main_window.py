@@ -17,6 +17,7 @@ import html
 import json
 import logging
 import math
+import re
 import time
 from pathlib import Path
 
@@ -265,7 +266,8 @@ class MainWindow(QtWidgets.QMainWindow):
                            self.evals_label, self.time_label, self.device_label)
         for widget in self._permanent:
             bar.addPermanentWidget(widget)
-        self._fitted: tuple[str, str, str] | None = None  # (full, short, shown) of a fitted message
+        # (full, shorter forms, deadline or None, shown) of the message show_fitted_message shows
+        self._fitted: tuple[str, tuple[str, ...], float | None, str] | None = None
         bar.messageChanged.connect(self._on_status_message_changed)
         self._show_numbers(None)
 
@@ -372,7 +374,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.record_action.setCheckable(True)
         self.record_action.toggled.connect(self._on_record_toggled)
         self.recorder.sigFrames.connect(
-            lambda n: self.statusBar().showMessage(f"recording: {n} frames", 1500))
+            lambda n: self.show_fitted_message(f"recording: {n:,} frames", timeout=1500))
         menu.addSeparator()
         menu.addAction(self.record_action)
         save = QtGui.QAction("Save configuration…", self)
@@ -393,7 +395,8 @@ class MainWindow(QtWidgets.QMainWindow):
 
     def _export_csv(self) -> None:
         if not self.results:
-            self.statusBar().showMessage("no finished run to export yet", 4000)
+            self.show_fitted_message("no finished run to export yet", "no run to export yet",
+                                     timeout=4000)
             return
         path = self.export_module.ask_save_path(self, "Export histories", "histories.csv",
                                                 self.export_module.CSV_FILTER)
@@ -435,7 +438,7 @@ class MainWindow(QtWidgets.QMainWindow):
         except (ConfigError, OSError, ValueError, TypeError) as exc:
             self.report_failure(action, str(exc) or type(exc).__name__)
             return False
-        self.statusBar().showMessage(f"saved {path}", 4000)
+        self._say_saved(path)
         return True
 
     def report_failure(self, action: str, message: str) -> None:
@@ -445,13 +448,18 @@ class MainWindow(QtWidgets.QMainWindow):
         self.error_banner.setStyleSheet(ERROR_BANNER_STYLE)
         self.error_banner.setText(f"<b>{action} failed:</b> {html.escape(message)}")
         self.error_banner.show()
-        self.statusBar().showMessage(f"{action} failed: {message}", 10000)
+        # the whole reason stays in the banner and the status bar's tooltip
+        self.show_fitted_message(f"{action} failed: {message}", timeout=10000)
+
+    def _say_saved(self, path) -> None:
+        """'saved PATH', or the file's name alone where the folders leave no room beside the numbers."""
+        self.show_fitted_message(f"saved {path}", f"saved {Path(path).name}", timeout=4000)
 
     def _save_config(self) -> None:
         config = self._form_config()
         path = self.export_module.save_config_dialog(self, config) if config is not None else None
         if path is not None:  # said as the other exports say it (a failure has its message box)
-            self.statusBar().showMessage(f"saved {path}", 4000)
+            self._say_saved(path)
 
     def _load_config(self) -> None:
         config = self.export_module.load_config_dialog(self)
@@ -494,7 +502,8 @@ class MainWindow(QtWidgets.QMainWindow):
             config = config_io.load_config(path)
             meta = config_io.read_meta(path)
         except ConfigError as exc:
-            self._show_error(str(exc), title="This preset could not be loaded:")
+            self._show_error(str(exc), title="This preset could not be loaded:",
+                             short="preset not loaded")
             return False
         if not self._show_loaded(config, f"preset loaded: {meta['name']}"):
             return False
@@ -512,7 +521,8 @@ class MainWindow(QtWidgets.QMainWindow):
         try:
             setup = load_setup(path)
         except ConfigError as exc:
-            self._show_error(str(exc), title="This tuning set-up could not be loaded:")
+            self._show_error(str(exc), title="This tuning set-up could not be loaded:",
+                             short="tuning set-up not loaded")
             return False
         if not self._show_loaded(setup.config, f"tuning preset loaded: {setup.name}"):
             return False
@@ -523,7 +533,8 @@ class MainWindow(QtWidgets.QMainWindow):
     def _on_tune_panel_load_setting(self, config: RunConfig, words: str) -> None:
         """A clicked cell: its setting in the form, ready to run on the landscape; the last run's
         curve stays in the charts as a faded one (same function and dimension)."""
-        if self._show_loaded(config, f"setting from the tuning map: {words}; press Start to watch it"):
+        if self._show_loaded(config, f"setting from the tuning map: {words}; press Start to watch it",
+                             "tuning map setting loaded: press Start"):
             self._show_panel(self.landscape)
 
     def _on_tune_panel_load_config(self, config: RunConfig, name: str) -> None:
@@ -543,14 +554,14 @@ class MainWindow(QtWidgets.QMainWindow):
         the banner) when the form cannot hold it."""
         return self._show_loaded(config, f"{source} loaded")
 
-    def _show_loaded(self, config: RunConfig, message: str) -> bool:
+    def _show_loaded(self, config: RunConfig, message: str, *shorter: str) -> bool:
         """A new set-up: stop, clear the walkers, panel and numbers; keep earlier curves (faded)
         only when they are comparable (same function and dimension); say if the engine fell back.
         A set-up the form cannot hold is refused with what and why, the form left as it was."""
         unshown = self.form.unshown(config)
         if unshown:
             self._show_error("; ".join(unshown) + ". Nothing was changed.",
-                             title="This set-up cannot be shown in the window:")
+                             title="This set-up cannot be shown in the window:", short="set-up not shown")
             return False
         if self.controller.is_running:
             self.controller.stop()
@@ -572,7 +583,7 @@ class MainWindow(QtWidgets.QMainWindow):
             self._show_notice(f"This set-up asks for the {config.engine} engine, which is not "
                               f"available here ({_plain_reason(reason)}); it will run on "
                               f"{self.form.engine()} instead.")
-        self.statusBar().showMessage(message, 6000)
+        self.show_fitted_message(message, *shorter, timeout=6000)
         return True
 
     # --- run control ---------------------------------------------------------------------------
@@ -592,7 +603,7 @@ class MainWindow(QtWidgets.QMainWindow):
         red fields (Start, Step and Save alike: a message far down the form is easy to miss)."""
         config = self.form.build_config()
         if config is None:
-            self.statusBar().showMessage("fix the fields marked in red", 5000)
+            self.show_fitted_message("fix the fields marked in red", "fix the red fields", timeout=5000)
         return config
 
     def toggle_pause(self) -> None:
@@ -625,7 +636,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.form.set_running(self.controller.is_running)
         self.landscape.set_problem(self.form.problem(), self.form.dim())
         self._show_numbers(None)
-        self.statusBar().showMessage("reset", 3000)
+        self.show_fitted_message("reset", timeout=3000)
 
     def _forget_run(self) -> None:
         """The stopping run's views were cleared (Reset, a loaded set-up): its last snapshots and
@@ -643,7 +654,8 @@ class MainWindow(QtWidgets.QMainWindow):
         self.chart.begin_run(config)
         self.extras.begin_run(config)
         self.device_label.setText(f"engine {config.engine} · {self._device_text}")
-        self.statusBar().showMessage(f"starting {self._run_words(config)}")
+        self.show_fitted_message(f"starting {self._run_words(config)}",
+                                 f"starting: {self._short_run_words(config)}")
         for panel in self._panels:
             if hasattr(panel, "set_config"):
                 panel.set_config(config)
@@ -686,33 +698,56 @@ class MainWindow(QtWidgets.QMainWindow):
         return (f"{_algorithm_title(config.algorithm)} on {_problem_title(config.problem)} "
                 f"({config.dim}-D, {config.engine} engine)")
 
+    @staticmethod
+    def _short_run_words(config: RunConfig) -> str:
+        """'pattern search, Sphere 2-D': the run in a few words (the engine is named beside it)."""
+        problem = re.sub(r"\s*\([^()]*\)$", "", _problem_title(config.problem)) or config.problem
+        return f"{config.algorithm.replace('_', ' ')}, {problem} {config.dim}-D"
+
     def _on_controller_status(self, text: str) -> None:
         """The runner's phases in plain words; a busy bar while nothing can be drawn yet."""
         config = getattr(self, "_run_config", None)
         if config is None:
             return
-        words = {"compiling kernels": (f"compiling CUDA kernels for {_algorithm_title(config.algorithm)}"
-                                       f" x {_problem_title(config.problem)} (first use; cached on "
-                                       "disk; not counted in the timings)…"),
-                 "initialising walkers": "placing the walkers…",
+        algorithm, problem = _algorithm_title(config.algorithm), _problem_title(config.problem)
+        # (the whole sentence, shorter forms for a status bar beside the numbers at 1024 x 640)
+        forms = {"compiling kernels": (f"compiling CUDA kernels for {algorithm} x {problem} (first use;"
+                                       " cached on disk; not counted in the timings)…",
+                                       "compiling CUDA kernels (first use, not timed)…",
+                                       "compiling kernels…"),
+                 "initialising walkers": ("placing the walkers…",),
                  "first iteration": (f"first iteration on the {config.engine} engine: it compiles its "
                                      "kernels on first use (cached on disk; 'python main.py warmup' "
-                                     "before a lesson)…"),
-                 "warming up": "warming up the GPU (not counted in the timings)…",
-                 "running": f"running {self._run_words(config)}"}.get(text, text)
+                                     "before a lesson)…",
+                                     "first iteration: compiling kernels (first use)…",
+                                     "compiling kernels…"),
+                 "warming up": ("warming up the GPU (not counted in the timings)…",
+                                "warming up the GPU…"),
+                 "running": (f"running {self._run_words(config)}",
+                             f"running: {self._short_run_words(config)}")}.get(text)
+        if forms is None and text.startswith("compiling"):  # another engine's words (numba)
+            forms = (text, "compiling kernels…")
+        words = forms[0] if forms else text
         busy = text != "running"
-        self.busy.setVisible(busy)
+        self.busy.setVisible(busy)  # before the message is fitted: the bar takes its room
         self.busy.setToolTip(words)
-        self.statusBar().showMessage(words)
+        if text.startswith("warning: "):
+            # a slow iteration's warning came just before 'running', which replaced it at once:
+            # it stays in the banner while the run goes on (and with the result at its end)
+            self._show_notice("Note: " + text[len("warning: "):])
+        self.show_fitted_message(*(forms or (text,)))
 
     def _on_controller_errored(self, message: str) -> None:
         self._show_error(message)
 
-    def _show_error(self, message: str, title: str = "The run stopped with an error:") -> None:
+    def _show_error(self, message: str, title: str = "The run stopped with an error:",
+                    short: str = "error") -> None:
+        """The banner says it all; the status bar `short: message`, cut with a mark where it must
+        be (the whole of it in its tooltip)."""
         self.error_banner.setStyleSheet(ERROR_BANNER_STYLE)
         self.error_banner.setText(f"<b>{title}</b> {_escape(message)}")
         self.error_banner.show()
-        self.statusBar().showMessage(message, 10000)
+        self.show_fitted_message(f"{title} {message}", f"{short}: {message}", timeout=10000)
 
     def _show_notice(self, message: str) -> None:
         """A banner that informs without alarming (a loaded set-up changed to fit this machine)."""
@@ -722,6 +757,7 @@ class MainWindow(QtWidgets.QMainWindow):
 
     def _on_controller_finished(self, result) -> None:
         self.busy.hide()
+        self._refit_message()  # the busy bar's room is the message's again
         if not self._drawing:  # reset or replaced while it stopped: keep it for export only
             if result is not None:
                 self.results.append(result)
@@ -775,7 +811,9 @@ class MainWindow(QtWidgets.QMainWindow):
             self.form.show_param_error(str(exc))
         else:
             self.chart.note_live_change(name, value)
-            self.statusBar().showMessage(f"{name} = {value}: applies from the next iteration", 3000)
+            self.show_fitted_message(f"{name} = {value}: applies from the next iteration",
+                                     f"{name} = {value} from the next iteration", f"{name} = {value}",
+                                     timeout=3000)
 
     def _on_speed_slider_changed(self, value: int) -> None:
         self.controller.set_delay(delay_for_speed(value))
@@ -803,31 +841,48 @@ class MainWindow(QtWidgets.QMainWindow):
                                     f"{nonfinite:,} evaluations gave NaN or inf (treated as +inf)")
         self.evals_label.setText(f"{snap.evals:,} evaluations")
         self.time_label.setText(_seconds_words(snap.seconds))
+        grew = False
         for label in (self.best_label, self.rate_label, self.iter_label, self.evals_label,
                       self.time_label):
             # only grow: a long status message must not squeeze the numbers unreadable
-            label.setMinimumWidth(max(label.minimumWidth(), label.sizeHint().width()))
+            width = label.sizeHint().width()
+            if width > label.minimumWidth():
+                label.setMinimumWidth(width)
+                grew = True
+        if grew:  # less room for the message shown beside them (the first numbers of a run)
+            self._refit_message()
 
-    # --- a lasting status message that fits ----------------------------------------------------
-    def show_fitted_message(self, full: str, short: str) -> None:
-        """Show `full` in the status bar if it fits beside the numbers, else `short` (elided if
-        need be); `full` stays in the status bar's tooltip while it is shown."""
-        self._fitted = (full, short, "")
+    # --- a status message that fits ----------------------------------------------------------
+    def show_fitted_message(self, full: str, *shorter: str, timeout: int = 0) -> None:
+        """Show `full` in the status bar if it fits beside the numbers, else the first of `shorter`
+        that fits, else the last one (or `full`) elided with its mark; `full` stays in the status
+        bar's tooltip while it is shown. `timeout` in ms, as QStatusBar.showMessage's (0: lasting).
+        Every status message goes through here: QStatusBar clips a message at the numbers without
+        a mark, so at 1024 x 640 'running ...' or an error lost its end on a projector."""
+        deadline = time.monotonic() + timeout / 1000 if timeout > 0 else None
+        self._fitted = (full, shorter or (full,), deadline, "")
         self._refit_message()
 
     def _refit_message(self) -> None:
+        """Fit the message shown by show_fitted_message again (resized window, numbers grown, the
+        busy bar shown or hidden): the whole text where it fits, else a shorter form."""
         if self._fitted is None:
             return
-        full, short, _shown = self._fitted
+        full, shorter, deadline, _shown = self._fitted
+        remaining = 0
+        if deadline is not None:  # a transient message keeps its end
+            remaining = round((deadline - time.monotonic()) * 1000)
+            if remaining <= 0:
+                return  # the status bar's own timer clears it
         bar = self.statusBar()
         width, metrics = self.status_message_width(), bar.fontMetrics()
-        # QStatusBar clips a message at the numbers without a mark: at 1024 x 640 'finished, the
-        # budget of N iterations is spent' lost its end, so a class could not read why it ended
-        shown = full if metrics.horizontalAdvance(full) <= width else metrics.elidedText(
-            short, QtCore.Qt.TextElideMode.ElideRight, width)
-        self._fitted = (full, short, shown)
+        shown = next((text for text in (full, *shorter) if metrics.horizontalAdvance(text) <= width),
+                     None)
+        if shown is None:
+            shown = metrics.elidedText(shorter[-1], QtCore.Qt.TextElideMode.ElideRight, width)
+        self._fitted = (full, shorter, deadline, shown)
         bar.setToolTip(full)
-        bar.showMessage(shown)
+        bar.showMessage(shown, remaining)
 
     def status_message_width(self) -> int:
         """Pixels the status bar has for its message: left of the numbers (QStatusBar's own rule)."""
@@ -844,7 +899,7 @@ class MainWindow(QtWidgets.QMainWindow):
         return max(0, right - 6)
 
     def _on_status_message_changed(self, text: str) -> None:
-        if self._fitted is not None and text != self._fitted[2]:
+        if self._fitted is not None and text != self._fitted[3]:
             self._fitted = None  # another message replaced it: its tooltip goes with it
             self.statusBar().setToolTip("")
 
@@ -903,6 +958,13 @@ class MainWindow(QtWidgets.QMainWindow):
             if hasattr(panel, "shutdown"):
                 panel.shutdown()
         self.landscape.shutdown()
+
+    def event(self, event: QtCore.QEvent) -> bool:  # Qt override
+        if event.type() == QtCore.QEvent.Type.StatusTip and event.tip():
+            # a hovered preset's description: QMainWindow showed it clipped at the numbers
+            self.show_fitted_message(event.tip())
+            return True
+        return super().event(event)
 
     def resizeEvent(self, event: QtGui.QResizeEvent) -> None:  # noqa: N802 - Qt override
         super().resizeEvent(event)

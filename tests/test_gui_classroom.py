@@ -4,8 +4,10 @@ words, log axes, clean slates after loading, keyboard and layout, N-D colour sca
 from __future__ import annotations
 
 import dataclasses
+import html
 import json
 import math
+import re
 
 import numpy as np
 import pytest
@@ -204,6 +206,120 @@ def test_the_end_message_is_readable_at_1024_x_640(qtbot, make_window, kind, bud
     assert bar.fontMetrics().horizontalAdvance(full) <= _message_room(window)
     window.statusBar().showMessage("saved x.csv", 4000)  # another message takes its tooltip away
     assert bar.toolTip() == ""
+
+
+def _assert_fits(window, shown: str) -> None:
+    """`shown` fits the room QStatusBar paints its message in (by the window's rule and by ours)."""
+    width = window.statusBar().fontMetrics().horizontalAdvance(shown)
+    assert width <= window.status_message_width(), (shown, width, window.status_message_width())
+    assert width <= _message_room(window), (shown, width, _message_room(window))
+
+
+def _first_word(text: str) -> str:
+    return re.match(r"[\w-]*", text).group()
+
+
+def test_every_status_message_of_a_run_is_readable_at_1024_x_640(qtbot, make_window):
+    # QStatusBar clips its message at the numbers beside it without a mark: at 1024 x 640
+    # 'running Multi-walk pattern search on Sphere (f1) (2-D, numpy engine)' needs ~420 px where
+    # ~260 are left once the numbers are shown, and the numbers appear after the message
+    window = make_window()
+    window.resize(1024, 640)
+    qtbot.waitUntil(lambda: window.width() == 1024, timeout=2000)
+    bar = window.statusBar()
+    seen = []  # (shown, tooltip), checked as shown and again after every redraw of the numbers
+
+    def check(*_args):
+        shown = bar.currentMessage()
+        if shown:
+            _assert_fits(window, shown)
+            seen.append((shown, bar.toolTip()))
+
+    bar.messageChanged.connect(check)
+    window.sigRendered.connect(check)
+    words = "Multi-walk pattern search on Sphere (f1) (2-D, numpy engine)"
+    configure(window, "pattern_search", budget="40")
+    run_to_end(qtbot, window)  # the first run: no numbers yet when it starts
+    qtbot.wait(50)
+    check()
+    window.speed_slider.setValue(60)  # the second: paced, numbers beside it, changed live, stopped
+    configure(window, "pattern_search", budget="100000")
+    assert window.start()
+    qtbot.waitUntil(lambda: window.last_snapshot is not None and window.last_snapshot.iteration >= 3,
+                    timeout=10_000)
+    window.form.params_form.editor("round_iterations").setValue(5)
+    with qtbot.waitSignal(window.controller.sigFinished, timeout=RUN_TIMEOUT_MS):
+        window.stop()
+    qtbot.wait(50)
+    check()
+    fulls = {f"starting {words}", "placing the walkers…", f"running {words}",
+             "finished, the budget of 40 iterations is spent",
+             "round_iterations = 5: applies from the next iteration", "stopping", "finished, stopped"}
+    for shown, tip in seen:  # nothing lost: the whole text on hovering, its first word in view
+        assert tip in fulls, (shown, tip)
+        assert _first_word(shown) == _first_word(tip), (shown, tip)
+    assert {tip for _shown, tip in seen} == fulls
+    assert any(shown != tip for shown, tip in seen)  # the test did meet a message too long
+
+
+def test_every_other_status_message_is_readable_at_1024_x_640(qtbot, make_window, tmp_path):
+    # compiling, warnings, errors, saved paths, presets and menu tips were clipped the same way
+    from PyQt6 import QtGui
+
+    window = make_window()
+    window.resize(1024, 640)
+    qtbot.waitUntil(lambda: window.width() == 1024, timeout=2000)
+    bar = window.statusBar()
+
+    def assert_shown(full: str, start: str | tuple[str, ...]) -> str:
+        shown = bar.currentMessage()
+        _assert_fits(window, shown)
+        assert shown.startswith(start) and bar.toolTip() == full, (shown, bar.toolTip())
+        return shown
+
+    window._export_csv()
+    assert_shown("no finished run to export yet", "no ")
+    configure(window, "pattern_search", problem="rastrigin", budget="20")
+    run_to_end(qtbot, window)
+    qtbot.wait(50)
+    title = "Multi-walk pattern search x Rastrigin (f9)"
+    for status, full, start in (
+            ("compiling kernels", f"compiling CUDA kernels for {title} (first use; cached on disk; "
+                                  "not counted in the timings)…", "compiling"),
+            ("first iteration", "first iteration on the numpy engine: it compiles its kernels on "
+                                "first use (cached on disk; 'python main.py warmup' before a lesson)…",
+             ("first iteration", "compiling")),  # where that does not fit, the key fact
+            ("warming up", "warming up the GPU (not counted in the timings)…", "warming up"),
+            ("compiling the numba engine (once)", "compiling the numba engine (once)", "compiling")):
+        window._on_controller_status(status)
+        assert window.busy.isVisible()  # the busy bar takes its share of the room too
+        assert_shown(full, start)
+    warning = ("one iteration will take about 12 s; the budget, Stop and Close wait for it "
+               "(use fewer walkers or a lower dimension)")
+    window._on_controller_status(f"warning: {warning}")
+    assert_shown(f"warning: {warning}", "warning")
+    assert warning in window.error_banner.text() and window.error_banner.isVisible()  # it stays
+    window._on_controller_status("running")
+    error = ("the function returned NaN or infinity at all 48 points evaluated; check 'rastrigin' "
+             "and its box")
+    window._on_controller_errored(error)
+    assert_shown(f"The run stopped with an error: {error}", "error")
+    assert error in window.error_banner.text()
+    reason = f"[Errno 13] Permission denied: '{tmp_path}/a/folder/that/is/read/only/landscape.png'"
+    window.report_failure("Export PNG", reason)
+    assert_shown(f"Export PNG failed: {reason}", "Export PNG failed")
+    assert html.escape(reason) in window.error_banner.text()
+    path = tmp_path / "a-long-folder-name-for-the-lesson" / "another-one" / "histories-of-today.csv"
+    assert window._save_reported("Export CSV", path, lambda: None)
+    assert "histories-of-today.csv" in assert_shown(f"saved {path}", "saved")
+    window.recorder.sigFrames.emit(123456)
+    assert_shown("recording: 123,456 frames", "recording")
+    stem = "class_sa_himmelblau_2d"
+    assert window.load_preset(preset(stem))
+    assert_shown(f"preset loaded: {config_io.read_meta(preset(stem))['name']}", "preset loaded")
+    for _name, _path, description in config_io.list_presets():  # a preset's tip, hovered in the menu
+        QtCore.QCoreApplication.sendEvent(window, QtGui.QStatusTipEvent(description))
+        assert_shown(description, description[:5])
 
 
 def test_compiling_status_names_the_algorithm_and_function(qtbot, make_window):
