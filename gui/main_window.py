@@ -268,6 +268,9 @@ class MainWindow(QtWidgets.QMainWindow):
             bar.addPermanentWidget(widget)
         # (full, shorter forms, deadline or None, shown) of the message show_fitted_message shows
         self._fitted: tuple[str, tuple[str, ...], float | None, str] | None = None
+        # the last lasting message (its forms): back in the bar when a transient message or a
+        # menu's hover tip has cleared it, so 'finished: ...' does not vanish after 'saved x.csv'
+        self._lasting: tuple[str, ...] | None = None
         bar.messageChanged.connect(self._on_status_message_changed)
         self._show_numbers(None)
 
@@ -636,6 +639,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.form.set_running(self.controller.is_running)
         self.landscape.set_problem(self.form.problem(), self.form.dim())
         self._show_numbers(None)
+        self._lasting = None  # the run it spoke of is gone
         self.show_fitted_message("reset", timeout=3000)
 
     def _forget_run(self) -> None:
@@ -860,6 +864,8 @@ class MainWindow(QtWidgets.QMainWindow):
         Every status message goes through here: QStatusBar clips a message at the numbers without
         a mark, so at 1024 x 640 'running ...' or an error lost its end on a projector."""
         deadline = time.monotonic() + timeout / 1000 if timeout > 0 else None
+        if deadline is None:
+            self._lasting = (full, *shorter)
         self._fitted = (full, shorter or (full,), deadline, "")
         self._refit_message()
 
@@ -902,6 +908,12 @@ class MainWindow(QtWidgets.QMainWindow):
         if self._fitted is not None and text != self._fitted[3]:
             self._fitted = None  # another message replaced it: its tooltip goes with it
             self.statusBar().setToolTip("")
+        if not text and self._lasting is not None:  # a timeout or a menu's hover cleared the bar
+            QtCore.QTimer.singleShot(0, self._restore_lasting)
+
+    def _restore_lasting(self) -> None:
+        if self._lasting is not None and not self.statusBar().currentMessage():
+            self.show_fitted_message(*self._lasting)
 
     # --- settings and closing ------------------------------------------------------------------
     def _restore_settings(self) -> None:

@@ -206,6 +206,16 @@ def test_the_end_message_is_readable_at_1024_x_640(qtbot, make_window, kind, bud
     assert bar.fontMetrics().horizontalAdvance(full) <= _message_room(window)
     window.statusBar().showMessage("saved x.csv", 4000)  # another message takes its tooltip away
     assert bar.toolTip() == ""
+    # ... for a while: when it is cleared (its timeout, a menu's hover tip), the end comes back
+    bar.clearMessage()
+    qtbot.waitUntil(lambda: bar.currentMessage() == full, timeout=2000)
+    assert bar.toolTip() == full
+    window.show_fitted_message("saved y.csv", timeout=100)
+    qtbot.waitUntil(lambda: bar.currentMessage() == full, timeout=2000)
+    window.reset()  # the run it spoke of is gone: 'reset', then nothing
+    qtbot.waitUntil(lambda: bar.currentMessage() == "", timeout=5000)
+    qtbot.wait(50)
+    assert bar.currentMessage() == ""
 
 
 def _assert_fits(window, shown: str) -> None:
