@@ -57,6 +57,13 @@ SHORT_STOP_WORDS = {"max_iters": "budget spent", "max_evals": "budget spent",
                     "max_seconds": "budget spent", "converged": "converged", "stopped": "stopped"}
 
 
+def short_device_name(description: str) -> str:
+    """'NVIDIA H100 80GB HBM3, 79 GiB (78.7 GiB free)' -> 'H100 80GB HBM3': the name without its
+    maker and memory, for the status bar (the whole description is in its tooltip)."""
+    name = description.split(",")[0].strip()
+    return name[len("NVIDIA "):] if name.startswith("NVIDIA ") else name
+
+
 def pace_for_speed(value: int) -> float | None:
     """Slider position -> iterations per second; None at the last position (full speed)."""
     if value >= SPEED_STEPS:
@@ -250,7 +257,9 @@ class MainWindow(QtWidgets.QMainWindow):
         usable, text = gpu_status()
         self.device_label = QtWidgets.QLabel()
         self.device_label.setToolTip(("GPU: " if usable else "no GPU engine: ") + text)
-        self._device_text = f"GPU: {text}" if usable else "GPU: none"
+        # the device's name alone (its memory is in the tooltip): 'NVIDIA H100 80GB HBM3, 79 GiB
+        # (78.7 GiB free)' took the status message's whole room at 1024 x 640 on a GPU machine
+        self._device_text = f"GPU: {short_device_name(text)}" if usable else "GPU: none"
         self.device_label.setText(f"engine numpy · {self._device_text}")
         self.busy = QtWidgets.QProgressBar()
         self.busy.setRange(0, 0)  # indeterminate: moves while kernels compile
@@ -886,9 +895,19 @@ class MainWindow(QtWidgets.QMainWindow):
                      None)
         if shown is None:
             shown = metrics.elidedText(shorter[-1], QtCore.Qt.TextElideMode.ElideRight, width)
+            if len(shown) <= 1:  # no room even for a word and its mark: the shortest form, clipped
+                shown = shorter[-1]
         self._fitted = (full, shorter, deadline, shown)
         bar.setToolTip(full)
         bar.showMessage(shown, remaining)
+
+    def status_text(self) -> str:
+        """The whole text of the status bar's message (what its tooltip says while a shorter form is
+        shown; the message itself otherwise)."""
+        shown = self.statusBar().currentMessage()
+        if self._fitted is not None and shown and shown == self._fitted[3]:
+            return self._fitted[0]
+        return shown
 
     def status_message_width(self) -> int:
         """Pixels the status bar has for its message: left of the numbers (QStatusBar's own rule)."""

@@ -160,17 +160,17 @@ def test_legend_names_the_markers_and_every_global_minimiser_is_marked(qtbot, ma
 def test_status_is_in_plain_words(qtbot, make_window):
     window = make_window()
     configure(window, "pattern_search", budget="25")
-    messages = []
-    window.statusBar().messageChanged.connect(messages.append)
+    messages = []  # the whole texts (a narrow bar shows shorter forms: the tests below check those)
+    window.statusBar().messageChanged.connect(lambda _shown: messages.append(window.status_text()))
     run_to_end(qtbot, window)
     assert any(m.startswith("running Multi-walk pattern search on") for m in messages), messages
-    final = window.statusBar().currentMessage()
+    final = window.status_text()
     assert final.startswith("finished, the budget of 25 iterations is spent")
     assert "max_iters" not in final and "initialising" not in final
     assert window.busy.isHidden()
     configure(window, "pattern_search", budget="1")  # one of the unit, not "1 iterations"
     run_to_end(qtbot, window)
-    assert window.statusBar().currentMessage().startswith("finished, the budget of 1 iteration is spent")
+    assert window.status_text().startswith("finished, the budget of 1 iteration is spent")
     window.form.budget_edit.setText("0")
     assert not window.start()
     error = window.form.errors()["budget"]
@@ -216,6 +216,31 @@ def test_the_end_message_is_readable_at_1024_x_640(qtbot, make_window, kind, bud
     qtbot.waitUntil(lambda: bar.currentMessage() == "", timeout=5000)
     qtbot.wait(50)
     assert bar.currentMessage() == ""
+
+
+def test_a_gpu_machine_leaves_the_message_its_room_at_1024_x_640(qtbot, make_window, monkeypatch):
+    # on the H100 the device label read 'engine numpy · GPU: NVIDIA H100 80GB HBM3, 79 GiB (78.7 GiB
+    # free)' and left the message no room at all (-6 px): the end of a run showed nothing
+    import gui.main_window as main_window
+
+    whole = "NVIDIA H100 80GB HBM3, 79 GiB (78.7 GiB free)"
+    monkeypatch.setattr(main_window, "gpu_status", lambda: (True, whole))
+    assert main_window.short_device_name(whole) == "H100 80GB HBM3"
+    window = make_window()
+    window.resize(1024, 640)
+    qtbot.waitUntil(lambda: window.width() == 1024, timeout=2000)
+    assert window.device_label.text() == "engine numpy · GPU: H100 80GB HBM3"
+    assert window.device_label.toolTip() == f"GPU: {whole}"  # the memory is one hover away
+    configure(window, "pattern_search", budget="5000")
+    run_to_end(qtbot, window)
+    qtbot.wait(50)
+    shown = window.statusBar().currentMessage()
+    assert shown.startswith("finished") and window.status_text() == "finished, the budget of 5000 iterations is spent"
+    _assert_fits(window, shown)
+    # and where no room is left at all, the shortest form is still shown (clipped), never nothing
+    window.device_label.setMinimumWidth(2000)
+    window.show_fitted_message("finished, the budget of 5000 iterations is spent", "finished: budget spent")
+    assert window.statusBar().currentMessage() == "finished: budget spent"
 
 
 def _assert_fits(window, shown: str) -> None:
@@ -337,7 +362,7 @@ def test_compiling_status_names_the_algorithm_and_function(qtbot, make_window):
     configure(window, "pattern_search", problem="rastrigin")
     window._run_config = window.form.build_config()
     window._on_controller_status("compiling kernels")
-    text = window.statusBar().currentMessage()
+    text = window.status_text()
     assert text.startswith("compiling CUDA kernels for Multi-walk pattern search x Rastrigin")
     assert "cached on disk" in text and window.busy.isVisibleTo(window)
     window._on_controller_status("running")
@@ -397,7 +422,7 @@ def test_loading_a_preset_clears_charts_panel_and_numbers(qtbot, make_window):
     assert window.chart.current is None and not window.chart.previous  # another function
     assert not window.extras.series and not window.extras.placeholder.isHidden()
     assert window.best_label.text() == "" and window.landscape.walker_points().shape[0] == 0
-    assert window.statusBar().currentMessage().startswith("preset loaded: Class:")
+    assert window.status_text().startswith("preset loaded: Class:")
 
 
 def test_earlier_runs_stay_faded_only_when_comparable(qtbot, make_window):
@@ -566,7 +591,7 @@ def test_first_iteration_status_on_an_engine_that_compiles_when_run(qtbot, make_
     configure(window, "pattern_search", problem="rastrigin")
     window._run_config = window.form.build_config()
     window._on_controller_status("first iteration")
-    text = window.statusBar().currentMessage()
+    text = window.status_text()
     assert text.startswith("first iteration on the") and "warmup" in text and window.busy.isVisibleTo(window)
     window._on_controller_status("running")
     assert window.busy.isHidden()

@@ -113,7 +113,7 @@ def test_every_algorithm_runs_draws_and_improves(qtbot, make_window, algorithm):
         assert curve_length(window.landscape.links) > 0
     if "temperature" in overlays or "accepted" in overlays:
         assert window.landscape.walkers.classes() is not None
-    assert "finished" in window.statusBar().currentMessage()
+    assert "finished" in window.status_text()
     assert window.rate_label.text().endswith("evals/s")
     assert_closed_cleanly(window)
 
@@ -193,7 +193,7 @@ def test_reset_or_a_set_up_loaded_during_a_run_is_not_drawn_over_by_its_last_sna
     assert len(window.landscape.walker_points()) == 0 and window.landscape.best.getData()[0].size == 0
     assert window.best_label.text() == "" and window.iter_label.text() == ""
     assert not window.extras.series and window.chart.current is None
-    assert "finished" not in window.statusBar().currentMessage()
+    assert "finished" not in window.status_text()
     assert len(window.chart.previous) == 1  # the run's curve stays, faded, to compare with
     assert window.results and window.results[-1].stop_reason == "stopped"  # still exportable
 
@@ -417,7 +417,7 @@ def test_step_and_save_with_a_bad_form_point_at_the_red_fields_as_start_does(qtb
         window.statusBar().clearMessage()
         action()
         assert "budget" in window.form.errors() and not window.controller.is_running
-        assert window.statusBar().currentMessage() == "fix the fields marked in red"
+        assert window.status_text() == "fix the fields marked in red"
     assert saved == []  # nothing is asked or written for a set-up that cannot run
 
 
@@ -429,7 +429,7 @@ def test_saving_a_configuration_says_where_as_the_other_exports_do(qtbot, make_w
     monkeypatch.setattr(QtWidgets.QFileDialog, "getSaveFileName",
                         staticmethod(lambda *a, **k: (str(target), "")))
     window._save_config()
-    assert target.exists() and window.statusBar().currentMessage() == f"saved {target}"
+    assert target.exists() and window.status_text() == f"saved {target}"
 
 
 def test_cross_field_rule_is_shown_beside_the_parameter_it_names(qtbot, make_window, monkeypatch):

@@ -62,7 +62,7 @@ def test_failed_exports_are_reported_not_called_saved(window, tmp_path, monkeypa
         window.statusBar().clearMessage()
         window._export_png(target, "x.png")
         assert "failed" in window.error_banner.text() and not window.error_banner.isHidden()
-        assert not window.statusBar().currentMessage().startswith("saved")
+        assert not window.status_text().startswith("saved")
     assert not missing.exists()
     window.results.append(type("R", (), {"history": [], "params": {}})())
     monkeypatch.setattr(export, "ask_save_path", lambda *a: tmp_path / "no-such-folder" / "h.csv")
