@@ -17,7 +17,8 @@ import solvers
 from solvers import Budget, ConfigError, RunConfig, engine_status
 from solvers.config import DEFAULT_MAX_ITERS, DTYPES
 from solvers.engines import ENGINES, get_engine
-from solvers.problems import get_definition, get_problem, problem_definitions
+from solvers.params import specs
+from solvers.problems import get_definition, get_problem, param_defaults, problem_definitions
 
 from solvers.problems.custom import expression_box, is_expression, set_expression_box
 
@@ -73,6 +74,10 @@ class ConfigForm(QtWidgets.QWidget):
     def __init__(self, parent: QtWidgets.QWidget | None = None):
         super().__init__(parent)
         self._param_values: dict[str, dict] = {}
+        # the function each algorithm's values were left at: a field still at that function's
+        # default takes the next function's (param_defaults: Shekel runs annealing async)
+        self._param_problem: dict[str, str | None] = {}
+        self._form_problem: str | None = None  # the function the form's values follow
         self._current_algorithm: str | None = None
         self._running = False
         self._custom: dict[str, CustomFunction] = {}  # typed functions, by 'expr: ...' name
@@ -398,9 +403,13 @@ class ConfigForm(QtWidgets.QWidget):
                 if isinstance(values, dict):
                     self._param_values[str(algo)] = dict(values)
         self._select_data(self.algorithm_combo, state.get("algorithm"))
+        problem, bounds = state.get("problem"), state.get("bounds")
+        if isinstance(params, dict):  # saved under the state's function: its defaults, not the form's
+            for algo in params:
+                self._param_problem[str(algo)] = problem
         if state.get("algorithm") == self.algorithm():
             self.params_form.set_values(self._param_values.get(self.algorithm(), {}))
-        problem, bounds = state.get("problem"), state.get("bounds")
+            self._form_problem = problem
         if is_expression(problem):
             self._restore_custom(problem, state.get("dim"), bounds, state.get("f_min"))
         else:
@@ -512,6 +521,7 @@ class ConfigForm(QtWidgets.QWidget):
     def _on_algorithm_combo_changed(self, *_args) -> None:
         if self._current_algorithm is not None:
             self._param_values[self._current_algorithm] = self.params_form.values()
+            self._param_problem[self._current_algorithm] = self._form_problem
         name = self.algorithm()
         self._current_algorithm = name
         if name is None:
@@ -519,6 +529,9 @@ class ConfigForm(QtWidgets.QWidget):
         cls = solvers.get_algorithm(name)
         self.params_form.set_params_class(cls.Params, self._param_values.get(name),
                                           fitted=getattr(cls, "fitted_params", None))
+        # values kept from another function (or the algorithm's defaults) follow this one's
+        self._form_problem = self._param_problem.get(name)
+        self._follow_function_defaults(self.problem())
         self._watch_return_keys()
         self.algorithm_info.setText(getattr(cls, "reference", ""))
         self.sigAlgorithmChanged.emit(name)
@@ -551,7 +564,31 @@ class ConfigForm(QtWidgets.QWidget):
         # a newly chosen function starts at its own default dimension (set_state restores after)
         self.dim_spin.setValue(definition.default_dim)
         self.dim_spin.blockSignals(False)
+        self._follow_function_defaults(name)  # and at its own parameter defaults, where it has any
         self._on_dim_spin_changed()
+
+    def _function_defaults(self, algorithm: str, problem: str | None) -> dict:
+        """The algorithm's parameter defaults on `problem` (None: the algorithm's own)."""
+        out = {spec.name: spec.default for spec in specs(solvers.get_algorithm(algorithm).Params)}
+        return {**out, **(param_defaults(problem, algorithm) if problem else {})}
+
+    def _follow_function_defaults(self, problem: str | None) -> None:
+        """Parameters still at the defaults of the function the form followed take `problem`'s
+        (ProblemDef.param_defaults, as the dimension takes its default_dim); a value the user chose
+        is kept."""
+        algorithm, old = self.algorithm(), self._form_problem
+        self._form_problem = problem
+        if algorithm is None or not problem or problem == old:
+            return
+        names = set(param_defaults(old, algorithm) if old else {}) | set(param_defaults(problem, algorithm))
+        if not names:
+            return
+        before, after = self._function_defaults(algorithm, old), self._function_defaults(algorithm, problem)
+        values = self.params_form.values()
+        changes = {name: after[name] for name in names
+                   if name in values and values[name] == before[name] and values[name] != after[name]}
+        if changes:
+            self.params_form.set_values(changes)
 
     def _on_dim_spin_changed(self, *_args) -> None:
         self.dim_row.clear("error")
@@ -565,10 +602,13 @@ class ConfigForm(QtWidgets.QWidget):
             self.dim_row.show_error(landscape_limit(dim))
             return
         definition = problem.definition
+        own = "".join(f"<br>{solvers.get_algorithm(a).title}: "
+                      + ", ".join(f"{k} {v}" for k, v in values.items()) + " by default here"
+                      for a, values in definition.param_defaults.items())  # ProblemDef.param_defaults
         self.problem_info.setText(
             f"<b>{definition.title}</b> &nbsp; box {describe_box(problem.lower, problem.upper)}<br>"
             f"known minimum f* = {format_number(problem.f_min)} at x* = {describe_point(problem.x_min)}"
-            f"<br><i>{definition.source}</i>")
+            f"{own}<br><i>{definition.source}</i>")
         self.sigProblemChanged.emit(name, dim)
 
     def _on_params_form_changed(self, name: str, value, live: bool) -> None:

@@ -243,7 +243,8 @@ def cmd_list(args) -> int:
         p = get_problem(name)
         problems.append({"name": name, "title": d.title, "group": d.group, "source": d.source,
                          "dims": list(d.dims) if d.dims else f">={d.min_dim}", "default_dim": d.default_dim,
-                         "lower": float(p.lower.min()), "upper": float(p.upper.max()), "f_min": p.f_min})
+                         "lower": float(p.lower.min()), "upper": float(p.upper.max()), "f_min": p.f_min,
+                         "param_defaults": {a: dict(v) for a, v in d.param_defaults.items()}})
     engines = [{"name": e, "available": engine_status(e)[0], "detail": engine_status(e)[1],
                 "devices": get_engine(e).device_count()} for e in list_engines()]
     if args.json:
@@ -266,6 +267,9 @@ def cmd_list(args) -> int:
         fmin = "unknown" if p["f_min"] is None else f"{p['f_min']:.6g}"
         print(f"      {p['name']:<18} d {str(p['dims']):<8} box [{p['lower']:g}, {p['upper']:g}]  "
               f"f_min {fmin}  {p['title']}")
+        for algorithm, values in p["param_defaults"].items():  # its own defaults (Shekel: SA async)
+            given = ", ".join(f"{k}={v}" for k, v in values.items())
+            print(f"      {'':<18} {algorithm} defaults to {given} here")
     print("\nEngines")
     for e in engines:
         count = f" ({e['devices']} devices)" if e["devices"] > 1 else ""

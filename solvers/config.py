@@ -13,7 +13,7 @@ from .errors import ConfigError
 from .params import make_params
 from .problems import get_problem
 from .shards import parse_devices, resolve_devices
-from .problems.base import check_bounds
+from .problems.base import check_bounds, param_defaults
 from .problems.custom import is_expression
 from .algorithms import get_algorithm
 
@@ -155,6 +155,9 @@ class RunConfig:
             check_bounds_fit(lo, hi, dtype)
         if params is not None and not isinstance(params, Mapping):
             raise ConfigError(f"params must be a mapping of name: value, got {type(params).__name__}")
+        # the function's own defaults for this algorithm (Shekel: annealing's variant async), then
+        # what was given
+        values = {**param_defaults(problem, algorithm), **(params or {})}
         if not isinstance(fast_math, (bool, np.bool_)):
             raise ConfigError(f"fast_math must be True or False, got {fast_math!r}")
         if threads is not None and (isinstance(threads, bool) or not isinstance(threads, (int, np.integer))
@@ -173,7 +176,7 @@ class RunConfig:
             run_engine = get_engine(engine)
             if run_engine.available:  # else the run says why the engine cannot run
                 resolve_devices(run_engine, devices)
-            reason = get_algorithm(algorithm).split_refusal(make_params(cls.Params, params or {}))
+            reason = get_algorithm(algorithm).split_refusal(make_params(cls.Params, values))
             if reason:
                 raise ConfigError(f"{algorithm} cannot be split over devices: {reason}")
         if seed is None:
@@ -189,7 +192,7 @@ class RunConfig:
             raise ConfigError(f"snapshot rate must be a number in [{low:g}, {high:g}] per second, "
                               f"got {snapshot_hz!r}")
         return RunConfig(algorithm=algorithm, problem=problem, dim=bound.dim,
-                         params=make_params(cls.Params, params or {}), engine=engine, dtype=dtype,
+                         params=make_params(cls.Params, values), engine=engine, dtype=dtype,
                          seed=int(seed), budget=Budget.build(max_evals, max_iters, max_seconds),
                          fast_math=bool(fast_math), sample_size=int(sample_size),
                          snapshot_hz=float(snapshot_hz), bounds=bounds,

@@ -33,7 +33,7 @@ from .config import DEFAULT_DTYPE, DEFAULT_SEED, check_dtype
 from .engines import get_engine
 from .errors import ConfigError, DeviceMemoryError, EngineUnavailable
 from .params import MAX_WALKERS, make_params, specs
-from .problems import get_problem
+from .problems import get_problem, param_defaults
 
 WALKER_PARAM = "walkers"
 MAX_EXP = MAX_WALKERS.bit_length() - 1  # 2^24 walkers: the walkers parameters' upper limit
@@ -80,6 +80,8 @@ class SweepSpec:
         params = {k: v for k, v in dict(params or {}).items() if k != WALKER_PARAM}
         make_params(cls.Params, params)  # the fixed parameters must be valid on their own
         bound = get_problem(problem, dim)
+        # the function's own defaults for this algorithm (as a run's), where not given
+        params = {**param_defaults(problem, algorithm), **params}
         if isinstance(iterations, bool) or not isinstance(iterations, int) or iterations < 1:
             raise ConfigError(f"iterations must be an integer >= 1, got {iterations!r}")
         engines = tuple(dict.fromkeys(engines))  # keep order, drop repeats

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -36,6 +36,10 @@ class ProblemDef:
     # every global minimiser, for functions with several (Himmelblau's four); None: just x_min
     x_mins: Callable[[int], Sequence | None] = lambda d: None
     notes: str = ""
+    # An algorithm's parameter defaults on this function, where the algorithm's own fail here:
+    # {algorithm: {parameter: value}}. A run takes them unless it is given the parameter (as a
+    # function's own default_dim); say why in `notes`. Not hashed (a dict).
+    param_defaults: Mapping[str, Mapping[str, Any]] = field(default_factory=dict, hash=False, compare=False)
     cuda_functor: str | None = None  # name of the device functor in kernels/problems.cuh
     cuda_source: str | None = None  # device source defining cuda_functor, when not in problems.cuh
     no_cuda_reason: str = ""  # why the cuda engine cannot run it (when cuda_functor is None)
@@ -168,6 +172,16 @@ def get_definition(name: str) -> ProblemDef:
         if name in RENAMED:
             raise ConfigError(f"function {RENAMED[name]}") from None
         raise ConfigError(f"unknown function '{name}' (see 'python main.py list')") from None
+
+
+def param_defaults(problem: str, algorithm: str) -> dict[str, Any]:
+    """The parameters of `algorithm` that default to other values on built-in function `problem`
+    (ProblemDef.param_defaults; a typed or unknown function has none). A run's given parameters
+    override them: ``{**param_defaults(problem, algorithm), **given}``."""
+    definition = _REGISTRY.get(problem) if isinstance(problem, str) else None
+    if definition is None:
+        return {}
+    return dict(definition.param_defaults.get(algorithm, {}))
 
 
 # Far above any run that fits in memory with a useful number of walkers (one walker at d = 10^6 is

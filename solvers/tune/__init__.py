@@ -23,6 +23,7 @@ from ..config import RunConfig
 from ..engines import get_engine
 from ..errors import ConfigError
 from ..params import make_params, refuse_unused, specs
+from ..problems import param_defaults
 from .execute import BatchedPlan, Clock, OneByOnePlan, Progress
 from .remote import tune_job
 from .setup import DEFAULT_TOLERANCE, TuneSetup, load_setup, save_setup, setting_config, tune_arguments
@@ -73,9 +74,13 @@ class Tuning:
         return self.table
 
 
-def _base_params(cls, grid: Grid, params: Mapping) -> tuple[dict, list[str]]:
-    """The shared parameters, with the variant chosen so that every axis has an effect."""
-    base = dict(params)
+def _base_params(cls, grid: Grid, params: Mapping, defaults: Mapping | None = None) -> tuple[dict, list[str]]:
+    """The shared parameters, with the variant chosen so that every axis has an effect.
+    `defaults`: the function's own defaults for the algorithm (problems.param_defaults), taken
+    where `params` does not give the field and no axis is over it."""
+    names = {a.name for a in grid.axes}
+    taken = {k: v for k, v in (defaults or {}).items() if k not in names and k not in params}
+    base = {**taken, **params}
     notes = []
     by_name = {s.name: s for s in specs(cls.Params)}
     for axis in grid.axes:
@@ -101,7 +106,8 @@ def _base_params(cls, grid: Grid, params: Mapping) -> tuple[dict, list[str]]:
                               f"{', '.join(spec.variants)}")
         base["variant"] = spec.variants[0]
         notes.append(f"variant set to {spec.variants[0]}, the one '{axis.name}' applies to")
-    return base, notes
+    kept = [f"{k} {v}: the function's default" for k, v in taken.items() if base.get(k) == v]
+    return base, kept + notes
 
 
 def _check_settings(cls, base: dict, grid: Grid) -> None:
@@ -137,7 +143,7 @@ def prepare(algorithm: str, problem: str, grid: Sequence[str] | str, *, seeds: i
         raise ConfigError(f"tolerance must be a finite number >= 0, got {tolerance!r}")
     if params is not None and not isinstance(params, Mapping):
         raise ConfigError(f"params must be a mapping of name: value, got {type(params).__name__}")
-    base, notes = _base_params(cls, checked, params or {})
+    base, notes = _base_params(cls, checked, params or {}, param_defaults(problem, algorithm))
     _check_settings(cls, base, checked)
     config = RunConfig.build(algorithm, problem, dim, params=base, engine=engine, dtype=dtype,
                              seed=checked.seeds[0], max_evals=max_evals, max_iters=max_iters,
