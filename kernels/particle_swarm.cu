@@ -247,16 +247,18 @@ __device__ void pso_exchange(MwBest<T> mine, const PsoPlace& at, int parity, T* 
 // then counts itself in with a relaxed add and waits for the count, like the group barrier but
 // without its release fence: a slot carries its own proof of being current, so a reader that sees
 // an older tag (the add overtook the store) polls that slot again. A block's best point goes to its
-// point slot (gpart_x) only when it changed (memo), and only then does a fence precede the slot
-// (release); the reader fences (acquire) only when it copies a point. In most late iterations
-// neither fences. H100, rastrigin 30-D (notes-gpu.md v11): one swarm of 16,384 2.40 -> 2.55-2.60
+// point slot (gpart_x) only when it changed (memo). float: each coordinate word carries the tag too
+// (pso_point_put), so neither side fences; double: a fence precedes the slot (release) and the
+// reader fences (acquire) when it copies a point. H100, rastrigin 30-D (notes-gpu.md v11; before
+// the point words were tagged): one swarm of 16,384 2.40 -> 2.55-2.60
 // G/s, 1,024 245 -> 282-285 M/s, 131,072 6.74-6.82 -> 6.84-6.86 G/s, the same numbers. Polling the
 // slots themselves instead of the count (one round trip less) was slower: 16,384 1.63 G/s, every
 // waiting block's warp spinning on 128 slots at once.
-// Slot: x, y the value's bits (float: x), z the best's index within the swarm (0xFFFFFFFF: none),
-// w the tag. Two slots per block, by exchange parity (as the partials before them): a block can
-// only rewrite a slot of exchange k in exchange k + 2, after every block has counted in to
-// exchange k + 1, so after every block has finished reading exchange k's slots.
+// Slot: x, y the value's bits (float: x, and y the point's tag), z the best's index within the swarm
+// (0xFFFFFFFF: none), w the tag. Two slots per block, by exchange parity (as the partials before
+// them): a block can only rewrite a slot (or its point) of exchange k in exchange k + 2, after every
+// block has counted in to exchange k + 1, so after every block has finished reading exchange k's
+// slots and points: a point word never holds a tag newer than its slot names.
 __device__ __forceinline__ void pso_slot_store(uint4* p, uint4 v) {
     asm volatile("st.relaxed.gpu.global.v4.u32 [%0], {%1, %2, %3, %4};"
                  : : "l"(p), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w) : "memory");
@@ -267,11 +269,15 @@ __device__ __forceinline__ uint4 pso_slot_load(const uint4* p) {
                  : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p) : "memory");
     return v;
 }
-__device__ __forceinline__ uint4 pso_slot_pack(MwBest<float> b, long long base, int m, unsigned int tag) {
+// `ptag` (float only, in y): the tag of the exchange in which the block last wrote its point slot
+// (float's point words carry that tag: pso_point_put).
+__device__ __forceinline__ uint4 pso_slot_pack(MwBest<float> b, long long base, int m, unsigned int tag,
+                                               unsigned int ptag) {
     const bool in = b.i >= base && b.i < base + m;
-    return make_uint4(__float_as_uint(b.f), 0u, in ? (unsigned int)(b.i - base) : 0xFFFFFFFFu, tag);
+    return make_uint4(__float_as_uint(b.f), ptag, in ? (unsigned int)(b.i - base) : 0xFFFFFFFFu, tag);
 }
-__device__ __forceinline__ uint4 pso_slot_pack(MwBest<double> b, long long base, int m, unsigned int tag) {
+__device__ __forceinline__ uint4 pso_slot_pack(MwBest<double> b, long long base, int m, unsigned int tag,
+                                               unsigned int) {
     const bool in = b.i >= base && b.i < base + m;
     const unsigned long long f = (unsigned long long)__double_as_longlong(b.f);
     return make_uint4((unsigned int)f, (unsigned int)(f >> 32), in ? (unsigned int)(b.i - base) : 0xFFFFFFFFu, tag);
@@ -285,12 +291,39 @@ template <typename T> __device__ __forceinline__ MwBest<T> pso_slot_best(uint4 s
     return mw_make_best(pso_slot_value<T>(s), s.z == 0xFFFFFFFFu ? 0x7FFFFFFFFFFFFFFFLL : base + (long long)s.z);
 }
 
+// A block's best point in its point slot (gpart_x), one 8-byte word a coordinate. float: the
+// coordinate's bits and the tag of the exchange that wrote it, stored relaxed in one access and
+// read again until it holds the tag its slot names (the slot may be seen before the point): no
+// fence on either side. double has no room for the tag: plain words, the writer fencing before
+// its slot (release) and the reader after seeing it (acquire), as every point was before.
+template <typename T> struct PsoPointTagged { static const bool value = sizeof(T) == 4; };
+__device__ __forceinline__ void pso_point_put(unsigned long long* p, float v, unsigned int tag) {
+    asm volatile("st.relaxed.gpu.global.u64 [%0], %1;"
+                 : : "l"(p), "l"(((unsigned long long)tag << 32) | __float_as_uint(v)) : "memory");
+}
+__device__ __forceinline__ void pso_point_put(unsigned long long* p, double v, unsigned int) {
+    *p = (unsigned long long)__double_as_longlong(v);
+}
+template <typename T> __device__ __forceinline__ T pso_point_get(const unsigned long long* p, unsigned int tag);
+template <> __device__ __forceinline__ float pso_point_get<float>(const unsigned long long* p, unsigned int tag) {
+    unsigned long long w;
+    do {
+        asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(w) : "l"(p) : "memory");
+    } while ((unsigned int)(w >> 32) != tag);
+    return __uint_as_float((unsigned int)w);
+}
+template <> __device__ __forceinline__ double pso_point_get<double>(const unsigned long long* p, unsigned int) {
+    return __longlong_as_double((long long)mw_ldcg(p));
+}
+
 // The best of a swarm's bps slots that this thread reads (k = t, t + threads, ...; pso_scan_partials'
-// order and batching), each read again until it holds `tag` (rarely: every block has counted in).
+// order and batching), each read again until it holds `tag` (rarely: every block has counted in);
+// *ptag: that slot's point tag (float).
 template <typename T>
 __device__ __forceinline__ MwBest<T> pso_poll_slots(const uint4* slots, int bps, int threads, unsigned int tag,
-                                                    long long base) {
+                                                    long long base, unsigned int* ptag) {
     MwBest<T> v = mw_no_best<T>();
+    unsigned int y = 0u;
     for (int k0 = threadIdx.x; k0 < bps; k0 += PSO_SCAN_LOADS * threads) {
         uint4 w[PSO_SCAN_LOADS];
 #pragma unroll
@@ -302,10 +335,103 @@ __device__ __forceinline__ MwBest<T> pso_poll_slots(const uint4* slots, int bps,
         for (int u = 0; u < PSO_SCAN_LOADS; ++u) {
             const int k = k0 + u * threads;
             while (w[u].w != tag) w[u] = pso_slot_load(slots + k);  // a block not there yet
-            if (k < bps) v = mw_better(v, pso_slot_best<T>(w[u], base));
+            const MwBest<T> c = pso_slot_best<T>(w[u], base);
+            if (k < bps && (c.f < v.f || (c.f == v.f && c.i < v.i))) {  // mw_better, keeping the slot's y
+                v = c;
+                y = w[u].y;
+            }
+        }
+    }
+    *ptag = y;
+    return v;
+}
+
+// The argmin of a warp's values in every lane, with the winner's `y` (a butterfly: mw_better picks
+// the smaller (value, index) whatever the order, so every lane ends with the winner that
+// mw_warp_argmin gives lane 0); float on sm_80 and later by reduce.cuh's warp-wide min instructions.
+template <typename T> __device__ __forceinline__ MwBest<T> pso_warp_argmin_all(MwBest<T> v, unsigned int& y) {
+#pragma unroll
+    for (int offset = 16; offset > 0; offset >>= 1) {
+        MwBest<T> o;
+        o.f = __shfl_xor_sync(0xFFFFFFFFu, v.f, offset);
+        o.i = __shfl_xor_sync(0xFFFFFFFFu, v.i, offset);
+        const unsigned int oy = __shfl_xor_sync(0xFFFFFFFFu, y, offset);
+        if (o.f < v.f || (o.f == v.f && o.i < v.i)) {
+            v = o;
+            y = oy;
         }
     }
     return v;
+}
+#if MW_WARP_REDUX
+__device__ __forceinline__ MwBest<float> pso_warp_argmin_all(MwBest<float> v, unsigned int& y) {
+    const int from = mw_warp_argmin_lane(v);
+    y = __shfl_sync(0xFFFFFFFFu, y, from);
+    return mw_make_best(__shfl_sync(0xFFFFFFFFu, v.f, from), __shfl_sync(0xFFFFFFFFu, v.i, from));
+}
+#endif
+
+// Warp 0's part of pso_exchange_tagged (below), between its two __syncthreads: from the warps'
+// bests wf/wi (shared), the swarm's best into *g and, with g_x, its point into g_x.
+template <typename T>
+__device__ __forceinline__ void pso_exchange_warp0(const T* wf, const long long* wi, const T* P, const T* ps,
+                                                   long long n, int d, int m, const PsoPlace& at, int parity,
+                                                   unsigned int tag, uint4* slots, unsigned long long* gpart_x,
+                                                   MwGroupSync& sync, T* g_x, MwBest<T>* g, MwBest<T>* memo,
+                                                   unsigned int* ptag) {
+    const bool tagged = PsoPointTagged<T>::value;
+    const int lane = threadIdx.x & 31;
+    const int bps = sync.count;
+    unsigned int y = 0u;
+    const MwBest<T> blk = pso_warp_argmin_all(lane < (int)(blockDim.x >> 5) ? mw_make_best(wf[lane], wi[lane])
+                                                                             : mw_no_best<T>(), y);
+    const bool has = g_x && blk.i >= at.base && blk.i < at.base + m;
+    // the block's best point: column (particle - first particle of the block) of the shared copy
+    const T* src = ps ? ps + (blk.i - at.base - (long long)at.block * at.per_block) : P + blk.i;
+    const long long stride = ps ? (long long)at.per_block : n;
+    if (bps == 1) {
+        if (has) {
+            for (int j = lane; j < d; j += 32) g_x[j] = src[j * stride];
+        }
+        if (lane == 0) *g = blk;
+        return;
+    }
+    if (tag == 1u && lane < 2) ptag[lane] = 0u;  // a launch's first exchange: no point written yet
+    const long long slot = (long long)parity * gridDim.x + blockIdx.x;
+    const bool send = has && !pso_same(blk, memo[parity]);
+    if (send) {
+        for (int j = lane; j < d; j += 32) pso_point_put(gpart_x + slot * d + j, src[j * stride], tag);
+    }
+    __syncwarp();  // the point written; every lane's read of memo[parity] done
+    if (lane == 0) {
+        if (send) {
+            if (!tagged) __threadfence();  // release: the point before the slot that announces it
+            memo[parity] = blk;
+            ptag[parity] = tag;
+        }
+        pso_slot_store(slots + slot, pso_slot_pack(blk, at.base, m, tag, ptag[parity]));
+        // counted in without a fence (the slot's tag, not the count, tells a reader it is there)
+        asm volatile("red.relaxed.gpu.global.add.u64 [%0], %1;" : : "l"(sync.bar), "l"(1ull) : "memory");
+        sync.passed += (unsigned long long)bps;
+        for (unsigned long long c = 0; c < sync.passed;) {
+            asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(c) : "l"(sync.bar) : "memory");
+        }
+    }
+    __syncwarp();  // every block has counted in; a slot not yet visible is polled below
+    const long long first = (long long)parity * gridDim.x + (blockIdx.x - at.block);
+    const MwBest<T> w = pso_warp_argmin_all(pso_poll_slots<T>(slots + first, bps, 32, tag, at.base, &y), y);
+    if (lane == 0) *g = w;
+    if (g_x && w.i >= at.base && w.i < at.base + m && !pso_same(w, memo[2])) {  // uniform in the warp
+        if (!tagged) {
+            __threadfence();  // acquire: the owner's fence preceded its slot, which a lane of this warp saw
+            __syncwarp();
+        }
+        const long long local = w.i - at.base;
+        const long long owner = first + (local % at.stride) / at.per_block;
+        for (int j = lane; j < d; j += 32) g_x[j] = pso_point_get<T>(gpart_x + owner * d + j, y);
+        __syncwarp();  // every lane's read of memo[2] done
+        if (lane == 0) memo[2] = w;
+    }
 }
 
 // Classic PSO's exchange: the swarm's best particle (smallest personal best, ties to the smaller
@@ -314,68 +440,31 @@ __device__ __forceinline__ MwBest<T> pso_poll_slots(const uint4* slots, int bps,
 // the tagged slots above. `tag`: this exchange's number within the launch (1, 2, ...), `parity` its
 // parity. ps: the block's personal bests in shared memory (or null), where the block's best point
 // is read without a round trip to L2. memo: see pso_memo_start. sync: the swarm's arrival count.
+// Two __syncthreads: (1) every warp's best is in wf/wi; (2) warp 0 has written *g and g_x. Warp 0
+// alone does everything between them (pso_exchange_warp0: the block's best, its point and slot,
+// the count, the slots' argmin, the swarm best's point): memo and ptag are warp 0's, and wf/wi,
+// *g and g_x are next written after (2) and the next move, when every read of them here is done.
+// Before, every thread took part, with five __syncthreads between the steps. H100, rastrigin 30-D
+// (notes-gpu.md v12, with float's tagged points and reduce.cuh's redux argmin): 16,384 2.55-2.59 ->
+// 2.60-2.66 G/s, 131,072 6.71-6.79 -> 6.69-6.99, 1,024 280-283 -> 275-282 M/s, the same numbers.
 template <typename T>
 __device__ void pso_exchange_tagged(MwBest<T> mine, const T* P, const T* ps, long long n, int d, int m,
-                                    const PsoPlace& at, int parity, unsigned int tag, uint4* slots, T* gpart_x,
-                                    MwGroupSync& sync, T* g_x, MwBest<T>* g, MwBest<T>* memo) {
-    const int bps = sync.count;
-    const MwBest<T> b = mw_block_argmin(mine);
-    if (threadIdx.x == 0) *g = b;
-    __syncthreads();
-    const MwBest<T> blk = *g;
-    const bool has = g_x && blk.i >= at.base && blk.i < at.base + m;
-    // the block's best point: column (particle - first particle of the block) of the shared copy
-    const T* src = ps ? ps + (blk.i - at.base - (long long)at.block * at.per_block) : P + blk.i;
-    const long long stride = ps ? (long long)at.per_block : n;
-    if (bps == 1) {
-        if (has) {
-            for (int j = threadIdx.x; j < d; j += blockDim.x) g_x[j] = src[j * stride];
-        }
-        __syncthreads();
-        return;
+                                    const PsoPlace& at, int parity, unsigned int tag, uint4* slots,
+                                    unsigned long long* gpart_x, MwGroupSync& sync, T* g_x, MwBest<T>* g,
+                                    MwBest<T>* memo) {
+    __shared__ T wf[32];
+    __shared__ long long wi[32];
+    __shared__ unsigned int ptag[2];  // the tag each parity's point slot was last written with
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    unsigned int y = 0u;
+    const MwBest<T> v = pso_warp_argmin_all(mine, y);
+    if (lane == 0) {
+        wf[warp] = v.f;
+        wi[warp] = v.i;
     }
-    const long long slot = (long long)parity * gridDim.x + blockIdx.x;
-    const bool send = has && !pso_same(blk, memo[parity]);
-    if (send) {
-        for (int j = threadIdx.x; j < d; j += blockDim.x) gpart_x[slot * d + j] = src[j * stride];
-    }
-    __syncthreads();  // the point written; every thread's read of memo[parity] and *g done
-    if (threadIdx.x == 0) {
-        if (send) {
-            __threadfence();  // release: the point before the slot that announces it
-            memo[parity] = blk;
-        }
-        pso_slot_store(slots + slot, pso_slot_pack(blk, at.base, m, tag));
-        // counted in without a fence (the slot's tag, not the count, tells a reader it is there)
-        asm volatile("red.relaxed.gpu.global.add.u64 [%0], %1;" : : "l"(sync.bar), "l"(1ull) : "memory");
-        sync.passed += (unsigned long long)bps;
-        for (unsigned long long v = 0; v < sync.passed;) {
-            asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(sync.bar) : "memory");
-        }
-    }
-    __syncthreads();  // every block has counted in; a slot not yet visible is polled below
-    const long long first = (long long)parity * gridDim.x + (blockIdx.x - at.block);
-    if (bps <= 32 * PSO_SCAN_LOADS) {  // one warp polls the swarm's slots: no block-wide reduction
-        if (threadIdx.x < 32) {
-            const MwBest<T> v = mw_warp_argmin(pso_poll_slots<T>(slots + first, bps, 32, tag, at.base));
-            if (threadIdx.x == 0) *g = v;
-        }
-    } else {  // many blocks: every warp polls a share
-        const MwBest<T> v = mw_block_argmin(pso_poll_slots<T>(slots + first, bps, (int)blockDim.x, tag, at.base));
-        if (threadIdx.x == 0) *g = v;
-    }
-    __syncthreads();
-    const MwBest<T> w = *g;
-    if (g_x && w.i >= at.base && w.i < at.base + m && !pso_same(w, memo[2])) {  // uniform
-        // acquire: the owner's fence preceded its slot, which this block's pollers saw
-        __threadfence();
-        __syncthreads();
-        const long long local = w.i - at.base;
-        const long long owner = first + (local % at.stride) / at.per_block;
-        for (int j = threadIdx.x; j < d; j += blockDim.x) g_x[j] = mw_ldcg(gpart_x + owner * d + j);
-        __syncthreads();
-        if (threadIdx.x == 0) memo[2] = w;
-    }
+    __syncthreads();  // (1)
+    if (warp == 0) pso_exchange_warp0(wf, wi, P, ps, n, d, m, at, parity, tag, slots, gpart_x, sync, g_x, g, memo, ptag);
+    __syncthreads();  // (2)
 }
 
 // The packed block's exchange (pso_place_packed; bps = 1): every swarm's best particle (smallest
@@ -785,7 +874,7 @@ __device__ __forceinline__ void pso_classic_run(T* X, T* V, T* P, T* f, T* Pf, T
             const T* __restrict__ upper, long long n, int m, int d, long long first_swarm, int bps, int spb, int lanes,
             unsigned long long seed, long long walker0, long long first_iter, int iterations, long long last_active,
             T omega, T phi_p, T phi_g,
-            T lr, int flags, uint4* gslots, T* gpart_x, unsigned long long* bars,
+            T lr, int flags, uint4* gslots, unsigned long long* gpart_x, unsigned long long* bars,
             T* part_f, long long* part_i, unsigned int* ticket, T* best_f, T* best_x, long long* best_i,
             const unsigned long long* gseeds, const T* gvals, long long gsize) {
     extern __shared__ __align__(16) unsigned char pso_smem[];
@@ -914,7 +1003,8 @@ __device__ __forceinline__ void pso_classic_run(T* X, T* V, T* P, T* f, T* Pf, T
         const T *__restrict__ upper, long long n, int m, int d, long long first_swarm, int bps,        \
         int spb, int lanes, unsigned long long seed, long long walker0, long long first_iter,          \
         int iterations, long long last_active, T omega, T phi_p, T phi_g, T lr, int flags,             \
-        uint4 *gslots, T *gpart_x, unsigned long long *bars, T *part_f, long long *part_i,             \
+        uint4 *gslots, unsigned long long *gpart_x, unsigned long long *bars, T *part_f,               \
+        long long *part_i,                                                                             \
         unsigned int *ticket, T *best_f, T *best_x, long long *best_i,                                 \
         const unsigned long long *gseeds, const T *gvals, long long gsize
 #define PSO_CLASSIC_ARGS                                                                               \

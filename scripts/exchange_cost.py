@@ -255,6 +255,20 @@ HOST["PSO blocks of 512 tagged"] = [(_PSO, "CLASSIC_MAX_BLOCK", 512)]
 PER_VARIANT["PSO blocks of 512 tagged"] = ["PSO 131k", "PSO 64k"]
 VARIANTS["pso"] = []
 PER_VARIANT["pso"] = ["PSO 131k", "PSO 64k", "PSO 16k", "PSO 1k"]
+# Classic PSO's exchange done by warp 0 alone between two __syncthreads (v12), against: the kernel
+# file of another tree ("pso start kernel": $EXCHANGE_BASE/kernels/particle_swarm.cu, e.g. the
+# session's start; its host side is this tree's, whose buffers are a superset of what it reads),
+# float's points fenced as double's are (the tags still checked), and float's warp argmins by
+# shuffles instead of warp-wide min instructions (reduce.cuh's MW_WARP_REDUX: every kernel's)
+_BASE_DIR = Path(__import__("os").environ.get("EXCHANGE_BASE", "baseline")) / "kernels"
+VARIANTS["pso start kernel"] = [(loader.read_text(name), (_BASE_DIR / name).read_text())
+                                for name in ("particle_swarm.cu", "reduce.cuh") if (_BASE_DIR / name).exists()]
+VARIANTS["pso fenced points"] = [("struct PsoPointTagged { static const bool value = sizeof(T) == 4; };",
+                                  "struct PsoPointTagged { static const bool value = false; };")]
+VARIANTS["pso no redux"] = [("#define MW_WARP_REDUX 1", "#define MW_WARP_REDUX 0")]
+for _v in ("pso start kernel", "pso fenced points", "pso no redux"):
+    PER_VARIANT[_v] = PER_VARIANT["pso"]
+PER_VARIANT["pso no redux"] = PER_VARIANT["pso"] + ["SPSO 131k", "SPSO 16k", "SPSO 1k", "DE 131k"]
 
 
 def main() -> None:

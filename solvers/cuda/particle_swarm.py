@@ -403,12 +403,13 @@ class ParticleSwarmCuda(CudaAlgorithm, ParticleSwarm):
             parts = 2 * grid if shape.per_group > 1 else 1
             classic = p.variant == "classic"
             # SPSO's partials (value, index) behind its barrier; classic's tagged slots instead (the
-            # kernel's pso_exchange_tagged), 16 bytes a partial, zeroed before each launch (tags count
-            # a launch's exchanges from 1)
+            # kernel's pso_exchange_tagged), 16 bytes a partial, and its points, one 8-byte word a
+            # coordinate (float: the coordinate and its tag), both zeroed before each launch (tags
+            # count a launch's exchanges from 1, so a word left by the last launch never passes)
             self._gpart_f = xp.empty(1 if classic else parts, dtype=self.dtype)
             self._gpart_i = xp.empty(1 if classic else parts, dtype=np.int64)
             self._gslots = xp.zeros(parts * 4 if classic else 1, dtype=np.uint32)
-            self._gpart_x = xp.empty(parts * d if classic and shape.per_group > 1 else 1, dtype=self.dtype)
+            self._gpart_x = xp.zeros(parts * d if classic and shape.per_group > 1 else 1, dtype=np.uint64)
             self.bind_groups(rng)
         state.X, state.V, state.P = state.XT.T, state.VT.T, state.PT.T
         self.link_best(state, self.tracker)
@@ -467,6 +468,7 @@ class ParticleSwarmCuda(CudaAlgorithm, ParticleSwarm):
                 self._bars.fill(0)
                 if classic:
                     self._gslots.fill(0)
+                    self._gpart_x.fill(0)
             kernel((launch.blocks(count),), (shape.block,), args, shared_mem=launch.shared_bytes)
         state.evals += n * (iterations - 1) + last_active * self.groups  # last_active: per run
         state.iteration += iterations
