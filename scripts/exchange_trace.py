@@ -13,7 +13,9 @@ the window:
 - read: `done` minus `seen` (the slots' round trip, the argmin, a point copy when g changed);
 - move: the next `arrive` minus `done` (the move, the evaluation, the block's own argmin);
 - iteration: successive last arrivals;
-- g copied: the share of the window's exchanges in which the swarm's best point changed.
+- g copied: the share of the window's exchanges in which the swarm's best point changed;
+- slot read again: the share of (exchange, block) pairs in which warp 0 read a slot whose tag was
+  older (the count overtook that block's slot store) and had to read it again.
 
     python3 scripts/exchange_trace.py [case ...]   (default: "PSO 16k" "PSO 131k" "PSO 1k")
 """
@@ -35,7 +37,7 @@ STAMPS = f"""
 #define PSO_TRACE_TAG0 {TAG0}u
 #define PSO_TRACE_WINDOW {WINDOW}u
 #define PSO_TRACE_BLOCKS {BLOCKS}u
-__device__ unsigned long long pso_trace[PSO_TRACE_WINDOW * PSO_TRACE_BLOCKS * 4];
+__device__ unsigned long long pso_trace[PSO_TRACE_WINDOW * PSO_TRACE_BLOCKS * 5];
 __device__ __forceinline__ unsigned long long pso_now() {{
     unsigned long long t;
     asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
@@ -43,13 +45,20 @@ __device__ __forceinline__ unsigned long long pso_now() {{
 }}
 __device__ __forceinline__ void pso_stamp(unsigned int tag, int which, unsigned long long t) {{
     if (tag >= PSO_TRACE_TAG0 && tag < PSO_TRACE_TAG0 + PSO_TRACE_WINDOW && blockIdx.x < PSO_TRACE_BLOCKS)
-        pso_trace[((tag - PSO_TRACE_TAG0) * PSO_TRACE_BLOCKS + blockIdx.x) * 4 + which] = t;
+        pso_trace[((tag - PSO_TRACE_TAG0) * PSO_TRACE_BLOCKS + blockIdx.x) * 5 + which] = t;
 }}
-// Warp 0's part of pso_exchange_tagged"""
+// The best of a swarm's bps slots that this thread reads"""
 EDITS = [
-    ("// Warp 0's part of pso_exchange_tagged", STAMPS),
+    ("// The best of a swarm's bps slots that this thread reads", STAMPS),
+    # whether any lane of warp 0 had to read a slot again (its tag older: the count overtook it)
+    ("    MwBest<T> v = mw_no_best<T>();\n    unsigned int y = 0u;\n",
+     "    MwBest<T> v = mw_no_best<T>();\n    unsigned int y = 0u, again = 0u;\n"),
+    ("            while (w[u].w != tag) w[u] = pso_slot_load(slots + k);  // a block not there yet\n",
+     "            while (w[u].w != tag) {\n                w[u] = pso_slot_load(slots + k);\n                ++again;\n            }\n"),
+    ("    *ptag = y;\n    return v;\n",
+     "    *ptag = y;\n    if (__any_sync(0xFFFFFFFFu, again != 0u) && threadIdx.x == 0) pso_stamp(tag, 4, 1ull);\n    return v;\n"),
     ("    if (lane == 0) {\n        if (send) {\n            if (!tagged) __threadfence();",
-     "    if (lane == 0) {\n        pso_stamp(tag, 0, pso_now());\n        pso_stamp(tag, 3, 0ull);\n        if (send) {\n            if (!tagged) __threadfence();"),
+     "    if (lane == 0) {\n        pso_stamp(tag, 0, pso_now());\n        pso_stamp(tag, 3, 0ull);\n        pso_stamp(tag, 4, 0ull);\n        if (send) {\n            if (!tagged) __threadfence();"),
     ("            asm volatile(\"ld.relaxed.gpu.global.u64 %0, [%1];\" : \"=l\"(c) : \"l\"(sync.bar) : \"memory\");\n        }\n    }\n",
      "            asm volatile(\"ld.relaxed.gpu.global.u64 %0, [%1];\" : \"=l\"(c) : \"l\"(sync.bar) : \"memory\");\n        }\n"
      "        pso_stamp(tag, 1, pso_now());\n    }\n"),
@@ -82,16 +91,17 @@ def main() -> None:
     load.cache_clear = original_load.cache_clear
     loader.load = load
     print(f"exchanges {TAG0}-{TAG0 + WINDOW - 1} of a launch")
-    print("| case | blocks | rate G/s | iteration ns | spread ns | detect ns | read ns | move ns | g copied | timer step ns |")
-    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    print("| case | blocks | rate G/s | iteration ns | spread ns | detect ns | read ns | move ns | g copied | slot read again | timer step ns |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     for name in names:
         kept.clear()
         case = exchange_cost.CASES[name]
         record = measure(case, "cuda", "float32", False, seed=1, repeats=1)
         ptr = kept[-1].module.get_global("pso_trace")
-        raw = cupy.ndarray((WINDOW, BLOCKS, 4), dtype=cupy.uint64, memptr=ptr).get().astype(np.int64)
+        raw = cupy.ndarray((WINDOW, BLOCKS, 5), dtype=cupy.uint64, memptr=ptr).get().astype(np.int64)
         used = raw[0, :, 0] != 0
         copied = (raw[:, used, 3] != 0).any(axis=1).mean()
+        again = (raw[:, used, 4] != 0).mean()
         t = raw[:, used, :3]  # (window, blocks, 3)
         if t.shape[1] == 0 or (t == 0).any():
             print(f"| {name} | no stamps (one block, or fewer than {TAG0 + WINDOW} exchanges a launch) |")
@@ -105,7 +115,7 @@ def main() -> None:
         step = int(steps[steps > 0].min()) if steps.size else 0
         print(f"| {name} | {t.shape[1]} | {record['evals_per_second'] / 1e9:.3f} | {np.median(np.diff(last)):.0f} | "
               f"{np.median(spread):.0f} | {np.median(detect):.0f} | {np.median(read):.0f} | {np.median(move):.0f} | "
-              f"{copied:.0%} | {step} |", flush=True)
+              f"{copied:.0%} | {again:.0%} | {step} |", flush=True)
 
 
 if __name__ == "__main__":
