@@ -269,6 +269,12 @@ VARIANTS["pso no redux"] = [("#define MW_WARP_REDUX 1", "#define MW_WARP_REDUX 0
 for _v in ("pso start kernel", "pso fenced points", "pso no redux"):
     PER_VARIANT[_v] = PER_VARIANT["pso"]
 PER_VARIANT["pso no redux"] = PER_VARIANT["pso"] + ["SPSO 131k", "SPSO 16k", "SPSO 1k", "DE 131k"]
+# the slots read by weak L2 loads (ld.global.cg) instead of gpu-scope relaxed ones: whether the strong
+# loads are what makes one batch of slot reads take ~0.8 us (exchange_trace.py); the polls still
+# reread until the tag is there, but a weak load gives no such guarantee: an experiment, not a fix
+VARIANTS["pso cg slots"] = [('asm volatile("ld.relaxed.gpu.global.v4.u32 {%0, %1, %2, %3}, [%4];"',
+                             'asm volatile("ld.global.cg.v4.u32 {%0, %1, %2, %3}, [%4];"')]
+PER_VARIANT["pso cg slots"] = PER_VARIANT["pso"]
 
 
 def main() -> None:
