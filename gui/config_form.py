@@ -397,19 +397,21 @@ class ConfigForm(QtWidgets.QWidget):
         """Restore a saved state; names no longer registered and bad values are skipped."""
         if not isinstance(state, dict):
             return
+        # the algorithm first: leaving the form's algorithm keeps its editors' values as that
+        # algorithm's, so the state's values are stored after it (stored before, the state's values
+        # for the algorithm left were overwritten with the editors' on the way out)
+        self._select_data(self.algorithm_combo, state.get("algorithm"))
+        problem, bounds = state.get("problem"), state.get("bounds")
         params = state.get("params")
         if isinstance(params, dict):
             for algo, values in params.items():
                 if isinstance(values, dict):
                     self._param_values[str(algo)] = dict(values)
-        self._select_data(self.algorithm_combo, state.get("algorithm"))
-        problem, bounds = state.get("problem"), state.get("bounds")
-        if isinstance(params, dict):  # saved under the state's function: its defaults, not the form's
-            for algo in params:
-                self._param_problem[str(algo)] = problem
-        if state.get("algorithm") == self.algorithm():
-            self.params_form.set_values(self._param_values.get(self.algorithm(), {}))
-            self._form_problem = problem
+                    # saved under the state's function: its defaults, not the form's
+                    self._param_problem[str(algo)] = problem
+            if isinstance(params.get(self.algorithm()), dict):  # the shown algorithm's, as saved
+                self.params_form.set_values(self._param_values[self.algorithm()])
+                self._form_problem = problem
         if is_expression(problem):
             self._restore_custom(problem, state.get("dim"), bounds, state.get("f_min"))
         else:

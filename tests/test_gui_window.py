@@ -736,3 +736,63 @@ def test_a_recording_is_not_lost_to_a_cancelled_dialog_or_a_close(qtbot, make_wi
     qtbot.waitUntil(lambda: window.recorder.frame_count >= 1, timeout=5000)
     window.close()
     assert len(asked) == 2 and not window.recorder.recording
+
+
+def _choose_algorithm(form, name: str) -> None:
+    form.algorithm_combo.setCurrentIndex(form.algorithm_combo.findData(name))
+    assert form.algorithm() == name
+
+
+def test_a_restore_keeps_the_values_it_restores_for_the_algorithm_it_leaves(qtbot):
+    # set_state stored every algorithm's saved values, then chose the saved algorithm: leaving the
+    # form's algorithm saved its editors (defaults, or values not saved) over the ones just restored,
+    # so switching back after a restart showed pattern search at its defaults, not as saved
+    from gui.config_form import ConfigForm
+
+    saved = ConfigForm()
+    qtbot.addWidget(saved)
+    saved.params_form.set_values({"delta0": 0.25, "round_iterations": 7})
+    _choose_algorithm(saved, "particle_swarm")
+    saved.params_form.set_values({"omega": 0.5})
+    state = saved.state()
+    assert state["algorithm"] == "particle_swarm" and state["params"]["pattern_search"]["delta0"] == 0.25
+
+    form = ConfigForm()
+    qtbot.addWidget(form)
+    assert form.algorithm() == "pattern_search"
+    form.params_form.set_values({"delta0": 0.05})  # not saved: the restore replaces it
+    shown = []  # (algorithm, its values) as each algorithm is chosen during the restore
+    form.sigAlgorithmChanged.connect(lambda name: shown.append((name, form.params_form.values())))
+    form.set_state(state)
+    assert form.algorithm() == "particle_swarm"  # the restore sets the algorithm ...
+    assert form.params_form.values()["omega"] == 0.5  # ... and then its values show
+    assert [name for name, _values in shown] == ["particle_swarm"]
+    assert form.state()["params"]["pattern_search"]["delta0"] == 0.25
+    _choose_algorithm(form, "pattern_search")  # the one the form showed before the restore
+    assert form.params_form.values()["delta0"] == 0.25 and form.params_form.values()["round_iterations"] == 7
+    _choose_algorithm(form, "particle_swarm")
+    assert form.params_form.values()["omega"] == 0.5
+    _choose_algorithm(form, "pattern_search")
+    assert form.params_form.values()["delta0"] == 0.25
+    # an algorithm the state has no values for keeps the form's own
+    _choose_algorithm(form, "differential_evolution")
+    form.params_form.set_values({"Cr": 0.125})
+    form.set_state({"algorithm": "pattern_search", "params": {"pattern_search": {"delta0": 0.5}}})
+    assert form.params_form.values()["delta0"] == 0.5
+    _choose_algorithm(form, "differential_evolution")
+    assert form.params_form.values()["Cr"] == 0.125
+
+
+def test_a_restarted_window_keeps_every_algorithms_values(qtbot, make_window):
+    # the same through the window's settings: the form starts on pattern search, the session was
+    # left on particle swarm
+    first = make_window("session.ini")
+    configure(first, "pattern_search")
+    first.form.params_form.set_values({"delta0": 0.25})
+    _choose_algorithm(first.form, "particle_swarm")
+    first.save_settings()
+    first.close()
+    second = make_window("session.ini")
+    assert second.restored_settings and second.form.algorithm() == "particle_swarm"
+    _choose_algorithm(second.form, "pattern_search")
+    assert second.form.params_form.values()["delta0"] == 0.25
