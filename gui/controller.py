@@ -31,6 +31,10 @@ def _join_all() -> None:
     _LIVE.clear()
 
 
+# sigStatus's words when start() is refused (the window shows them with its shorter forms)
+ALREADY_RUNNING = "a run is already in progress; stop it first"
+
+
 class RunController(QtCore.QObject):
     """Starts, controls and joins one SolverWorker at a time (see the module docstring)."""
 
@@ -78,7 +82,7 @@ class RunController(QtCore.QObject):
     def start(self, config: RunConfig, *, paused: bool = False) -> bool:
         """Start `config` on a new worker thread; False (and nothing started) if one is alive."""
         if self._thread is not None:
-            self.sigStatus.emit("a run is already in progress; stop it first")
+            self.sigStatus.emit(ALREADY_RUNNING)
             return False
         self._result = None
         self._stopping = False

@@ -30,7 +30,7 @@ from solvers.study.cluster import check_scheduler
 from . import compare, export, sweep, tune
 from .charts import ConvergenceChart, ExtrasPanel
 from .config_form import ConfigForm
-from .controller import RunController
+from .controller import ALREADY_RUNNING, RunController
 from .landscape_view import LandscapeView
 
 log = logging.getLogger(__name__)
@@ -719,6 +719,12 @@ class MainWindow(QtWidgets.QMainWindow):
 
     def _on_controller_status(self, text: str) -> None:
         """The runner's phases in plain words; a busy bar while nothing can be drawn yet."""
+        if text == ALREADY_RUNNING:
+            # the controller refused a second start: a passing word, not a phase of the run (the
+            # busy bar stays as it is, and the run's own message comes back after it)
+            self.show_fitted_message(text, "run in progress: stop it first", "run in progress",
+                                     timeout=5000)
+            return
         config = getattr(self, "_run_config", None)
         if config is None:
             return

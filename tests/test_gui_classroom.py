@@ -610,3 +610,31 @@ def test_first_iteration_status_on_an_engine_that_compiles_when_run(qtbot, make_
     assert text.startswith("first iteration on the") and "warmup" in text and window.busy.isVisibleTo(window)
     window._on_controller_status("running")
     assert window.busy.isHidden()
+
+
+def test_a_second_start_while_a_run_is_on_says_so_in_a_form_that_fits(qtbot, make_window):
+    # 'a run is already in progress; stop it first' was the one status message with no shorter
+    # form: beside the numbers it was cut with a mark where 'run in progress: stop it first' fits;
+    # and it showed the busy bar as a phase of the run would, and stayed in place of 'running ...'
+    window = make_window()
+    configure(window, "pattern_search", budget="100000")
+    window.speed_slider.setValue(60)  # paced: the run is still on when the second start comes
+    assert window.start()
+    qtbot.waitUntil(lambda: window.last_snapshot is not None, timeout=10_000)
+    qtbot.waitUntil(lambda: window.status_text().startswith("running"), timeout=10_000)
+    running = window.status_text()
+    full, short = "a run is already in progress; stop it first", "run in progress: stop it first"
+    bar = window.statusBar()
+    room = bar.fontMetrics().horizontalAdvance(short)
+    window.status_message_width = lambda: room  # room for the short form only
+    assert not window.controller.start(window.controller.config)
+    assert window.status_text() == full and bar.currentMessage() == short
+    assert bar.toolTip() == full
+    assert window.busy.isHidden()  # the run is drawing: no phase of its own started
+    window.status_message_width = lambda: bar.fontMetrics().horizontalAdvance("run in progress")
+    window._refit_message()
+    assert bar.currentMessage() == "run in progress"
+    # a passing word: the run's own message comes back after it
+    qtbot.waitUntil(lambda: window.status_text() == running, timeout=10_000)
+    with qtbot.waitSignal(window.controller.sigFinished, timeout=RUN_TIMEOUT_MS):
+        window.stop()
