@@ -281,6 +281,10 @@ class MainWindow(QtWidgets.QMainWindow):
         # menu's hover tip has cleared it, so 'finished: ...' does not vanish after 'saved x.csv'
         self._lasting: tuple[str, ...] | None = None
         bar.messageChanged.connect(self._on_status_message_changed)
+        # the message's whole text is the bar's tooltip (QStatusBar paints the message itself, it
+        # has no widget of its own): shown over the message only, so a number with no tooltip of
+        # its own, hovered, shows none instead of the message's (Qt hands its hover to the bar)
+        bar.installEventFilter(_MessageTip(self))
         self._show_numbers(None)
 
     def _connect(self) -> None:
@@ -917,6 +921,11 @@ class MainWindow(QtWidgets.QMainWindow):
 
     def status_message_width(self) -> int:
         """Pixels the status bar has for its message: left of the numbers (QStatusBar's own rule)."""
+        return self.status_message_rect().width()
+
+    def status_message_rect(self) -> QtCore.QRect:
+        """Where the status bar paints its message, in its coordinates: from 6 px to the left of the
+        numbers (QStatusBar's own rule); the message's tooltip is shown over it only."""
         bar = self.statusBar()
         if bar.layout() is not None:
             bar.layout().activate()  # the numbers may have just grown: place them first
@@ -927,7 +936,7 @@ class MainWindow(QtWidgets.QMainWindow):
         for widget in self._permanent:
             if widget.isVisible():
                 right = min(right, widget.x() - 2)
-        return max(0, right - 6)
+        return QtCore.QRect(6, 0, max(0, right - 6), bar.height())
 
     def _on_status_message_changed(self, text: str) -> None:
         if self._fitted is not None and text != self._fitted[3]:
@@ -1026,6 +1035,27 @@ class MainWindow(QtWidgets.QMainWindow):
 
 ERROR_BANNER_STYLE = "background: #5a1d1a; color: #ffd9d4; padding: 6px;"
 NOTICE_BANNER_STYLE = "background: #1d3a5a; color: #d8e8ff; padding: 6px;"
+
+
+class _MessageTip(QtCore.QObject):
+    """The status bar's hover tips: its tooltip (the message's whole text) over the message only;
+    over the numbers, a number's own tooltip or none (their gaps, the size grip: none)."""
+
+    def __init__(self, window: MainWindow):
+        super().__init__(window)
+        self._window = window
+
+    def eventFilter(self, bar, event) -> bool:  # noqa: N802 - Qt override
+        if event.type() != QtCore.QEvent.Type.ToolTip:
+            return False
+        room = self._window.status_message_rect()
+        if bar.toolTip() and room.contains(event.pos()):
+            # with the room as its rect: hidden as the pointer leaves the message for a number
+            QtWidgets.QToolTip.showText(event.globalPos(), bar.toolTip(), bar, room)
+        else:
+            QtWidgets.QToolTip.hideText()
+        event.accept()  # handled here: not handed on to the window
+        return True
 
 
 def _escape(text: str) -> str:

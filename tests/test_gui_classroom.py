@@ -638,3 +638,40 @@ def test_a_second_start_while_a_run_is_on_says_so_in_a_form_that_fits(qtbot, mak
     qtbot.waitUntil(lambda: window.status_text() == running, timeout=10_000)
     with qtbot.waitSignal(window.controller.sigFinished, timeout=RUN_TIMEOUT_MS):
         window.stop()
+
+
+def _hover_tip(qtbot, widget, pos: QtCore.QPoint) -> str:
+    """The tooltip Qt shows for a hover at `pos` of `widget` ('' for none)."""
+    from PyQt6 import QtGui
+
+    QtWidgets.QToolTip.hideText()  # a tip shown hides after 300 ms
+    qtbot.waitUntil(lambda: not QtWidgets.QToolTip.isVisible(), timeout=2000)
+    QtCore.QCoreApplication.sendEvent(
+        widget, QtGui.QHelpEvent(QtCore.QEvent.Type.ToolTip, pos, widget.mapToGlobal(pos)))
+    return QtWidgets.QToolTip.text() if QtWidgets.QToolTip.isVisible() else ""
+
+
+def test_the_whole_message_is_the_tooltip_of_the_message_only(qtbot, make_window):
+    # the full text was the tooltip of the whole status bar: a number with no tooltip of its own
+    # (evaluations, rate, time) showed the message's text when hovered
+    window = make_window()
+    configure(window, "pattern_search", budget="40")
+    run_to_end(qtbot, window)
+    qtbot.wait(50)
+    full = "finished, the budget of 40 iterations is spent"
+    window.status_message_width = lambda: window.statusBar().fontMetrics().horizontalAdvance(
+        "finished: budget spent")  # a short form shown: the tooltip is the only way to the rest
+    window._refit_message()
+    bar = window.statusBar()
+    assert bar.currentMessage() == "finished: budget spent" and window.status_text() == full
+    assert _hover_tip(qtbot, bar, QtCore.QPoint(10, bar.height() // 2)) == full  # on the message
+    for label in (window.best_label, window.rate_label, window.iter_label, window.evals_label,
+                  window.time_label):
+        assert label.isVisible() and label.toolTip() == ""
+        assert _hover_tip(qtbot, label, label.rect().center()) == "", label.text()  # none of its own: none
+    assert _hover_tip(qtbot, window.device_label, window.device_label.rect().center()) == \
+        window.device_label.toolTip() != ""  # its own
+    window.show_fitted_message("saved x.csv", timeout=4000)  # the message's tooltip follows it
+    assert _hover_tip(qtbot, bar, QtCore.QPoint(10, bar.height() // 2)) == "saved x.csv"
+    assert _hover_tip(qtbot, window.rate_label, window.rate_label.rect().center()) == ""
+    QtWidgets.QToolTip.hideText()
