@@ -7,6 +7,7 @@ from .algorithms import get_algorithm
 from .config import DEFAULT_DTYPE, DEFAULT_ENGINE, DEFAULT_SEED, RunConfig
 from .errors import ConfigError
 from .params import refuse_unused
+from .problems.base import param_defaults
 from .problems.base import Problem
 from .runner import RunResult, Runner
 
@@ -46,7 +47,8 @@ def run(algorithm: str, problem: str | Problem, engine: str = DEFAULT_ENGINE, *,
                              seed=seed, max_evals=max_evals, max_iters=max_iters,
                              max_seconds=max_seconds, fast_math=fast_math, sample_size=1,
                              bounds=bounds, threads=threads, devices=devices)
-    refuse_unused(config.params, params, get_algorithm(config.algorithm).fitted_params)
+    refuse_unused(config.params, params, get_algorithm(config.algorithm).fitted_params,
+                  param_defaults(config.problem, config.algorithm))
     # compiled before the clock starts, as `main.py run` does: on numba's first use r.seconds was
     # the JIT's ~10 s and max_seconds=1 ended before the first iteration (README: compilation
     # never counts in a timing)

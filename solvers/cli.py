@@ -119,6 +119,7 @@ def cmd_run(args) -> int:
     from .engines import get_engine  # noqa: PLC0415
     from .algorithms import get_algorithm  # noqa: PLC0415
     from .params import refuse_unused  # noqa: PLC0415
+    from .problems.base import param_defaults  # noqa: PLC0415
     from .runner import Runner  # noqa: PLC0415
 
     params = dict(args.param)
@@ -134,7 +135,8 @@ def cmd_run(args) -> int:
                              max_iters=args.max_iters, max_seconds=args.max_seconds,
                              fast_math=args.fast_math, sample_size=1, bounds=args.bounds, threads=args.threads,
                              f_min=args.f_min, devices=args.devices)
-    refuse_unused(config.params, params, get_algorithm(config.algorithm).fitted_params)
+    refuse_unused(config.params, params, get_algorithm(config.algorithm).fitted_params,
+                  param_defaults(config.problem, config.algorithm))
     early = set()  # warnings about the run ahead, printed before it starts
     compiling = get_engine(config.engine).compile_message
     notice: list[threading.Timer] = []  # a compile is announced once it takes noticeable time

@@ -154,7 +154,8 @@ def make_params(params_cls: type, values: Mapping[str, Any] | None = None, base:
 
 
 def refuse_unused(params: Any, given: Mapping[str, Any] | None,
-                  fitted: Mapping[str, tuple[str, str, str]] | None = None) -> None:
+                  fitted: Mapping[str, tuple[str, str, str]] | None = None,
+                  defaults: Mapping[str, Any] | None = None) -> None:
     """ConfigError for a parameter in `given` that `params` (the run's, built from it) leaves unused:
     one declared for other variants, at a value other than its default. Without this, run() and the
     CLI went on as if it had not been given while the result listed it (omega=0.2 under spso2011).
@@ -162,12 +163,14 @@ def refuse_unused(params: Any, given: Mapping[str, Any] | None,
     `fitted`: the algorithm's ``fitted_params`` (name -> (field, value under which the run replaces
     it by a fitted one, value under which it is used)): annealing's '-p t0=1' under the default
     schedule auto was likewise dropped without a word (the run reported t0=1.9e4); refused where
-    the field was not given (given with it, as a result's params are, it passes)."""
+    the field was not given (given with it, as a result's params are, it passes). `defaults`: the
+    function's own defaults for the algorithm (problems.param_defaults), which pass as the
+    algorithm's do (Shekel's hybrid_base=async is in a result's params under variant async)."""
     variant = getattr(params, "variant", None)
     by_name = {s.name: s for s in specs(type(params))}
     for key in given or {}:
         spec = by_name[key]
-        if not spec.applies_to(variant) and getattr(params, key) != spec.default:
+        if not spec.applies_to(variant) and getattr(params, key) != (defaults or {}).get(key, spec.default):
             raise ConfigError(f"parameter '{key}' has no effect under variant {variant}; it applies to "
                               f"{', '.join(spec.variants)} (give variant={spec.variants[0]} or leave it out)")
         # only where that field was left at its default: a result's params (schedule auto with the

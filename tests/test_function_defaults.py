@@ -1,7 +1,9 @@
 """A function's own defaults for an algorithm's parameters (ProblemDef.param_defaults): simulated
-annealing runs its chains independently (variant async) on the Shekel functions, where sync, the
-algorithm's default, ends in a wrong well in about 1 seed in 4 (docs/benchmarks/sa-sync-shekel.md;
-that the defaults then converge: tests/test_budget_defaults.py)."""
+annealing runs its chains independently (variant async, and the hybrid's annealing stage async) on
+the Shekel functions, Salomon, Schaffer F7 and Griewank, and the hybrid with async annealing on
+Rosenbrock, where sync, the algorithm's default, misses the global minimum at the default budget
+(docs/benchmarks/sa-sync-shekel.md, docs/benchmarks/sa-default-seeds.md; that the defaults then
+converge: tests/test_budget_defaults.py)."""
 from __future__ import annotations
 
 import numpy as np
@@ -14,19 +16,51 @@ from solvers.sweep import SweepSpec
 from solvers.tune import prepare
 
 SHEKEL = ("shekel_5", "shekel_7", "shekel_10")
+ASYNC = SHEKEL + ("salomon", "schaffer_f7", "griewank")
 SA = "simulated_annealing"
 
 
-@pytest.mark.parametrize("name", SHEKEL)
-def test_shekel_runs_annealing_async_unless_told(name):
-    assert param_defaults(name, SA) == {"variant": "async"}
+@pytest.mark.parametrize("name", ASYNC)
+def test_annealing_runs_async_unless_told(name):
+    assert param_defaults(name, SA) == {"variant": "async", "hybrid_base": "async"}
     assert RunConfig.build(SA, name).params.variant == "async"
     assert RunConfig.build(SA, name, params={"variant": "sync"}).params.variant == "sync"
-    assert RunConfig.build(SA, name, params={"variant": "hybrid"}).params.variant == "hybrid"
+    hybrid = RunConfig.build(SA, name, params={"variant": "hybrid"}).params
+    assert (hybrid.variant, hybrid.hybrid_base) == ("hybrid", "async")
+    hybrid = RunConfig.build(SA, name, params={"variant": "hybrid", "hybrid_base": "sync"}).params
+    assert (hybrid.variant, hybrid.hybrid_base) == ("hybrid", "sync")
+
+
+def test_rosenbrock_runs_the_hybrid_with_async_annealing_unless_told():
+    assert param_defaults("rosenbrock", SA) == {"variant": "hybrid", "hybrid_base": "async"}
+    params = RunConfig.build(SA, "rosenbrock").params
+    assert (params.variant, params.hybrid_base) == ("hybrid", "async")
+    assert RunConfig.build(SA, "rosenbrock", params={"variant": "sync"}).params.variant == "sync"
+
+
+@pytest.mark.parametrize("name, variant, base", [("rosenbrock", "hybrid", "async"), ("salomon", "async", "async"),
+                                                 ("shekel_5", "async", "async"), ("rastrigin", "sync", "sync")])
+def test_the_solver_runs_the_functions_defaults(name, variant, base, monkeypatch):
+    # what the algorithm object is built with, not only the config: its variant and whether it
+    # broadcasts the best point (sync, or the hybrid's annealing on a sync base)
+    from solvers.algorithms import simulated_annealing as sa
+
+    seen = []
+    fit = sa.SimulatedAnnealing.fit_schedule
+
+    def spy(self, f0):
+        seen.append((self.params.variant, self.params.hybrid_base, self.synchronous))
+        return fit(self, f0)
+
+    monkeypatch.setattr(sa.SimulatedAnnealing, "fit_schedule", spy)
+    result = solvers.run(SA, name, seed=0, max_evals=3_000)
+    assert seen == [(variant, base, variant == "sync" or (variant == "hybrid" and base == "sync"))]
+    assert (result.params["variant"], result.params["hybrid_base"]) == (variant, base)
 
 
 def test_other_functions_keep_the_algorithms_defaults():
     assert RunConfig.build(SA, "rastrigin").params.variant == "sync"
+    assert RunConfig.build(SA, "portfolio_variance").params.variant == "sync"  # async misses it
     assert RunConfig.build(SA, "shekel_foxholes").params.variant == "sync"
     assert RunConfig.build(SA, "expr: sum(x[i]**2)", 2).params.variant == "sync"
     assert param_defaults("expr: sum(x[i]**2)", SA) == {}
@@ -42,11 +76,23 @@ def test_an_unused_parameter_is_refused_under_the_functions_variant():
     assert result.params["variant"] == "hybrid"
 
 
-def test_a_result_gives_its_parameters_back():
-    first = solvers.run(SA, "shekel_5", seed=3, max_evals=5_000)
-    again = solvers.run(SA, "shekel_5", seed=3, max_evals=5_000, params=first.params)
-    assert first.params["variant"] == again.params["variant"] == "async"
+@pytest.mark.parametrize("name", ["shekel_5", "rosenbrock"])
+def test_a_result_gives_its_parameters_back(name):
+    # hybrid_base=async is in the result's params under variant async: the function's default,
+    # which passes as the algorithm's default does (params.refuse_unused)
+    first = solvers.run(SA, name, seed=3, max_evals=5_000)
+    again = solvers.run(SA, name, seed=3, max_evals=5_000, params=first.params)
+    assert first.params["hybrid_base"] == again.params["hybrid_base"] == "async"
+    assert first.params["variant"] == again.params["variant"]
     assert again.best_f == first.best_f
+
+
+def test_a_hybrid_base_given_under_another_variant_is_still_refused_elsewhere():
+    with pytest.raises(solvers.ConfigError, match="no effect under variant sync"):
+        solvers.run(SA, "rastrigin", max_iters=2, params={"hybrid_base": "async"})
+    with pytest.raises(solvers.ConfigError, match="no effect under variant sync"):
+        solvers.run(SA, "shekel_5", max_iters=2, params={"variant": "sync", "hybrid_base": "sync",
+                                                          "polish_points": 3})
 
 
 def test_grids_and_sweeps_take_the_functions_defaults():
@@ -58,12 +104,16 @@ def test_grids_and_sweeps_take_the_functions_defaults():
     # an axis of the hybrid switches the variant, as it does from the algorithm's own default
     tuning = prepare(SA, "shekel_5", "polish_points=4:8:2", seeds=1, max_evals=2_000)
     assert tuning.table.base_params["variant"] == "hybrid"
-    assert not any("the function's default" in note for note in tuning.table.notes)
+    assert "variant async: the function's default" not in tuning.table.notes
+    # ... and its annealing stage is the function's (hybrid_base async), said as such
+    assert tuning.table.base_params["hybrid_base"] == "async"
+    assert "hybrid_base async: the function's default" in tuning.table.notes
     tuning = prepare(SA, "shekel_5", "alpha=0.5:0.9:2", seeds=1, max_evals=2_000,
                      params={"schedule": "fixed", "variant": "sync"})
     assert tuning.table.base_params["variant"] == "sync" and tuning.table.notes == ()
-    assert SweepSpec.build(SA, "shekel_5").params == {"variant": "async"}
-    assert SweepSpec.build(SA, "shekel_5", params={"variant": "sync"}).params == {"variant": "sync"}
+    assert SweepSpec.build(SA, "shekel_5").params == {"variant": "async", "hybrid_base": "async"}
+    assert SweepSpec.build(SA, "shekel_5", params={"variant": "sync"}).params == {"variant": "sync",
+                                                                                  "hybrid_base": "async"}
     assert SweepSpec.build(SA, "rastrigin").params == {}
 
 
@@ -73,12 +123,13 @@ def test_list_says_which_functions_have_their_own_defaults(capsys):
     assert main(["list"]) == 0
     lines = capsys.readouterr().out.splitlines()
     at = next(i for i, line in enumerate(lines) if line.split()[:1] == ["shekel_5"])
-    assert "simulated_annealing defaults to variant=async here" in lines[at + 1]
+    assert "simulated_annealing defaults to variant=async, hybrid_base=async here" in lines[at + 1]
     assert main(["list", "--json"]) == 0
     import json
 
     problems = {p["name"]: p for p in json.loads(capsys.readouterr().out)["problems"]}
-    assert problems["shekel_7"]["param_defaults"] == {SA: {"variant": "async"}}
+    assert problems["shekel_7"]["param_defaults"] == {SA: {"variant": "async", "hybrid_base": "async"}}
+    assert problems["rosenbrock"]["param_defaults"] == {SA: {"variant": "hybrid", "hybrid_base": "async"}}
     assert problems["rastrigin"]["param_defaults"] == {}
 
 
@@ -100,7 +151,7 @@ def test_the_window_shows_the_functions_defaults(qtbot):
     assert variant() == "sync"
     choose(form.problem_combo, "shekel_5")
     assert variant() == "async" and form.dim() == 4
-    assert "variant async by default here" in form.problem_info.text()
+    assert "variant async, hybrid_base async by default here" in form.problem_info.text()
     assert form.build_config().params.variant == "async"
     choose(form.problem_combo, "rastrigin")
     assert variant() == "sync"  # back to the algorithm's default

@@ -106,7 +106,10 @@ def _base_params(cls, grid: Grid, params: Mapping, defaults: Mapping | None = No
                               f"{', '.join(spec.variants)}")
         base["variant"] = spec.variants[0]
         notes.append(f"variant set to {spec.variants[0]}, the one '{axis.name}' applies to")
-    kept = [f"{k} {v}: the function's default" for k, v in taken.items() if base.get(k) == v]
+    # a default the grid's variant leaves unused (Shekel's hybrid_base under sync) goes unsaid
+    variant = base.get("variant", by_name["variant"].default if "variant" in by_name else None)
+    kept = [f"{k} {v}: the function's default" for k, v in taken.items()
+            if base.get(k) == v and by_name[k].applies_to(variant)]
     return base, kept + notes
 
 
@@ -186,7 +189,8 @@ def refuse_unused_params(tuning: Tuning, params: Mapping | None) -> None:
     of the window's form, the greyed-out ones included."""
     table = tuning.table
     base = {**table.switched, **(params or {})}  # what prepare built the runs from
-    refuse_unused(make_params(get_algorithm(table.algorithm).Params, base), params)
+    refuse_unused(make_params(get_algorithm(table.algorithm).Params, base), params,
+                  defaults=param_defaults(table.problem, table.algorithm))
 
 
 def tune(algorithm: str, problem: str, grid: Sequence[str] | str, *, seeds: int = 4,
