@@ -1,5 +1,6 @@
 """Simulated annealing on every built-in function at its default dimension: how many seeds find the
-global minimum, by variant (scripts/sa_shekel_seeds.py, generalised to all functions).
+global minimum, by variant (it replaced scripts/sa_shekel_seeds.py, the Shekel functions' alone:
+`--functions shekel_5,shekel_7,shekel_10 --variants default,sync,async` gives that script's table).
 
     python scripts/sa_default_seeds.py [--seeds 20] [--max-evals N | --max-iters N] [--jobs 2]
                                        [--functions all | name,name,...]
@@ -11,7 +12,7 @@ global minimum, by variant (scripts/sa_shekel_seeds.py, generalised to all funct
 "hybrid" give the variant, "hybrid/async" the hybrid with hybrid_base=async. --set adds parameters
 to every run but "default" (an experiment). Without a budget each run gets the CLI's and the
 window's default (100 iterations; 16,384 chains). A seed counts when best f - f* <= 1e-2 (the
-global basin, as tests/test_budget_defaults.py and scripts/sa_shekel_seeds.py); functions without a
+global basin, as tests/test_budget_defaults.py); functions without a
 known f* (quartic_noisy) are left out. Every run is a serial numpy run, so the counts do not depend
 on --jobs. Prints a Markdown table, a row per function (docs/benchmarks/sa-default-seeds.md).
 """

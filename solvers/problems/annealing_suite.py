@@ -414,7 +414,7 @@ _suite("shubert", "Shubert (F17)", _shubert, box(-10, 10), "Shubert",
 # 15, 16, 16 of 20 converged (S5, S7, S10), async 20 each; at 1e4, 1e5, 1e6 evaluations sync 0-6
 # of 20, async 18-20. No sync schedule (longer levels, a higher T0, more chains, 10x the
 # iterations) came near 20 without losing 4-D and 10-D rastrigin, where sync is the better variant
-# (docs/benchmarks/sa-sync-shekel.md; scripts/sa_shekel_seeds.py counts the seeds).
+# (docs/benchmarks/sa-sync-shekel.md; scripts/sa_default_seeds.py counts the seeds).
 SHEKEL_PARAM_DEFAULTS = SA_ASYNC_DEFAULTS  # variant async; the hybrid anneals async (hybrid_base)
 for _m in (5, 7, 10):
     _suite(f"shekel_{_m}", f"Shekel {_m} (F18)", _shekel(_m), box(0, 10), f"Shekel{_m}",
