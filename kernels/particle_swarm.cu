@@ -28,8 +28,8 @@
 // bests, pso_exchange_tagged, which wait the same way), which requires them to be resident together: the host never launches more blocks
 // than the device holds at once (occupancy query) and batches swarms over launches. A swarm larger
 // than that gives each thread several particles (`for p = lt; p < m; p += stride`).
-// Lanes (classic only: pso_classic_lanes, the same code as pso_classic with LANED set, `lanes` =
-// L = 2, 4 or 8): where particles are few for the GPU (one swarm of 16,384: 124 threads per
+// Lanes (pso_classic_lanes, the same code as pso_classic with LANED set, `lanes` = L = 2, 4 or 8;
+// SPSO-2011: pso_spso_rows_lanes, below): where particles are few for the GPU (one swarm of 16,384: 124 threads per
 // multiprocessor, a warp per scheduler, each waiting on its particle's long chain of Philox
 // blocks, loads, velocity updates and objective terms), L consecutive lanes of a warp share a
 // particle, and everything above is counted in particles, not threads (lt, stride, bps blocks of
@@ -92,7 +92,7 @@
 //   PSO_STREAM_LINKS: the K targets, draw (epoch + 1) * ceil(K / 4) + b.
 //
 // MW_KERNELS: pso_init<F,T> pso_classic<F,T> pso_classic_grid<F,T> pso_spso<F,T> pso_spso_rows<F,T> pso_links<T>
-// MW_KERNELS: pso_spso_local<F,T> pso_spso_rows_local<F,T>
+// MW_KERNELS: pso_spso_local<F,T> pso_spso_rows_local<F,T> pso_spso_rows_lanes<F,T>
 // MW_KERNELS: pso_classic_packed<F,T> pso_classic_grid_packed<F,T> pso_classic_lanes<F,T>
 // MW_HEADERS: group_sync.cuh
 // MW_DEFINES: MW_COSPI_LIBRARY=1
@@ -1080,10 +1080,12 @@ struct PsoKeys {
 };
 
 // Scatter particle i's key to itself and its K targets. Round 0: float packed / double value;
-// round 1 (double only): the index, where i's value is its target's smallest.
+// round 1 (double only): the index, where i's value is its target's smallest. With lanes, each lane
+// a share of the targets (atomicMin: the same keys in any order).
 template <typename T>
 __device__ void pso_scatter(const PsoKeys& keys, long long i, T pf, int round, unsigned long long seed,
-                            long long walker0, long long epoch, int K, long long base, int m) {
+                            long long walker0, long long epoch, int K, long long base, int m,
+                            int lane = 0, int lanes = 1) {
     const MwRng rng(seed, (unsigned long long)(walker0 + i), PSO_STREAM_LINKS);
     const unsigned long long per_draw = (unsigned long long)((K + 3) / 4);
     unsigned long long key;
@@ -1093,7 +1095,7 @@ __device__ void pso_scatter(const PsoKeys& keys, long long i, T pf, int round, u
         key = round == 0 ? pso_ordered((double)pf) : (unsigned long long)i;
     }
     const unsigned long long mine_value = pso_ordered((double)pf);
-    for (int k = -1; k < K; ++k) {
+    for (int k = lane - 1; k < K; k += lanes) {  // lanes: lane r scatters to targets r - 1, r - 1 + L, ...
         long long target = i;
         if (k >= 0) {
             const MwWords r = rng((unsigned long long)(epoch + 1) * per_draw + (unsigned long long)(k / 4));
@@ -1117,13 +1119,14 @@ template <typename T> __device__ __forceinline__ void pso_normals(const MwWords&
     T *X, T *V, T *P, T *f, T *Pf, T *swarm_f, long long *swarm_i, long long *epochs,                  \
         unsigned char *redrawn, unsigned long long *gkeys, unsigned char *pending, T *Z, T *PR,        \
         const T *__restrict__ lower, const T *__restrict__ upper, long long n, int m, int d,           \
-        long long first_swarm, int bps, unsigned long long seed, long long walker0,                    \
+        long long first_swarm, int bps, int lanes, unsigned long long seed, long long walker0,         \
         long long first_iter, int iterations, long long last_active, int K, int flags,                 \
         int keys_shared, T *gpart_f, long long *gpart_i, unsigned long long *bars,                     \
         T *part_f, long long *part_i, unsigned int *ticket, T *best_f, T *best_x, long long *best_i
 #define PSO_SPSO_ARGS                                                                                  \
     X, V, P, f, Pf, swarm_f, swarm_i, epochs, redrawn, gkeys, pending, Z, PR, lower, upper, n, m, d,   \
-        first_swarm, bps, seed, walker0, first_iter, iterations, last_active, K, flags, keys_shared,   \
+        first_swarm, bps, lanes, seed, walker0, first_iter, iterations, last_active, K, flags,         \
+        keys_shared,                                                                                   \
         gpart_f, gpart_i, bars, part_f, part_i, ticket, best_f, best_x, best_i
 
 // SPSO's informants are read from PR, a particle-major copy of the personal bests: row i (pso_row
@@ -1138,9 +1141,10 @@ __host__ __device__ __forceinline__ long long pso_row(int d) { return (long long
 // per coordinate: 16-byte stores (8 instead of 30, here and for the new personal bests) measured
 // slower on the H100 at every size (131,072: 1.78 against 1.94 G/s; 16,384: 1.07 against 1.17 G/s).
 template <typename T>
-__device__ __forceinline__ void pso_row_put(T* PR, long long i, const T* src, long long stride, int d) {
+__device__ __forceinline__ void pso_row_put(T* PR, long long i, const T* src, long long stride, int d,
+                                            int lane = 0, int lanes = 1) {
     T* row = PR + i * pso_row(d);
-    for (int j = 0; j < d; ++j) row[j] = src[(long long)j * stride];
+    for (int j = lane; j < d; j += lanes) row[j] = src[(long long)j * stride];  // lanes: a share each
 }
 
 // Coordinates j0 .. j0 + NP - 1 of an informant's point: from its PR row (li = its row) in one load
@@ -1157,6 +1161,131 @@ __device__ __forceinline__ void pso_gather(const T* li, int j0, long long n, int
     }
 }
 
+// SPSO's move of particle i by its lanes (pso_spso_run's loop body with LANED): lane r makes the
+// coordinates of the normals' Philox blocks b = r, r + L, ... (block b: coordinates NP b .. NP b +
+// NP - 1, the same draws, gathers and arithmetic per coordinate as one thread's move), in rounds of
+// L blocks. The squares of G - x and of the normals are added by every lane in coordinate order,
+// each fetched from the lane that made it, so |G - x|, |direction| and the radius are one thread's
+// values bit for bit; the objective's terms likewise (PsoLaneEval). Between the passes a lane keeps
+// its first PSO_LANE_KEPT rounds' G - x and normals in registers (d = 30 float: every round up to 4
+// lanes) and the rest in Z (rows 0..d-1 the normals, d..2d-1 G - x), read back by the lane itself.
+#ifndef PSO_LANE_KEPT
+#define PSO_LANE_KEPT 2
+#endif
+
+// Pass 1, one round: the lane's block b0 + r (if any) into tc and z (and into Z when `to_z`), then
+// the round's squares added to tc2 and dir2 in coordinate order.
+template <typename T, bool PR_ROWS>
+__device__ __forceinline__ void pso_spso_lane_round1(const PsoRows<T>& r, T* Z, const T* li, T coef, long long n,
+                                                     int d, long long i, const MwRng& rng,
+                                                     unsigned long long draw0, int blocks, int b0, bool to_z,
+                                                     T* tc, T* z, T& tc2, T& dir2, const PsoLanes& g) {
+    const int NP = MwPerBlock<T>::value;
+    const int b = b0 + g.r;
+#pragma unroll
+    for (int q = 0; q < 4; ++q) tc[q] = z[q] = T(0);
+    if (b < blocks) {
+        const int j0 = b * NP;
+        T pl[4];
+        pso_gather<PR_ROWS>(li, j0, n, d, pl);
+        pso_normals(rng(draw0 + (unsigned long long)b), z);
+#pragma unroll
+        for (int q = 0; q < NP; ++q) {
+            const int j = j0 + q;
+            if (j < d) {
+                const T x = r.x[(long long)j * r.xs];
+                tc[q] = coef * (r.p[(long long)j * r.ps] + pl[q] - T(2) * x);
+                if (to_z) {
+                    Z[(long long)j * n + i] = z[q];
+                    Z[(long long)(d + j) * n + i] = tc[q];
+                }
+            }
+        }
+    }
+    for (int s = 0; s < g.L; ++s) {
+#pragma unroll
+        for (int q = 0; q < NP; ++q) {
+            const T u = pso_shfl(g.mask, tc[q], s, g.L);
+            const T y = pso_shfl(g.mask, z[q], s, g.L);
+            if ((b0 + s) * NP + q < d) {
+                tc2 += u * u;
+                dir2 += y * y;
+            }
+        }
+    }
+}
+
+// Pass 2, one round: the move of the lane's block b0 + r (G - x and the normals from tc and z, or
+// from Z when `from_z`) and the round's objective terms.
+template <typename F, typename T, typename E>
+__device__ __forceinline__ void pso_spso_lane_round2(const PsoRows<T>& r, const T* Z, long long n, int d,
+                                                     long long i, int blocks, int b0, bool from_z,
+                                                     const T* tc, const T* z, T scale,
+                                                     const T* __restrict__ lower, const T* __restrict__ upper,
+                                                     E& fold, const PsoLanes& g) {
+    const int NP = MwPerBlock<T>::value;
+    const T w = T(0.72134752044448170368);  // 1 / (2 ln 2), as pso_spso_run
+    const int b = b0 + g.r;
+    if (b < blocks) {
+        const long long j0 = (long long)b * NP;
+        T* xb = r.x + j0 * r.xs;
+        T* vb = r.v + j0 * r.vs;
+        const T* pc = r.p + j0 * r.ps;
+#pragma unroll
+        for (int q = 0; q < NP; ++q) {
+            const int j = (int)j0 + q;
+            if (j < d) {
+                const T x = *xb;
+                const T tq = from_z ? Z[(long long)(d + j) * n + i] : tc[q];
+                const T zq = from_z ? Z[(long long)j * n + i] : z[q];
+                T v = w * *vb + tq + scale * zq;
+                fold.term(q, pso_place(x + v, v, lower[j], upper[j], r, xb, vb, pc), j);
+            }
+        }
+    }
+    fold.gather(b0 * NP, d, g);
+}
+
+// Returns f(x') in every lane.
+template <typename F, typename T, bool PR_ROWS>
+__device__ __forceinline__ T pso_spso_move_lanes(const PsoRows<T>& r, T* Z, const T* li, T coef, long long n, int d,
+                                                 long long i, const MwRng& rng, unsigned long long draw0,
+                                                 int blocks, const T* __restrict__ lower,
+                                                 const T* __restrict__ upper, bool evaluate, const PsoLanes& g) {
+    const int NP = MwPerBlock<T>::value;  // normals (coordinates) per Philox block
+    const T tiny = sizeof(T) == 4 ? T(1.17549435082228750797e-38) : T(2.22507385850720138309e-308);
+    T tc2 = T(0), dir2 = T(0);
+    T kept_tc[PSO_LANE_KEPT > 0 ? PSO_LANE_KEPT : 1][4], kept_z[PSO_LANE_KEPT > 0 ? PSO_LANE_KEPT : 1][4];
+    // the same rounds in every lane of the particle (the shuffles); a kept round past the last block
+    // is skipped by all of them (8 lanes, d = 30 float: one round; its idle twin cost 1,024 particles
+    // 139 -> 112-114 M/s on the H100)
+#pragma unroll
+    for (int k = 0; k < PSO_LANE_KEPT; ++k) {
+        if (k * g.L >= blocks) break;
+        pso_spso_lane_round1<T, PR_ROWS>(r, Z, li, coef, n, d, i, rng, draw0, blocks, k * g.L, false, kept_tc[k],
+                                         kept_z[k], tc2, dir2, g);
+    }
+    for (int b0 = PSO_LANE_KEPT * g.L; b0 < blocks; b0 += g.L) {
+        T tc[4], z[4];
+        pso_spso_lane_round1<T, PR_ROWS>(r, Z, li, coef, n, d, i, rng, draw0, blocks, b0, true, tc, z, tc2, dir2, g);
+    }
+    const MwWords ru = rng(draw0 + (unsigned long long)blocks);
+    const T scale = mw_sqrt(tc2) * mw_uniform<T>(ru, 0) / mw_fmax(mw_sqrt(dir2), tiny);
+    PsoLaneEval<F, T, NP> fold;
+#pragma unroll
+    for (int k = 0; k < PSO_LANE_KEPT; ++k) {
+        if (k * g.L >= blocks) break;
+        pso_spso_lane_round2<F, T>(r, Z, n, d, i, blocks, k * g.L, false, kept_tc[k], kept_z[k], scale, lower,
+                                   upper, fold, g);
+    }
+    for (int b0 = PSO_LANE_KEPT * g.L; b0 < blocks; b0 += g.L) {
+        pso_spso_lane_round2<F, T>(r, Z, n, d, i, blocks, b0, true, kept_tc[0], kept_z[0], scale, lower, upper,
+                                   fold, g);
+    }
+    fold.sync(g);  // the point complete for a non-fold objective
+    return evaluate ? mw_sanitize(fold.value(StridedPoint<T>{r.x, r.xs}, d)) : mw_inf<T>();
+}
+
 // TC_ROWS: the move's first pass stores G - x in Z's rows d..2d-1 for the second (pso_spso_rows),
 // or the second gathers the informant's point again (pso_spso). PR_ROWS: informants gathered from
 // PR (swarms of more than 256 particles), or from P's columns (*_local: in a small swarm a warp's
@@ -1164,12 +1293,18 @@ __device__ __forceinline__ void pso_gather(const T* li, int j0, long long n, int
 // stores cost that case 15-27% on the H100, 512 swarms of 256: 2.93 -> 2.13-2.50 G/s).
 // Template parameters, not runtime flags: both TC paths in one kernel made ptxas spill more in
 // float (76/148 bytes against 28/112), which cost 2.5% at every size on the H100.
-template <typename F, typename T, bool TC_ROWS, bool PR_ROWS>
+template <typename F, typename T, bool TC_ROWS, bool PR_ROWS, bool LANED = false>
 __device__ __forceinline__ void pso_spso_run(PSO_SPSO_PARAMS) {
     extern __shared__ __align__(16) unsigned char pso_smem[];
     __shared__ MwBest<T> g;
     const bool twice = sizeof(T) == 8;  // double: value round, then index round
-    const PsoPlace at = pso_place(first_swarm, bps, m);
+    // LANED (pso_spso_rows_lanes): `lanes` lanes per particle, everything counted in particles as in
+    // pso_classic_lanes; shared x, v, p rows one column per particle (blockDim.x / lanes wide)
+    const PsoLanes ln = pso_lanes(LANED ? lanes : 1);
+    const int width = LANED ? (int)blockDim.x / lanes : 0;
+    const int col = LANED ? (int)threadIdx.x / lanes : 0;
+    const bool lead = !LANED || ln.r == 0;  // the lane that writes a particle's f, Pf, flags and key
+    const PsoPlace at = LANED ? pso_place_lanes(first_swarm, bps, m, lanes) : pso_place(first_swarm, bps, m);
     const int B = blockDim.x;
     PsoKeys keys;
     keys.shared = keys_shared != 0;
@@ -1186,17 +1321,19 @@ __device__ __forceinline__ void pso_spso_run(PSO_SPSO_PARAMS) {
         keys.offset = 0;
     }
     T *xs, *vs, *ps;
-    pso_split<T>(pso_smem, used, d, d, flags, &xs, &vs, &ps);  // SPSO needs no swarm-best point
+    pso_split<T>(pso_smem, used, d, d, flags, &xs, &vs, &ps, width);  // SPSO needs no swarm-best point
     MwGroupSync sync = {bars + at.group, 0ull, bps};
     const bool own_one = flags != 0 && at.lt < m;
-    if (own_one) pso_stage(X, V, P, n, d, at.base + at.lt, xs, vs, ps, true);
+    if (own_one && LANED) pso_stage_lanes(X, V, P, n, d, at.base + at.lt, xs, vs, ps, true, col, width, ln);
+    if (own_one && !LANED) pso_stage(X, V, P, n, d, at.base + at.lt, xs, vs, ps, true);
     MwBest<T> mine = mw_no_best<T>();
     for (int p = at.lt; p < m; p += at.stride) mine = mw_better(mine, mw_make_best(Pf[at.base + p], at.base + p));
+    if (!lead) mine = mw_no_best<T>();  // a particle's best enters the exchange once
     T pf_own = own_one ? Pf[at.base + at.lt] : T(0);  // the own particle's best value, in a register
     // PR from P (the host or the last launch may have changed P); the exchange's barrier below
     // publishes the rows before any gather
     if (PR_ROWS) {
-        for (int p = at.lt; p < m; p += at.stride) pso_row_put(PR, at.base + p, P + at.base + p, n, d);
+        for (int p = at.lt; p < m; p += at.stride) pso_row_put(PR, at.base + p, P + at.base + p, n, d, ln.r, ln.L);
     }
     int parity = 0;
     pso_exchange(mine, at, parity, gpart_f, gpart_i, sync, &g);
@@ -1216,28 +1353,52 @@ __device__ __forceinline__ void pso_spso_run(PSO_SPSO_PARAMS) {
         const unsigned long long t = (unsigned long long)(first_iter + it);
         // informants of this iteration: links and personal bests as the last iteration left them
         for (int p = at.lt; p < m; p += at.stride) {
-            pso_scatter(keys, at.base + p, own_one ? pf_own : Pf[at.base + p], 0, seed, walker0, epoch, K, at.base, m);
+            pso_scatter(keys, at.base + p, own_one ? pf_own : Pf[at.base + p], 0, seed, walker0, epoch, K, at.base,
+                        m, ln.r, ln.L);
         }
         mw_group_sync(sync);
         if (twice) {
             for (int p = at.lt; p < m; p += at.stride) {
-                pso_scatter(keys, at.base + p, own_one ? pf_own : Pf[at.base + p], 1, seed, walker0, epoch, K, at.base, m);
+                pso_scatter(keys, at.base + p, own_one ? pf_own : Pf[at.base + p], 1, seed, walker0, epoch, K,
+                            at.base, m, ln.r, ln.L);
             }
             mw_group_sync(sync);
         }
         mine = mw_no_best<T>();
         for (int p = at.lt; p < m; p += at.stride) {
             const long long i = at.base + p;
-            const long long l = twice ? (long long)keys.read1(i) : (long long)(keys.read0(i) & 0xFFFFFFFFull);
-            // reset for the next iteration: every key is read by its own particle only, and the
-            // exchange barrier separates this from the next scatter
-            keys.k0[keys.at(i)] = ~0ull;
-            if (twice) keys.k1[keys.at(i)] = ~0ull;
+            unsigned long long key = 0;
+            if (lead) {
+                key = twice ? keys.read1(i) : keys.read0(i) & 0xFFFFFFFFull;
+                // reset for the next iteration: every key is read by its own particle only, and the
+                // exchange barrier separates this from the next scatter
+                keys.k0[keys.at(i)] = ~0ull;
+                if (twice) keys.k1[keys.at(i)] = ~0ull;
+            }
+            if (LANED) key = __shfl_sync(ln.mask, key, 0, ln.L);  // the lead lane's read, in every lane
+            const long long l = (long long)key;
             const T coef = c * (l == i ? k_own : k_other);
             const MwRng rng(seed, (unsigned long long)(walker0 + i), MW_STREAM_STEP);
+            const T* li = PR_ROWS ? PR + l * pso_row(d) : P + l;  // the informant's best, through L2
+            if (LANED) {  // the same move by the particle's lanes
+                const PsoRows<T> r = pso_rows_lanes(X, V, P, n, i, xs, vs, ps, own_one, col, width);
+                T pf = own_one ? pf_own : Pf[i];  // read by every lane before the lead writes Pf[i]
+                const T fx = pso_spso_move_lanes<F, T, PR_ROWS>(r, Z, li, coef, n, d, i, rng, t * per_iter,
+                                                                (int)normal_blocks, lower, upper,
+                                                                it + 1 < iterations || i < last_active, ln);
+                if (lead) f[i] = fx;
+                if (fx < pf) {  // the point goes to P after the barrier, as below
+                    pf = fx;
+                    if (lead) {
+                        Pf[i] = fx;
+                        pending[i] = 1;
+                    }
+                }
+                if (own_one) pf_own = pf;
+                if (lead) mine = mw_better(mine, mw_make_best(pf, i));
+                continue;
+            }
             const PsoRows<T> r = pso_rows(X, V, P, n, i, xs, vs, ps, own_one);
-            // the informant's best: written by any block, read through L2
-            const T* li = PR_ROWS ? PR + l * pso_row(d) : P + l;
             // pass 1: |G - x| and |direction|. The informant's coordinates of one Philox block come
             // in one load (pso_gather). From PR one block at a time: unrolled by two, the pass held
             // two blocks' loads and normals and ptxas spilled in the scatter (116/192 bytes against
@@ -1325,12 +1486,16 @@ __device__ __forceinline__ void pso_spso_run(PSO_SPSO_PARAMS) {
         pso_exchange(mine, at, parity, gpart_f, gpart_i, sync, &g);
         for (int p = at.lt; p < m; p += at.stride) {
             const long long i = at.base + p;
-            if (pending[i]) {
-                pending[i] = 0;
-                const PsoRows<T> r = pso_rows(X, V, P, n, i, xs, vs, ps, own_one);
-                // PR's row in the same loop: a second loop reading x again cost 8% at 16,384 (H100)
+            int new_best = lead ? pending[i] : 0;
+            if (LANED) new_best = __shfl_sync(ln.mask, new_best, 0, ln.L);  // the lead's read, in every lane
+            if (new_best) {
+                if (lead) pending[i] = 0;
+                const PsoRows<T> r = LANED ? pso_rows_lanes(X, V, P, n, i, xs, vs, ps, own_one, col, width)
+                                           : pso_rows(X, V, P, n, i, xs, vs, ps, own_one);
+                // PR's row in the same loop: a second loop reading x again cost 8% at 16,384 (H100).
+                // Lanes: a share of the coordinates each (the barrier above made every lane's x visible)
                 T* row = PR + i * pso_row(d);
-                for (int j = 0; j < d; ++j) {
+                for (int j = ln.r; j < d; j += ln.L) {
                     const T x = r.x[(long long)j * r.xs];
                     P[(long long)j * n + i] = x;
                     r.p[(long long)j * r.ps] = x;
@@ -1343,7 +1508,8 @@ __device__ __forceinline__ void pso_spso_run(PSO_SPSO_PARAMS) {
         previous = g.f;
     }
 
-    if (own_one) pso_stage(X, V, P, n, d, at.base + at.lt, xs, vs, ps, false);
+    if (own_one && LANED) pso_stage_lanes(X, V, P, n, d, at.base + at.lt, xs, vs, ps, false, col, width, ln);
+    if (own_one && !LANED) pso_stage(X, V, P, n, d, at.base + at.lt, xs, vs, ps, false);
     const bool leader = at.block == 0 && threadIdx.x == 0;
     if (leader) {
         swarm_f[at.swarm] = g.f;
@@ -1366,6 +1532,14 @@ PSO_SPSO_KERNEL(pso_spso_rows, true, true)
 PSO_SPSO_KERNEL(pso_spso_local, false, false)
 PSO_SPSO_KERNEL(pso_spso_rows_local, true, false)
 #undef PSO_SPSO_KERNEL
+
+// Lanes per particle (lanes = 2, 4 or 8, the host's choice where particles per multiprocessor are
+// few, for the kernel whose rows stay in L2: G - x kept, informants from PR): the same run as
+// pso_spso_rows. Blocks of up to 512 threads, one a multiprocessor, as pso_classic_lanes.
+template <typename F, typename T>
+__global__ void __launch_bounds__(PSO_LANES_MAX_BLOCK, 1) pso_spso_rows_lanes(PSO_SPSO_PARAMS) {
+    pso_spso_run<F, T, true, true, true>(PSO_SPSO_ARGS);
+}
 
 // The current link targets of particles idx[0..k) (snapshots): out is (k, K) indices, like idx
 // this launch's own (a shard's: its particle i is walker0 + i of the split run).

@@ -35,7 +35,7 @@ RELAXED_POLL = ("for (unsigned long long v = 0; v < s.passed;) {\n"
                 "            asm volatile(\"ld.relaxed.gpu.global.u64 %0, [%1];\" : \"=l\"(v) : \"l\"(s.bar) : \"memory\");\n"
                 "        }\n        asm volatile(\"fence.acq_rel.gpu;\" : : : \"memory\");")
 SCATTER0 = ("            pso_scatter(keys, at.base + p, own_one ? pf_own : Pf[at.base + p], 0, seed, walker0, epoch, K, "
-            "at.base, m);\n        }\n")
+            "at.base,\n                        m, ln.r, ln.L);\n        }\n")
 # classic PSO at 131,072 (Nsight Compute): DRAM ~1 TB/s, V and P (31 MB) not kept in the 50 MB L2
 # from one iteration to the next. The move's V and P accesses with an L2 evict_last policy
 # (createpolicy.fractional: that fraction of the lines) - only for the one-swarm 131,072 case, whose
@@ -275,6 +275,16 @@ PER_VARIANT["pso no redux"] = PER_VARIANT["pso"] + ["SPSO 131k", "SPSO 16k", "SP
 VARIANTS["pso cg slots"] = [('asm volatile("ld.relaxed.gpu.global.v4.u32 {%0, %1, %2, %3}, [%4];"',
                              'asm volatile("ld.global.cg.v4.u32 {%0, %1, %2, %3}, [%4];"')]
 PER_VARIANT["pso cg slots"] = PER_VARIANT["pso"]
+# SPSO-2011 with lanes (pso_spso_rows_lanes, the automatic choice at 16,384 and 1,024) against a
+# thread per particle (pso_spso_rows) and with fewer rounds of G - x and normals kept in registers
+# between the passes (PSO_LANE_KEPT; 0: all through Z)
+VARIANTS["spso lanes"] = []
+VARIANTS["spso one lane"] = []
+HOST["spso one lane"] = [(_PSO, "ParticleSwarmCuda.lanes", 1)]
+for _kept in (0, 1):
+    VARIANTS[f"spso lanes kept {_kept}"] = [("#define PSO_LANE_KEPT 2", f"#define PSO_LANE_KEPT {_kept}")]
+for _v in ("spso lanes", "spso one lane", "spso lanes kept 0", "spso lanes kept 1"):
+    PER_VARIANT[_v] = ["SPSO 16k", "SPSO 1k"]
 
 
 def main() -> None:

@@ -31,7 +31,8 @@ FUNCTIONS = [("rastrigin", 30), ("ackley", 7), ("schwefel_2_26", 5), ("griewank"
              ("quartic", 5), ("step", 4),  # the folds of kernels/problems.cuh, then two that are not
              ("rosenbrock", 6), ("schwefel", 9)]
 # (algorithm, params, walkers: per swarm / population for PSO and DE); "lanes" is not a parameter
-# but the cuda PSO's lanes per particle (a tree without lanes ignores it: a thread per particle)
+# but the cuda PSO's lanes per particle (a tree without lanes ignores it: a thread per particle;
+# SPSO-2011 has lanes since 2026-11-26's twelfth session)
 CASES = [
     ("evaluation_only", {}, 3000),
     ("pattern_search", {}, 1000),
@@ -44,6 +45,8 @@ CASES = [
     ("particle_swarm", {"variant": "classic", "swarms": 1, "lanes": 4}, 3000),
     ("particle_swarm", {"variant": "classic", "swarms": 50}, 40),
     ("particle_swarm", {"variant": "spso2011", "swarms": 1}, 3000),
+    ("particle_swarm", {"variant": "spso2011", "swarms": 1, "lanes": 1}, 3000),
+    ("particle_swarm", {"variant": "spso2011", "swarms": 1, "lanes": 8}, 3000),
     ("particle_swarm", {"variant": "spso2011", "swarms": 20}, 40),
     ("differential_evolution", {"populations": 1}, 3000),
     ("differential_evolution", {"populations": 25}, 40),

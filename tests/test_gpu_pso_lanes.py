@@ -5,7 +5,8 @@ schwefel_2_26: terms shuffled between lanes and accumulated in coordinate order)
 (rosenbrock: evaluated whole after the lanes wrote the point), both dtypes, swarms of one block and
 swarms spread over several blocks (the group barrier, particles counted per block), dimensions whose
 last Philox block or last round of blocks is partly idle, a max_evals cut and both places of a
-particle's state (shared or global memory). The CPU side (the choice of lanes): test_pso_lanes.py."""
+particle's state (shared or global memory). SPSO-2011 likewise (pso_spso_rows_lanes against
+pso_spso_rows, links and their redraws too). The CPU side (the choice of lanes): test_pso_lanes.py."""
 from __future__ import annotations
 
 import numpy as np
@@ -103,3 +104,93 @@ def test_the_automatic_choice_on_the_device(cupy, monkeypatch):
     monkeypatch.setenv(LANES_ENV, "1")
     forced = launch(16384)
     assert (forced.lanes, forced.kernel) == (1, "pso_classic")
+
+
+# ---- SPSO-2011 (pso_spso_rows_lanes) ------------------------------------------------------------
+SPSO_STATE = STATE + ("epochs", "redrawn")
+
+
+def _spso_run(cupy, lanes, problem, dim, dtype, walkers, swarms, chunks=(5, 10, 15), budget=None):
+    """SPSO-2011 with `lanes` forced: (launch, everything(), host state, the first particles' links)."""
+    algo = build(cupy, "particle_swarm", {"variant": "spso2011", "swarms": swarms}, problem=problem, dim=dim,
+                 walkers=walkers, dtype=dtype)
+    algo.lanes = lanes
+    if budget is not None:
+        algo.plan(budget)
+    state = algo.init(ArrayRNG(cupy, 13))
+    for k in chunks:
+        algo.step(state, k)
+    host = {key: cupy.asnumpy(cupy.asarray(getattr(state, key))) for key in SPSO_STATE}
+    links = cupy.asnumpy(algo.links_of(state, np.arange(min(50, walkers * swarms))))
+    return algo._launch, everything(algo, state), host, links
+
+
+@pytest.mark.parametrize("walkers, swarms", [(300, 1), (600, 2)])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("problem, dim", [("rastrigin", 7), ("ackley", 30), ("rosenbrock", 13)])
+def test_spso_lanes_run_equals_a_thread_per_particle(cupy, problem, dim, dtype, walkers, swarms):
+    # the informants' keys (scattered by a share of the lanes each), |G - x|, |direction| and the
+    # radius (squares added in coordinate order), the move, the objective, the new personal bests
+    # and the links' redraws: all as pso_spso_rows makes them
+    base_launch, base, base_state, base_links = _spso_run(cupy, 1, problem, dim, dtype, walkers, swarms)
+    assert base_launch.kernel == "pso_spso_rows" and base_launch.lanes == 1
+    for lanes in (2, 4, 8):
+        launch, got, state, links = _spso_run(cupy, lanes, problem, dim, dtype, walkers, swarms)
+        assert launch.kernel == "pso_spso_rows_lanes" and launch.lanes == lanes
+        assert launch.shape.per_group > 1, launch.shape  # several blocks: keys in global memory
+        assert same(base, got), (lanes, problem, dtype)
+        for key in SPSO_STATE:
+            np.testing.assert_array_equal(base_state[key], state[key], err_msg=key)
+        np.testing.assert_array_equal(base_links, links)
+    assert len(np.unique(base_state["Pf"])) > 1
+    assert base_state["epochs"].max() >= 0  # links were redrawn at least once in the run
+
+
+@pytest.mark.parametrize("lanes", [4, 8])
+@pytest.mark.parametrize("shared", [(0,), (1 | 2 | 4,), (1,)])  # global state / x, v, p shared / x only
+def test_spso_lanes_with_a_max_evals_cut_and_either_state_place(cupy, monkeypatch, lanes, shared):
+    import solvers.cuda.particle_swarm as pso
+
+    monkeypatch.setattr(pso, "SHARED_CHOICES", shared)
+    budget = Budget(max_evals=300 * 5 + 137)  # the cut iteration: particles 0..136 of 300
+    runs = [_spso_run(cupy, k, "rastrigin", 9, "float32", 300, 1, chunks=(2, 4), budget=budget)
+            for k in (1, lanes)]
+    (base_launch, base, base_state, _), (launch, got, state, _) = runs
+    assert launch.lanes == lanes and launch.flags == base_launch.flags == shared[0]
+    assert got[4] == base[4] == 300 * 5 + 137  # evaluations
+    assert same(base, got)
+    for key in SPSO_STATE:
+        np.testing.assert_array_equal(base_state[key], state[key], err_msg=key)
+
+
+def test_spso_lanes_when_lane_groups_own_several_particles(cupy, monkeypatch):
+    # 8 lanes for 700 particles on 4 resident blocks (of 512 threads, 64 particles): each group of
+    # lanes moves several particles, the state stays in global memory (the strided loops with lanes)
+    import solvers.cuda.particle_swarm as pso
+
+    monkeypatch.setattr(pso, "resident_blocks", lambda kernel, block, nbytes: 4)
+    base_launch, base, _, _ = _spso_run(cupy, 1, "rastrigin", 9, "float32", 700, 1)
+    launch, got, _, _ = _spso_run(cupy, 8, "rastrigin", 9, "float32", 700, 1)
+    assert launch.shape.per_group * launch.shape.block < 700 * 8 and launch.flags == 0, launch
+    assert same(base, got)
+
+
+def test_spso_automatic_lanes_on_the_device(cupy, monkeypatch):
+    """One SPSO swarm of 16,384 or 1,024 (rastrigin 30-D float32) gets lanes; 131,072 (rows past
+    half the L2) keeps pso_spso; MULTIWALK_PSO_LANES=1 forces pso_spso_rows."""
+    monkeypatch.setattr(ParticleSwarmCuda, "lanes", None)
+    monkeypatch.delenv(LANES_ENV, raising=False)
+
+    def launch(walkers):
+        algo = build(cupy, "particle_swarm", {"variant": "spso2011", "swarms": 1}, dim=30, walkers=walkers,
+                     dtype="float32")
+        algo.init(ArrayRNG(cupy, 1))
+        return algo._launch
+
+    for walkers in (16384, 1024):
+        got = launch(walkers)
+        assert got.lanes > 1 and got.kernel == "pso_spso_rows_lanes", got
+        assert got.shape.per_group * got.shape.block >= walkers * got.lanes, got
+    assert (launch(131072).lanes, launch(131072).kernel) == (1, "pso_spso")
+    monkeypatch.setenv(LANES_ENV, "1")
+    assert (launch(16384).lanes, launch(16384).kernel) == (1, "pso_spso_rows")

@@ -17,6 +17,7 @@ def _run(cupy, dtype, walkers, swarms, tc_rows, pr_rows=None):
     algo = build(cupy, "particle_swarm", {"variant": "spso2011", "swarms": swarms}, problem="rastrigin",
                  dim=7, walkers=walkers, dtype=dtype)
     algo.tc_rows, algo.pr_rows = tc_rows, pr_rows
+    algo.lanes = 1  # a thread per particle: the kernels compared here (lanes: test_gpu_pso_lanes.py)
     state = algo.init(ArrayRNG(cupy, 11))
     for k in (3, 5):
         algo.step(state, k)
@@ -84,7 +85,7 @@ def test_pr_rows_when_threads_own_several_particles(cupy, dtype, monkeypatch):
             patch.setattr(pso, "SHARED_CHOICES", (0,))
             algo = build(cupy, "particle_swarm", {"variant": "spso2011", "swarms": 1}, problem="rastrigin",
                          dim=7, walkers=700, dtype=dtype)
-            algo.block, algo.tc_rows, algo.pr_rows = 32, True, pr_rows
+            algo.block, algo.tc_rows, algo.pr_rows, algo.lanes = 32, True, pr_rows, 1
             state = algo.init(ArrayRNG(cupy, 11))
             for k in (3, 5):
                 algo.step(state, k)

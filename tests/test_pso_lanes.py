@@ -1,6 +1,6 @@
-"""How many lanes a classic PSO particle gets on the cuda engine (solvers/cuda/particle_swarm.py): the
-automatic choice and the overrides. Runs without a GPU; tests/test_gpu_pso_lanes.py checks on the
-GPU that a run with lanes is the same run."""
+"""How many lanes a PSO particle gets on the cuda engine (solvers/cuda/particle_swarm.py): the
+automatic choice and the overrides, classic and SPSO-2011. Runs without a GPU;
+tests/test_gpu_pso_lanes.py checks on the GPU that a run with lanes is the same run."""
 from __future__ import annotations
 
 import numpy as np
@@ -13,6 +13,7 @@ from solvers.params import make_params
 from solvers.problems import get_problem
 
 SMS = 132  # an H100 or H200
+L2 = 50 * 1024 * 1024  # an H100's L2 (SPSO's _tc_rows reads it)
 
 
 @pytest.mark.parametrize("particles, lanes", [(1024, 8), (2112, 8), (2113, 4), (16384, 4), (16896, 4),
@@ -44,7 +45,9 @@ def test_requested_lanes():
 def algorithm(monkeypatch, walkers=16384, swarms=1, variant="classic", dim=30, dtype="float32", lanes=None):
     """A ParticleSwarmCuda with only what _lane_choices reads (no CuPy, no kernels)."""
     monkeypatch.setattr(pso, "multiprocessors", lambda: SMS)
+    monkeypatch.setattr(pso, "l2_cache_bytes", lambda xp: L2)
     algo = object.__new__(ParticleSwarmCuda)
+    algo.xp = None
     algo.params = make_params(ParticleSwarmCuda.Params, {"walkers": walkers, "swarms": swarms, "variant": variant})
     algo.problem = get_problem("rastrigin", dim)
     algo.dtype = np.dtype(dtype)
@@ -63,10 +66,25 @@ def test_the_choices_run_from_the_most_lanes_down_to_one(monkeypatch):
     assert algorithm(monkeypatch, walkers=1024, dim=3, dtype="float64")._lane_choices(1) == [2, 1]
 
 
-def test_grids_packed_blocks_and_spso_keep_a_thread_per_particle(monkeypatch):
+def test_spso_takes_lanes_where_its_rows_kernel_runs(monkeypatch):
     monkeypatch.delenv(LANES_ENV, raising=False)
-    assert algorithm(monkeypatch, variant="spso2011")._lane_choices(1) == [1]
-    assert algorithm(monkeypatch, variant="spso2011", lanes=4)._lane_choices(1) == [1]
+    # float: 4 normals per Philox block, 8 blocks for 30-D; the same table as classic
+    assert algorithm(monkeypatch, variant="spso2011")._lane_choices(1) == [4, 2, 1]
+    assert algorithm(monkeypatch, walkers=1024, variant="spso2011")._lane_choices(1) == [8, 4, 2, 1]
+    assert algorithm(monkeypatch, variant="spso2011", lanes=2)._lane_choices(1) == [2]
+    # double 5-D: 2 normals per block, 3 blocks: 2 lanes at most
+    assert algorithm(monkeypatch, walkers=1024, variant="spso2011", dim=5, dtype="float64")._lane_choices(1) == [2, 1]
+    # the laned kernel is pso_spso_rows': none where the rows pass half the L2 (131,072: 78 MB) or
+    # a swarm fits a block (the *_local kernels gather from P's columns), forced or not
+    assert algorithm(monkeypatch, walkers=131072, variant="spso2011", lanes=4)._lane_choices(1) == [1]
+    assert algorithm(monkeypatch, walkers=256, swarms=4, variant="spso2011", lanes=4)._lane_choices(1) == [1]
+    forced = algorithm(monkeypatch, variant="spso2011", lanes=4)
+    forced.tc_rows = False
+    assert forced._lane_choices(1) == [1]
+
+
+def test_grids_and_packed_blocks_keep_a_thread_per_particle(monkeypatch):
+    monkeypatch.delenv(LANES_ENV, raising=False)
     assert algorithm(monkeypatch, walkers=40, swarms=100)._lane_choices(4) == [1]  # packed
     grid = algorithm(monkeypatch)
     grid._group_values = {"omega": np.ones(2)}
@@ -98,9 +116,9 @@ class _Kernels:
 
 
 def resident_h100(kernel, block, shared_bytes):
-    """An H100's resident blocks: registers (64 a thread, 128 for pso_classic_lanes: its
+    """An H100's resident blocks: registers (64 a thread, 128 for the lanes kernels: their
     __launch_bounds__(512, 1)), threads, shared memory, 32 blocks."""
-    registers = 128 if kernel == "pso_classic_lanes" else 64
+    registers = 128 if kernel.endswith("_lanes") else 64
     per_sm = min(65536 // (registers * block), 2048 // block, (228 * 1024) // (shared_bytes + 1024), 32)
     return per_sm * SMS
 
@@ -171,6 +189,17 @@ def test_classic_block_cap_keeps_the_shared_memory_a_thread_gets():
     assert pso.classic_block_cap(99 * 1024) == 512    # 96 KB + 1 KB margin
     assert pso.classic_block_cap(64 * 1024) == 256
     assert pso.classic_block_cap(48 * 1024) == 256    # never below MAX_BLOCK
+
+
+def test_spso_with_lanes_at_16384_and_1024(monkeypatch):
+    launch = shaped(monkeypatch, 16384, variant="spso2011")
+    assert (launch.lanes, launch.kernel) == (4, "pso_spso_rows_lanes")
+    # 128 blocks of 512 (128 particles each), x, v and p shared, keys in global memory (several blocks)
+    assert (launch.shape.per_group, launch.shape.block, launch.flags, launch.keys_shared) == (128, 512, 7, False)
+    small = shaped(monkeypatch, 1024, variant="spso2011")
+    assert (small.lanes, small.kernel, small.shape.per_group, small.shape.block) == (8, "pso_spso_rows_lanes", 128, 64)
+    one = shaped(monkeypatch, 16384, variant="spso2011", lanes=1)
+    assert (one.lanes, one.kernel, one.shape.per_group, one.shape.block) == (1, "pso_spso_rows", 128, 128)
 
 
 def test_spso_keeps_blocks_of_256_and_a_smaller_block_asked_for_is_kept(monkeypatch):

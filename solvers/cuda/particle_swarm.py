@@ -8,9 +8,10 @@ barrier each iteration (solvers/cuda/resident.py says how launches are shaped); 
 swarms (a tuning grid's 2,048 runs of 40) are packed several to a block instead, so that no lane
 idles (pso_classic_packed, pso_classic_grid_packed; choose_swarms_per_block; the same numbers,
 MULTIWALK_PSO_SWARMS_PER_BLOCK=1 restores a block per swarm for comparisons). Where particles are
-few for the GPU (one swarm of 16,384 or 1,024) classic PSO gives each particle 2, 4 or 8 lanes
-instead, each making a share of its move and objective (pso_classic_lanes; choose_lanes; the same
-numbers, MULTIWALK_PSO_LANES=1 restores a thread per particle). Links are never
+few for the GPU (one swarm of 16,384 or 1,024) each particle gets 2, 4 or 8 lanes instead, each
+making a share of its move and objective (pso_classic_lanes, and for SPSO-2011 pso_spso_rows_lanes
+where its rows stay in L2; choose_lanes; the same numbers, MULTIWALK_PSO_LANES=1 restores a thread
+per particle). Links are never
 stored: a particle's K targets are drawn again from (particle, the iteration of its swarm's last
 redraw) wherever they are needed, the snapshot's link overlay included. In a shard of a run split
 over devices (whole swarms, solvers/shards.py) the kernels key every draw by the particle's global
@@ -44,8 +45,9 @@ LANES_MAX_BLOCK = 512
 # "1", the unpacked mapping (a swarm per block or more); k > 1, k swarms per block where they fit
 SWARMS_PER_BLOCK_ENV = "MULTIWALK_PSO_SWARMS_PER_BLOCK"
 PACKED_SCRATCH = 16  # bytes per swarm of a packed block's shared best (MwBest<T>: value, index)
-# lanes per classic particle: unset or "auto", choose_lanes; 1, a thread per particle (pso_classic);
-# 2, 4 or 8 forced (pso_classic_lanes, ordinary classic launches: no grid, no packed block)
+# lanes per particle: unset or "auto", choose_lanes; 1, a thread per particle (pso_classic, pso_spso*);
+# 2, 4 or 8 forced (pso_classic_lanes, ordinary classic launches: no grid, no packed block;
+# pso_spso_rows_lanes where _spso_lanes allows it)
 LANES_ENV = "MULTIWALK_PSO_LANES"
 LANE_COUNTS = (1, 2, 4, 8)
 # Threads per multiprocessor the lanes may fill: pso_classic_lanes' registers (up to 128 a thread, its
@@ -82,7 +84,9 @@ LANES_BY_PARTICLES_PER_SM = ((16, 8), (128, 4))
 
 
 def choose_lanes(particles: int, sms: int, blocks_per_move: int, cap: int = LANES_THREADS_PER_SM) -> int:
-    """Lanes per classic particle (1: a thread per particle, pso_classic).
+    """Lanes per particle (1: a thread per particle, pso_classic or pso_spso*); SPSO-2011 takes the
+    same table (H100, one swarm: 16,384 with 4 lanes 1.16 -> 1.33 G/s, 1,024 with 8 lanes 71 -> 139
+    M/s; notes-gpu.md v13).
 
     A thread per particle leaves few threads per multiprocessor where particles are few (one swarm
     of 16,384 on 132 multiprocessors: 124, a warp per scheduler), and each particle's move is a
@@ -212,9 +216,10 @@ class ParticleSwarmCuda(CudaAlgorithm, ParticleSwarm):
     # choice, choose_swarms_per_block); 1 keeps a block per swarm (the unpacked kernels); k > 1 packs k
     # where they fit in PACKED_MAX_BLOCK threads. Packed or not, the same numbers.
     swarms_per_block: ClassVar[int | str | None] = None
-    # lanes per classic particle: None reads MULTIWALK_PSO_LANES (unset: choose_lanes, falling back to
-    # fewer lanes where a swarm's blocks would not all be resident); 1 a thread per particle; 2, 4 or
-    # 8 forced (ordinary launches only: a tuning grid or packed blocks keep 1). The same numbers.
+    # lanes per particle: None reads MULTIWALK_PSO_LANES (unset: choose_lanes, falling back to fewer
+    # lanes where a swarm's blocks would not all be resident); 1 a thread per particle; 2, 4 or 8
+    # forced (ordinary launches only: a tuning grid or packed blocks keep 1; SPSO only where
+    # _spso_lanes allows). The same numbers.
     lanes: ClassVar[int | str | None] = None
 
     def set_groups(self, groups: int, values: dict, target: float | None = None) -> None:
@@ -266,6 +271,8 @@ class ParticleSwarmCuda(CudaAlgorithm, ParticleSwarm):
 
     def _kernel_name(self, packed: bool = False, lanes: int = 1) -> str:
         if self.params.variant != "classic":
+            if lanes > 1:
+                return "pso_spso_rows_lanes"  # only where _spso_lanes allows it
             name = "pso_spso_rows" if self._tc_rows() else "pso_spso"
             return name if self._pr_rows() else name + "_local"
         if lanes > 1:
@@ -273,17 +280,25 @@ class ParticleSwarmCuda(CudaAlgorithm, ParticleSwarm):
         name = "pso_classic" if self._group_values is None else "pso_classic_grid"  # a tuning grid
         return name + ("_packed" if packed else "")
 
+    def _spso_lanes(self) -> bool:
+        """SPSO: whether lanes are possible. The laned kernel (pso_spso_rows_lanes) keeps G - x and
+        gathers informants from PR, so only where pso_spso_rows would run: swarms of more than a
+        block (_pr_rows) whose rows stay in L2 (_tc_rows), which is where particles are few anyway."""
+        return self._tc_rows() and self._pr_rows()
+
     def _lane_choices(self, spb: int) -> list[int]:
         """Lanes per particle to try, most first (the launch shape takes the first whose swarm is
-        resident, 1 always): [1] for SPSO, a tuning grid or packed blocks; else as asked (lanes,
-        the environment) or choose_lanes' choice and the fewer ones below it."""
-        if self.params.variant != "classic" or self._group_values is not None or spb > 1:
+        resident, 1 always): [1] for a tuning grid, packed blocks or SPSO where _spso_lanes refuses;
+        else as asked (lanes, the environment) or choose_lanes' choice and the fewer ones below it."""
+        spso = self.params.variant != "classic"
+        if self._group_values is not None or spb > 1 or (spso and not self._spso_lanes()):
             return [1]
         asked = requested_lanes(self.lanes if self.lanes is not None else os.environ.get(LANES_ENV))
         if asked is not None:
             return [asked]
         p, d = self.params, self.problem.dim
-        per_block = 2 if self.dtype.itemsize == 4 else 1  # coordinates per Philox block of the move
+        # coordinates per Philox block of the move: classic r_p and r_g pairs, SPSO normals
+        per_block = (4 if spso else 2) if self.dtype.itemsize == 4 else (2 if spso else 1)
         most = choose_lanes(int(p.walkers) * int(p.swarms), multiprocessors(), -(-d // per_block))
         return [k for k in LANE_COUNTS if k <= most][::-1]
 
@@ -459,7 +474,8 @@ class ParticleSwarmCuda(CudaAlgorithm, ParticleSwarm):
                 args = (state.XT, state.VT, state.PT, state.f, state.Pf, state.swarm_best_f,
                         state.swarm_best_i, state.epochs, state.redrawn, state.keys, state.pending, state.ZT,
                         state.PR, self.lower,
-                        self.upper, *common, np.int64(first), np.int32(shape.per_group), *where,
+                        self.upper, *common, np.int64(first), np.int32(shape.per_group), np.int32(launch.lanes),
+                        *where,
                         np.int32(p.informants), np.int32(launch.flags),
                         np.int32(launch.keys_shared), self._gpart_f, self._gpart_i, self._bars,
                         *self.tracker.args())
