@@ -268,6 +268,9 @@ VARIANTS["pso fenced points"] = [("struct PsoPointTagged { static const bool val
 VARIANTS["pso no redux"] = [("#define MW_WARP_REDUX 1", "#define MW_WARP_REDUX 0")]
 for _v in ("pso start kernel", "pso fenced points", "pso no redux"):
     PER_VARIANT[_v] = PER_VARIANT["pso"]
+# the same kernel files of another tree, measured on the SPSO cases
+VARIANTS["spso base kernel"] = VARIANTS["pso start kernel"]
+PER_VARIANT["spso base kernel"] = PER_VARIANT["spso"]
 PER_VARIANT["pso no redux"] = PER_VARIANT["pso"] + ["SPSO 131k", "SPSO 16k", "SPSO 1k", "DE 131k"]
 # the slots read by weak L2 loads (ld.global.cg) instead of gpu-scope relaxed ones: whether the strong
 # loads are what makes one batch of slot reads take ~0.8 us (exchange_trace.py); the polls still
