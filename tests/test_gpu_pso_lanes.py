@@ -21,6 +21,7 @@ from tests.gpu_run import build, everything, same
 pytestmark = pytest.mark.gpu
 
 STATE = ("V", "P", "Pf", "f", "swarm_best_f", "swarm_best_i")
+SPSO_STATE = STATE + ("epochs", "redrawn")
 CHUNKS = [3, 2]
 # (walkers, swarms): 100 swarms of 20 (a block per swarm at every lane count, 160 threads at 8
 # lanes, on devices of fewer than 200 multiprocessors), one swarm of 300 (several blocks meeting
@@ -28,23 +29,27 @@ CHUNKS = [3, 2]
 SIZES = [(20, 100), (300, 1)]
 
 
-def _run(cupy, lanes, problem, dim, dtype, walkers, swarms, chunks=CHUNKS, budget=None):
-    """(the algorithm's launch, everything(), host copies of the swarm state) after init and chunks."""
-    algo = build(cupy, "particle_swarm", {"variant": "classic", "swarms": swarms}, problem=problem, dim=dim,
+def _run(cupy, lanes, problem, dim, dtype, walkers, swarms, chunks=CHUNKS, budget=None, variant="classic", seed=5):
+    """(the algorithm's launch, everything(), host copies of the swarm state) after init and chunks;
+    SPSO's state holds its link epochs and redraw flags, and the first particles' links."""
+    algo = build(cupy, "particle_swarm", {"variant": variant, "swarms": swarms}, problem=problem, dim=dim,
                  walkers=walkers, dtype=dtype)
     algo.lanes = lanes
     algo.swarms_per_block = 1  # the unpacked kernels at every lane count
     if budget is not None:
         algo.plan(budget)
-    state = algo.init(ArrayRNG(cupy, 5))
+    state = algo.init(ArrayRNG(cupy, seed))
     for k in chunks:
         algo.step(state, k)
-    host = {key: cupy.asnumpy(cupy.asarray(getattr(state, key))) for key in STATE}
+    keys = STATE if variant == "classic" else SPSO_STATE
+    host = {key: cupy.asnumpy(cupy.asarray(getattr(state, key))) for key in keys}
+    if variant != "classic":
+        host["links"] = cupy.asnumpy(algo.links_of(state, np.arange(min(50, walkers * swarms))))
     return algo._launch, everything(algo, state), host
 
 
 def _same_state(a, b):
-    for key in STATE:
+    for key in a:  # _run's keys: classic or SPSO state (and SPSO's links)
         np.testing.assert_array_equal(a[key], b[key], err_msg=key)
 
 
@@ -67,14 +72,16 @@ def test_lanes_run_equals_a_thread_per_particle(cupy, problem, dim, dtype, walke
     assert len(np.unique(base_state["Pf"])) > 1
 
 
+@pytest.mark.parametrize("variant", ["classic", "spso2011"])
 @pytest.mark.parametrize("lanes", [4, 8])
 @pytest.mark.parametrize("shared", [(0,), (1 | 2 | 4,), (1,)])  # global state / x, v, p shared / x only
-def test_lanes_with_a_max_evals_cut_and_either_state_place(cupy, monkeypatch, lanes, shared):
+def test_lanes_with_a_max_evals_cut_and_either_state_place(cupy, monkeypatch, variant, lanes, shared):
     import solvers.cuda.particle_swarm as pso
 
     monkeypatch.setattr(pso, "SHARED_CHOICES", shared)
     budget = Budget(max_evals=300 * 5 + 137)  # the cut iteration: particles 0..136 of 300
-    runs = [_run(cupy, k, "rastrigin", 9, "float32", 300, 1, chunks=[2, 4], budget=budget) for k in (1, lanes)]
+    runs = [_run(cupy, k, "rastrigin", 9, "float32", 300, 1, chunks=[2, 4], budget=budget, variant=variant)
+            for k in (1, lanes)]
     (base_launch, base, base_state), (launch, got, state) = runs
     assert launch.lanes == lanes and launch.flags == base_launch.flags == shared[0]
     assert got[4] == base[4] == 300 * 5 + 137  # evaluations
@@ -82,47 +89,41 @@ def test_lanes_with_a_max_evals_cut_and_either_state_place(cupy, monkeypatch, la
     _same_state(base_state, state)
 
 
-def test_the_automatic_choice_on_the_device(cupy, monkeypatch):
-    """One swarm of 16,384 or 1,024 (rastrigin 30-D) gets lanes, every particle its own with all of
-    the swarm's blocks resident; 131,072 keep a thread per particle; MULTIWALK_PSO_LANES=1 forces
-    pso_classic."""
+@pytest.mark.parametrize("variant, laned, large, one", [
+    ("classic", "pso_classic_lanes", "pso_classic", "pso_classic"),
+    # SPSO at 131,072: rows past half the L2, so the column kernel and no lanes
+    ("spso2011", "pso_spso_rows_lanes", "pso_spso", "pso_spso_rows"),
+])
+def test_the_automatic_choice_on_the_device(cupy, monkeypatch, variant, laned, large, one):
+    """One swarm of 16,384 or 1,024 (rastrigin 30-D float32) gets lanes, every particle its own with
+    all of the swarm's blocks resident; 131,072 keep a thread per particle; MULTIWALK_PSO_LANES=1
+    forces a thread per particle."""
     monkeypatch.setattr(ParticleSwarmCuda, "lanes", None)
     monkeypatch.delenv(LANES_ENV, raising=False)
 
     def launch(walkers):
-        algo = build(cupy, "particle_swarm", {"variant": "classic", "swarms": 1}, dim=30, walkers=walkers,
+        algo = build(cupy, "particle_swarm", {"variant": variant, "swarms": 1}, dim=30, walkers=walkers,
                      dtype="float32")
         algo.init(ArrayRNG(cupy, 1))
         return algo._launch
 
     for walkers in (16384, 1024):
         got = launch(walkers)
-        assert got.lanes > 1 and got.kernel == "pso_classic_lanes", got
+        assert got.lanes > 1 and got.kernel == laned, got
         assert got.shape.per_group * got.shape.block >= walkers * got.lanes, got  # resident
         assert got.flags != 0, got  # so the particles' state stays in shared memory
-    assert launch(131072).lanes == 1
+    big = launch(131072)
+    assert (big.lanes, big.kernel) == (1, large)
     monkeypatch.setenv(LANES_ENV, "1")
     forced = launch(16384)
-    assert (forced.lanes, forced.kernel) == (1, "pso_classic")
+    assert (forced.lanes, forced.kernel) == (1, one)
 
 
 # ---- SPSO-2011 (pso_spso_rows_lanes) ------------------------------------------------------------
-SPSO_STATE = STATE + ("epochs", "redrawn")
-
-
 def _spso_run(cupy, lanes, problem, dim, dtype, walkers, swarms, chunks=(5, 10, 15), budget=None):
-    """SPSO-2011 with `lanes` forced: (launch, everything(), host state, the first particles' links)."""
-    algo = build(cupy, "particle_swarm", {"variant": "spso2011", "swarms": swarms}, problem=problem, dim=dim,
-                 walkers=walkers, dtype=dtype)
-    algo.lanes = lanes
-    if budget is not None:
-        algo.plan(budget)
-    state = algo.init(ArrayRNG(cupy, 13))
-    for k in chunks:
-        algo.step(state, k)
-    host = {key: cupy.asnumpy(cupy.asarray(getattr(state, key))) for key in SPSO_STATE}
-    links = cupy.asnumpy(algo.links_of(state, np.arange(min(50, walkers * swarms))))
-    return algo._launch, everything(algo, state), host, links
+    """SPSO-2011 with `lanes` forced (_run's, seed 13: links redrawn within the run)."""
+    return _run(cupy, lanes, problem, dim, dtype, walkers, swarms, chunks=chunks, budget=budget,
+                variant="spso2011", seed=13)
 
 
 @pytest.mark.parametrize("walkers, swarms", [(300, 1), (600, 2)])
@@ -132,35 +133,16 @@ def test_spso_lanes_run_equals_a_thread_per_particle(cupy, problem, dim, dtype, 
     # the informants' keys (scattered by a share of the lanes each), |G - x|, |direction| and the
     # radius (squares added in coordinate order), the move, the objective, the new personal bests
     # and the links' redraws: all as pso_spso_rows makes them
-    base_launch, base, base_state, base_links = _spso_run(cupy, 1, problem, dim, dtype, walkers, swarms)
+    base_launch, base, base_state = _spso_run(cupy, 1, problem, dim, dtype, walkers, swarms)
     assert base_launch.kernel == "pso_spso_rows" and base_launch.lanes == 1
     for lanes in (2, 4, 8):
-        launch, got, state, links = _spso_run(cupy, lanes, problem, dim, dtype, walkers, swarms)
+        launch, got, state = _spso_run(cupy, lanes, problem, dim, dtype, walkers, swarms)
         assert launch.kernel == "pso_spso_rows_lanes" and launch.lanes == lanes
         assert launch.shape.per_group > 1, launch.shape  # several blocks: keys in global memory
         assert same(base, got), (lanes, problem, dtype)
-        for key in SPSO_STATE:
-            np.testing.assert_array_equal(base_state[key], state[key], err_msg=key)
-        np.testing.assert_array_equal(base_links, links)
+        _same_state(base_state, state)
     assert len(np.unique(base_state["Pf"])) > 1
     assert base_state["epochs"].max() >= 0  # links were redrawn at least once in the run
-
-
-@pytest.mark.parametrize("lanes", [4, 8])
-@pytest.mark.parametrize("shared", [(0,), (1 | 2 | 4,), (1,)])  # global state / x, v, p shared / x only
-def test_spso_lanes_with_a_max_evals_cut_and_either_state_place(cupy, monkeypatch, lanes, shared):
-    import solvers.cuda.particle_swarm as pso
-
-    monkeypatch.setattr(pso, "SHARED_CHOICES", shared)
-    budget = Budget(max_evals=300 * 5 + 137)  # the cut iteration: particles 0..136 of 300
-    runs = [_spso_run(cupy, k, "rastrigin", 9, "float32", 300, 1, chunks=(2, 4), budget=budget)
-            for k in (1, lanes)]
-    (base_launch, base, base_state, _), (launch, got, state, _) = runs
-    assert launch.lanes == lanes and launch.flags == base_launch.flags == shared[0]
-    assert got[4] == base[4] == 300 * 5 + 137  # evaluations
-    assert same(base, got)
-    for key in SPSO_STATE:
-        np.testing.assert_array_equal(base_state[key], state[key], err_msg=key)
 
 
 def test_spso_lanes_when_lane_groups_own_several_particles(cupy, monkeypatch):
@@ -169,28 +151,7 @@ def test_spso_lanes_when_lane_groups_own_several_particles(cupy, monkeypatch):
     import solvers.cuda.particle_swarm as pso
 
     monkeypatch.setattr(pso, "resident_blocks", lambda kernel, block, nbytes: 4)
-    base_launch, base, _, _ = _spso_run(cupy, 1, "rastrigin", 9, "float32", 700, 1)
-    launch, got, _, _ = _spso_run(cupy, 8, "rastrigin", 9, "float32", 700, 1)
+    base_launch, base, _ = _spso_run(cupy, 1, "rastrigin", 9, "float32", 700, 1)
+    launch, got, _ = _spso_run(cupy, 8, "rastrigin", 9, "float32", 700, 1)
     assert launch.shape.per_group * launch.shape.block < 700 * 8 and launch.flags == 0, launch
     assert same(base, got)
-
-
-def test_spso_automatic_lanes_on_the_device(cupy, monkeypatch):
-    """One SPSO swarm of 16,384 or 1,024 (rastrigin 30-D float32) gets lanes; 131,072 (rows past
-    half the L2) keeps pso_spso; MULTIWALK_PSO_LANES=1 forces pso_spso_rows."""
-    monkeypatch.setattr(ParticleSwarmCuda, "lanes", None)
-    monkeypatch.delenv(LANES_ENV, raising=False)
-
-    def launch(walkers):
-        algo = build(cupy, "particle_swarm", {"variant": "spso2011", "swarms": 1}, dim=30, walkers=walkers,
-                     dtype="float32")
-        algo.init(ArrayRNG(cupy, 1))
-        return algo._launch
-
-    for walkers in (16384, 1024):
-        got = launch(walkers)
-        assert got.lanes > 1 and got.kernel == "pso_spso_rows_lanes", got
-        assert got.shape.per_group * got.shape.block >= walkers * got.lanes, got
-    assert (launch(131072).lanes, launch(131072).kernel) == (1, "pso_spso")
-    monkeypatch.setenv(LANES_ENV, "1")
-    assert (launch(16384).lanes, launch(16384).kernel) == (1, "pso_spso_rows")
