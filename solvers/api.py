@@ -7,8 +7,7 @@ from .algorithms import get_algorithm
 from .config import DEFAULT_DTYPE, DEFAULT_ENGINE, DEFAULT_SEED, RunConfig
 from .errors import ConfigError
 from .params import refuse_unused
-from .problems.base import param_defaults
-from .problems.base import Problem
+from .problems.base import Problem, param_defaults, refuse_builtin_impostor
 from .runner import RunResult, Runner
 
 
@@ -36,6 +35,9 @@ def run(algorithm: str, problem: str | Problem, engine: str = DEFAULT_ENGINE, *,
             raise ConfigError(f"precision={precision!r} and dtype={dtype!r} differ; give one of them")
         dtype = precision
     if isinstance(problem, Problem):
+        # the run goes by the name: a function of the user's own named like a built-in ran as
+        # the built-in, with the built-in's defaults (ProblemDef.param_defaults)
+        refuse_builtin_impostor(problem)
         if dim is not None and dim != problem.dim:
             raise ConfigError(f"dim={dim!r} differs from the problem object's dimension {problem.dim}; "
                               "give one of them")

@@ -156,8 +156,8 @@ class RunConfig:
         if params is not None and not isinstance(params, Mapping):
             raise ConfigError(f"params must be a mapping of name: value, got {type(params).__name__}")
         # the function's own defaults for this algorithm (Shekel: annealing's variant async), then
-        # what was given
-        values = {**param_defaults(problem, algorithm), **(params or {})}
+        # what was given; asked of the definition this run will use, not its name (is_builtin)
+        values = {**param_defaults(bound, algorithm), **(params or {})}
         if not isinstance(fast_math, (bool, np.bool_)):
             raise ConfigError(f"fast_math must be True or False, got {fast_math!r}")
         if threads is not None and (isinstance(threads, bool) or not isinstance(threads, (int, np.integer))

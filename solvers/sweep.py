@@ -81,7 +81,7 @@ class SweepSpec:
         make_params(cls.Params, params)  # the fixed parameters must be valid on their own
         bound = get_problem(problem, dim)
         # the function's own defaults for this algorithm (as a run's), where not given
-        params = {**param_defaults(problem, algorithm), **params}
+        params = {**param_defaults(bound, algorithm), **params}  # of the definition, not the name
         if isinstance(iterations, bool) or not isinstance(iterations, int) or iterations < 1:
             raise ConfigError(f"iterations must be an integer >= 1, got {iterations!r}")
         engines = tuple(dict.fromkeys(engines))  # keep order, drop repeats

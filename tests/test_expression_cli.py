@@ -98,3 +98,15 @@ def test_known_minimum_of_a_typed_function_is_reported_and_checked():
                        (("-f", "expr: x1**2", "-d", "1", "--f-min", "nan"), "finite number")):
         bad = cli("run", "-a", "pattern_search", *args, "--max-iters", "1")
         assert bad.returncode == 2 and text in bad.stderr and len(bad.stderr.strip().splitlines()) == 1
+
+
+def test_a_function_file_naming_a_builtin_is_an_expression_not_the_builtin(tmp_path, capsys):
+    # a typed function cannot take a built-in's name (or its defaults: Shekel's annealing async):
+    # the file's text is an expression, where 'shekel_5' is an unknown name; one line, exit 2
+    path = tmp_path / "f.txt"
+    path.write_text("shekel_5\n", encoding="utf-8")
+    for extra in (["--function-file", str(path)], ["--function", "expr: shekel_5"]):
+        assert main(["run", "-a", "simulated_annealing", *extra, "-d", "4", "--max-evals", "500"]) == 2
+        captured = capsys.readouterr()
+        assert captured.out == "" and captured.err.count("\n") == 1 and "Traceback" not in captured.err
+        assert "unknown name 'shekel_5'" in captured.err, captured.err

@@ -183,3 +183,85 @@ def test_the_window_shows_the_functions_defaults(qtbot):
     restored.set_state(state)
     assert restored.params_form.values()["variant"] == "async"
     np.testing.assert_equal(restored.build_config().params.variant, "async")
+
+
+# --- a function of the user's own is never a built-in, whatever its name ---------------------------
+
+def _sphere(xp, X):
+    return (X ** 2).sum(axis=1)
+
+
+def _named_like(name: str, dim: int = 4) -> solvers.Problem:
+    """A Problem built by hand (solvers.Problem, ProblemDef) under a built-in's name."""
+    from solvers.problems import ProblemDef
+    from solvers.problems.base import box
+
+    definition = ProblemDef(name=name, title="mine", group="Custom", source="the user", fn=_sphere,
+                            bounds=box(-1, 1), default_dim=dim)
+    return solvers.Problem(definition=definition, dim=dim, lower=np.full(dim, -1.0),
+                           upper=np.full(dim, 1.0), f_min=0.0, x_min=np.zeros(dim))
+
+
+def test_defaults_follow_the_registrys_definition_not_the_name():
+    import dataclasses
+
+    from solvers.problems import get_definition, get_problem, is_builtin
+
+    shekel = get_problem("shekel_5")
+    assert is_builtin("shekel_5") and is_builtin(shekel) and is_builtin(shekel.definition)
+    assert param_defaults(shekel, SA) == param_defaults(shekel.with_bounds(0, 5), SA) == \
+        {"variant": "async", "hybrid_base": "async"}
+    # the same name over another function: not the built-in, so none of its defaults
+    mine = dataclasses.replace(get_definition("shekel_5"), fn=_sphere)
+    for impostor in (mine, _named_like("shekel_5"), dataclasses.replace(shekel, definition=mine)):
+        assert not is_builtin(impostor) and param_defaults(impostor, SA) == {}
+    assert not is_builtin("expr: sum(x[i]**2)") and not is_builtin("callable: shekel_5")
+
+
+@pytest.mark.parametrize("name", ["shekel_5", "rastrigin"])
+def test_a_problem_of_ones_own_under_a_builtins_name_is_refused(name):
+    # solvers.run goes by the name: it ran the built-in Shekel (and its async defaults) in place of
+    # the user's sphere, without a word
+    with pytest.raises(solvers.ConfigError, match=f"^'{name}' is a built-in function's name; give your "
+                                                 "own function another name$"):
+        solvers.run(SA, _named_like(name), max_evals=500)
+    import dataclasses
+
+    from solvers.problems import get_problem
+
+    shekel = get_problem("shekel_5")
+    with pytest.raises(solvers.ConfigError, match="built-in function's name"):
+        solvers.run(SA, dataclasses.replace(shekel, definition=dataclasses.replace(shekel.definition,
+                                                                                   fn=_sphere)),
+                    max_evals=500)
+    # the built-in's own object still runs, with its defaults
+    assert solvers.run(SA, shekel, max_evals=500).params["variant"] == "async"
+    assert solvers.run(SA, shekel.with_bounds(0, 10), max_evals=500).params["variant"] == "async"
+
+
+def test_registering_a_callable_under_a_builtins_name_is_refused():
+    from solvers.problems.base import register_custom
+
+    with pytest.raises(solvers.ConfigError, match="^'shekel_5' is a built-in function's name"):
+        register_custom(_named_like("shekel_5").definition)
+
+
+def test_ones_own_functions_titled_like_a_builtin_take_the_algorithms_defaults():
+    from solvers.tune import prepare as prepare_grid
+
+    bowl = solvers.Problem.from_callable(lambda X: (X ** 2).sum(axis=1), [-1] * 4, [1] * 4, name="shekel_5")
+    typed = solvers.Problem.from_expression("sum(x[i]**2)", 4, -1, 1, name="shekel_5")
+    for problem in (bowl, typed):
+        assert problem.name != "shekel_5" and param_defaults(problem, SA) == {}
+        assert param_defaults(problem.name, SA) == {}
+        assert RunConfig.build(SA, problem.name, 4).params.variant == "sync"
+        result = solvers.run(SA, problem, max_evals=500)
+        assert result.problem == problem.name  # the report names the user's function ...
+        assert (result.params["variant"], result.params["hybrid_base"]) == ("sync", "sync")  # ... and its defaults
+        # Shekel's hybrid_base=async passes refuse_unused there (its default): not here, under sync
+        with pytest.raises(solvers.ConfigError, match="no effect under variant sync"):
+            solvers.run(SA, problem, max_evals=500, params={"hybrid_base": "async"})
+        assert SweepSpec.build(SA, problem.name, 4).params == {}
+        tuning = prepare_grid(SA, problem.name, "alpha=0.5:0.9:2", seeds=1, dim=4, max_evals=500,
+                              params={"schedule": "fixed"})
+        assert tuning.table.base_params["variant"] == "sync" and tuning.table.notes == ()

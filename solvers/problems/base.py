@@ -141,9 +141,31 @@ def register(definition: ProblemDef) -> ProblemDef:
 def register_custom(definition: ProblemDef) -> ProblemDef:
     """Make a user's callable problem findable by name in this process (not a built-in)."""
     if definition.name in _REGISTRY:
-        raise ConfigError(f"'{definition.name}' is a built-in function's name")
+        raise ConfigError(_builtin_name_taken(definition.name))
     _CUSTOM[definition.name] = definition
     return definition
+
+
+def _builtin_name_taken(name: str) -> str:
+    return f"'{name}' is a built-in function's name; give your own function another name"
+
+
+def is_builtin(problem: "str | ProblemDef | Problem") -> bool:
+    """Whether `problem` is a registered built-in function. A name is (get_definition finds the
+    registry first and register_custom refuses its names); an object only where it holds the
+    registry's own definition, not one of the user's that merely carries a built-in's name."""
+    if isinstance(problem, str):
+        return problem in _REGISTRY
+    definition = problem.definition if isinstance(problem, Problem) else problem
+    return isinstance(definition, ProblemDef) and _REGISTRY.get(definition.name) is definition
+
+
+def refuse_builtin_impostor(problem: Problem) -> None:
+    """ConfigError where `problem` carries a built-in's name but is not that built-in: a run goes
+    by the name (RunConfig.problem), so it ran the built-in, with the built-in's defaults, in
+    place of the user's function."""
+    if problem.name in _REGISTRY and not is_builtin(problem):
+        raise ConfigError(_builtin_name_taken(problem.name))
 
 
 def list_problems() -> list[str]:
@@ -186,13 +208,14 @@ SA_ASYNC_DEFAULTS = {"simulated_annealing": {"variant": "async", "hybrid_base": 
 SA_HYBRID_DEFAULTS = {"simulated_annealing": {"variant": "hybrid", "hybrid_base": "async"}}
 
 
-def param_defaults(problem: str, algorithm: str) -> dict[str, Any]:
+def param_defaults(problem: "str | ProblemDef | Problem", algorithm: str) -> dict[str, Any]:
     """The parameters of `algorithm` that default to other values on built-in function `problem`
-    (ProblemDef.param_defaults; a typed or unknown function has none). A run's given parameters
-    override them: ``{**param_defaults(problem, algorithm), **given}``."""
-    definition = _REGISTRY.get(problem) if isinstance(problem, str) else None
-    if definition is None:
+    (ProblemDef.param_defaults; a typed, callable or unknown function has none, and so has an
+    object that only carries a built-in's name: is_builtin). A run's given parameters override
+    them: ``{**param_defaults(problem, algorithm), **given}``."""
+    if not is_builtin(problem):
         return {}
+    definition = _REGISTRY[problem if isinstance(problem, str) else problem.name]
     return dict(definition.param_defaults.get(algorithm, {}))
 
 
