@@ -876,14 +876,16 @@ class MainWindow(QtWidgets.QMainWindow):
             self._refit_message()
 
     # --- a status message that fits ----------------------------------------------------------
-    def show_fitted_message(self, full: str, *shorter: str, timeout: int = 0) -> None:
+    def show_fitted_message(self, full: str, *shorter: str, timeout: int = 0,
+                            hover: bool = False) -> None:
         """Show `full` in the status bar if it fits beside the numbers, else the first of `shorter`
         that fits, else the last one (or `full`) elided with its mark; `full` stays in the status
         bar's tooltip while it is shown. `timeout` in ms, as QStatusBar.showMessage's (0: lasting).
-        Every status message goes through here: QStatusBar clips a message at the numbers without
-        a mark, so at 1024 x 640 'running ...' or an error lost its end on a projector."""
+        `hover`: a hovered entry's status tip, shown until Qt clears it, then the lasting message
+        comes back. Every status message goes through here: QStatusBar clips a message at the
+        numbers without a mark, so at 1024 x 640 'running ...' or an error lost its end."""
         deadline = time.monotonic() + timeout / 1000 if timeout > 0 else None
-        if deadline is None:
+        if deadline is None and not hover:
             self._lasting = (full, *shorter)
         self._fitted = (full, shorter or (full,), deadline, "")
         self._refit_message()
@@ -1007,8 +1009,10 @@ class MainWindow(QtWidgets.QMainWindow):
 
     def event(self, event: QtCore.QEvent) -> bool:  # Qt override
         if event.type() == QtCore.QEvent.Type.StatusTip and event.tip():
-            # a hovered preset's description: QMainWindow showed it clipped at the numbers
-            self.show_fitted_message(event.tip())
+            # a hovered preset's description: QMainWindow showed it clipped at the numbers. Only
+            # while hovered: kept as the lasting message, it came back after the menu closed in
+            # place of the run's 'finished, ...' (Qt's empty tip at the hover's end clears it)
+            self.show_fitted_message(event.tip(), hover=True)
             return True
         return super().event(event)
 

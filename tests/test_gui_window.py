@@ -594,6 +594,38 @@ def test_presets_menu_loads_a_preset(qtbot, make_window):
                                snapshot_hz=expected.snapshot_hz) == expected
 
 
+def test_a_hovered_preset_description_passes_and_the_run_status_comes_back(qtbot, make_window):
+    # a preset's menu description was kept as the bar's lasting message: once the menu closed it
+    # came back in place of 'finished, ...', and stayed there
+    config_io = pytest.importorskip("solvers.config_io")
+    if not config_io.list_presets():
+        pytest.skip("no presets in assets/presets yet")
+    window = make_window()
+    window.resize(1800, 900)  # room for the whole sentence: the bar shows it as it is
+    configure(window, "pattern_search", budget="20")
+    run_to_end(qtbot, window)
+    finished = "finished, the budget of 20 iterations is spent"
+    qtbot.waitUntil(lambda: window.status_text() == finished, timeout=2000)
+    menu = window.presets_menu
+    action = next(a for a in menu.actions() if a.statusTip())
+    menu.popup(window.mapToGlobal(QtCore.QPoint(20, 20)))
+    qtbot.waitUntil(menu.isVisible, timeout=2000)
+    menu.setActiveAction(action)  # hovered: Qt sends the window the entry's status tip
+    qtbot.waitUntil(lambda: window.status_text() == action.statusTip(), timeout=2000)
+    menu.hide()  # the hover ends: Qt clears the tip, and the run's own status comes back
+    qtbot.waitUntil(lambda: window.status_text() == finished, timeout=2000)
+    qtbot.wait(50)  # ... and stays (no late restore of the description)
+    assert window.status_text() == finished
+    # a description hovered while nothing lasting is shown leaves the bar empty after it
+    window.reset()
+    qtbot.waitUntil(lambda: window.statusBar().currentMessage() == "", timeout=5000)
+    QtCore.QCoreApplication.sendEvent(window, QtGui.QStatusTipEvent(action.statusTip()))
+    assert window.status_text() == action.statusTip()
+    QtCore.QCoreApplication.sendEvent(window, QtGui.QStatusTipEvent(""))
+    qtbot.wait(50)
+    assert window.statusBar().currentMessage() == ""
+
+
 def test_compare_and_sweep_tabs_run_the_set_up_as_edited_while_they_are_shown(qtbot, make_window):
     window = make_window()
     configure(window, "pattern_search", "sphere", dim=2, budget="5", walkers=24)
