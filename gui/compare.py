@@ -33,6 +33,7 @@ from solvers.problems import list_problems
 from .baseline import baseline_combo, baseline_words
 from .controller import RunController
 from .engine_words import TIMING_NOTE, gpu_notice_label, plain_reason
+from .status_words import cell_words, error_forms, finished_forms, starting_forms, status_forms
 from .sweep import engine_color, engine_pen, read_config_source
 
 MAX_POINTS = 20_000  # per engine and series; beyond it every other point is dropped
@@ -139,6 +140,12 @@ class _EngineRow:
         for label in (self.rate, self.best, self.speedup):
             label.setText("")
 
+    def say(self, forms: tuple[str, ...]) -> None:
+        """The status in the window's words (gui/status_words.py): a few in the narrow cell, the
+        whole sentence in its tooltip."""
+        self.status.setText(cell_words(forms))
+        self.status.setToolTip(forms[0])
+
 
 class ComparePanel(QtWidgets.QWidget):
     """Runs one configuration on several engines at once and charts their race."""
@@ -150,6 +157,9 @@ class ComparePanel(QtWidgets.QWidget):
     def __init__(self, parent: QtWidgets.QWidget | None = None):
         super().__init__(parent)
         self._config = _default_config()
+        # the last race's configuration, its rows' words said of it: set_config may change
+        # _config meanwhile (the window gives it each of its own runs)
+        self._race_config: RunConfig | None = None
         # the Set-up panel's configuration, read at every start (None: the one set_config gave)
         self.config_source: Callable[[], RunConfig | None] | None = None
         self._controllers: dict[str, RunController] = {}
@@ -221,10 +231,10 @@ class ComparePanel(QtWidgets.QWidget):
             controller.sigErrored.connect(lambda msg, e=engine: self._on_controller_errored(e, msg))
             controller.sigFinished.connect(lambda res, e=engine: self._on_controller_finished(e, res))
             self._controllers[engine] = controller
-        config = self._config
+        config = self._race_config = self._config
         for engine, controller in self._controllers.items():
             row = self._rows[engine]
-            row.status.setText("starting")
+            row.say(starting_forms(config.replace(engine=engine)))
             row.busy.show()
             controller.start(config.replace(engine=engine, sample_size=COMPARE_SAMPLE_SIZE))
         self.status_label.setText(f"comparing {', '.join(engines)}")
@@ -400,7 +410,7 @@ class ComparePanel(QtWidgets.QWidget):
 
     def _on_controller_status(self, engine: str, text: str) -> None:
         row = self._rows[engine]
-        row.status.setText(text)
+        row.say(status_forms(text, self._race_config.replace(engine=engine)))
         # numba says "compiling the numba engine (once)" while it compiles before its clock starts
         row.busy.setVisible(text in ("starting", "initialising walkers", "first iteration")
                             or text.startswith("compiling"))
@@ -464,8 +474,7 @@ class ComparePanel(QtWidgets.QWidget):
         self._errors[engine] = message
         row = self._rows[engine]
         row.busy.hide()
-        row.status.setText(f"error: {message}")
-        row.status.setToolTip(message)
+        row.say(error_forms(message))
 
     def _on_controller_finished(self, engine: str, result) -> None:
         self._results[engine] = result
@@ -475,13 +484,23 @@ class ComparePanel(QtWidgets.QWidget):
         row = self._rows[engine]
         row.busy.hide()
         if result is not None:
-            row.status.setText(f"done ({result.stop_reason}) in {result.seconds:.3g} s")
+            row.say(self._finished_forms(result))
         if not self._controllers:
             done = [e for e, r in self._results.items() if r is not None]
             if done and not self._stopped:
                 self._start_measuring(done)
             else:
                 self._finish()
+
+    def _finished_forms(self, result) -> tuple[str, ...]:
+        """The window's words for a run's end, with its seconds (the race's budget, as written)."""
+        budget = self._race_config.budget
+        value = {"max_iters": budget.max_iters, "max_evals": budget.max_evals,
+                 "max_seconds": budget.max_seconds}.get(result.stop_reason)
+        # a count as written ('1000000', not '1e+06'); seconds as the form shows them ('2.5')
+        written = "" if value is None else f"{value:g}" if isinstance(value, float) else str(value)
+        full, *shorter = finished_forms(result.stop_reason, written)
+        return (f"{full} ({result.seconds:.3g} s)", *shorter)
 
     def _finish(self) -> None:
         # in the rows' order, not the order the runs happened to end in
@@ -509,7 +528,9 @@ class ComparePanel(QtWidgets.QWidget):
 
     def _on_measure_status(self, engine: str, text: str) -> None:
         # no busy animation here: its repaints would take the interpreter from the measurement
-        self._rows[engine].status.setText(text)
+        words = {"measuring": ("measuring its rate alone (build and warm-up excluded)",
+                               "measuring")}.get(text, (text,))
+        self._rows[engine].say(words)
 
     def _on_measure_measured(self, engine: str, timing) -> None:
         self._measured[engine] = timing
@@ -518,9 +539,9 @@ class ComparePanel(QtWidgets.QWidget):
         rate = timing.evals_per_second
         row.rate.setText("" if rate is None else f"{rate:,.0f}")
         result = self._results.get(engine)
-        done = f"done ({result.stop_reason}) in {result.seconds:.3g} s; " if result is not None else ""
-        row.status.setText(f"{done}rate measured: median of {timing.repeats} x "
-                           f"{timing.iterations:,} iterations")
+        done = f"{self._finished_forms(result)[0]}; " if result is not None else ""
+        row.say((f"{done}rate measured: median of {timing.repeats} x {timing.iterations:,} "
+                 "iterations", "rate measured"))
         self._show_measured_speedups()
 
     def _show_measured_speedups(self) -> None:
@@ -533,8 +554,7 @@ class ComparePanel(QtWidgets.QWidget):
     def _on_measure_errored(self, engine: str, message: str) -> None:
         row = self._rows[engine]
         row.busy.hide()
-        row.status.setText(f"not measured: {message}")
-        row.status.setToolTip(message)
+        row.say((f"rate not measured: {message}", "not measured"))
 
     def _on_measure_finished(self) -> None:
         thread, self._measure_thread = self._measure_thread, None

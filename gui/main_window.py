@@ -17,7 +17,6 @@ import html
 import json
 import logging
 import math
-import re
 import time
 from pathlib import Path
 
@@ -32,6 +31,7 @@ from .charts import ConvergenceChart, ExtrasPanel
 from .config_form import ConfigForm
 from .controller import ALREADY_RUNNING, RunController
 from .landscape_view import LandscapeView
+from .status_words import error_forms, finished_forms, starting_forms, status_forms
 
 log = logging.getLogger(__name__)
 
@@ -46,15 +46,6 @@ FIRST_LAUNCH_PRESET = "class_pattern_search_ackley_2d"  # what a class sees on t
 MIN_SIZE = (1000, 600)  # fits a 1024 x 640 projector with the window frame
 DEFAULT_SIZE = (1400, 860)
 FORM_WIDTH, CHART_WIDTH = 330, 430
-# Plain words for the runner's stop reasons and statuses ({budget} is the form's budget text).
-STOP_WORDS = {"max_iters": "the budget of {budget} iterations is spent",
-              "max_evals": "the budget of {budget} evaluations is spent",
-              "max_seconds": "the budget of {budget} seconds is spent",
-              "converged": "every walker has converged", "stopped": "stopped"}
-# The same reasons in a few words, for a status bar whose numbers leave no room for the sentence
-# (1024 x 640): the numbers beside it say how many iterations, evaluations and seconds.
-SHORT_STOP_WORDS = {"max_iters": "budget spent", "max_evals": "budget spent",
-                    "max_seconds": "budget spent", "converged": "converged", "stopped": "stopped"}
 
 
 def short_device_name(description: str) -> str:
@@ -671,8 +662,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.chart.begin_run(config)
         self.extras.begin_run(config)
         self.device_label.setText(f"engine {config.engine} · {self._device_text}")
-        self.show_fitted_message(f"starting {self._run_words(config)}",
-                                 f"starting: {self._short_run_words(config)}")
+        self.show_fitted_message(*starting_forms(config))
         for panel in self._panels:
             if hasattr(panel, "set_config"):
                 panel.set_config(config)
@@ -711,54 +701,26 @@ class MainWindow(QtWidgets.QMainWindow):
         self._show_numbers(snap)
         self.sigRendered.emit()
 
-    def _run_words(self, config: RunConfig) -> str:
-        return (f"{_algorithm_title(config.algorithm)} on {_problem_title(config.problem)} "
-                f"({config.dim}-D, {config.engine} engine)")
-
-    @staticmethod
-    def _short_run_words(config: RunConfig) -> str:
-        """'pattern search, Sphere 2-D': the run in a few words (the engine is named beside it)."""
-        problem = re.sub(r"\s*\([^()]*\)$", "", _problem_title(config.problem)) or config.problem
-        return f"{config.algorithm.replace('_', ' ')}, {problem} {config.dim}-D"
-
     def _on_controller_status(self, text: str) -> None:
         """The runner's phases in plain words; a busy bar while nothing can be drawn yet."""
         if text == ALREADY_RUNNING:
             # the controller refused a second start: a passing word, not a phase of the run (the
             # busy bar stays as it is, and the run's own message comes back after it)
-            self.show_fitted_message(text, "run in progress: stop it first", "run in progress",
-                                     timeout=5000)
+            self.show_fitted_message(*status_forms(text), timeout=5000)
             return
         config = getattr(self, "_run_config", None)
         if config is None:
             return
-        algorithm, problem = _algorithm_title(config.algorithm), _problem_title(config.problem)
         # (the whole sentence, shorter forms for a status bar beside the numbers at 1024 x 640)
-        forms = {"compiling kernels": (f"compiling CUDA kernels for {algorithm} x {problem} (first use;"
-                                       " cached on disk; not counted in the timings)…",
-                                       "compiling CUDA kernels (first use, not timed)…",
-                                       "compiling kernels…"),
-                 "initialising walkers": ("placing the walkers…",),
-                 "first iteration": (f"first iteration on the {config.engine} engine: it compiles its "
-                                     "kernels on first use (cached on disk; 'python main.py warmup' "
-                                     "before a lesson)…",
-                                     "first iteration: compiling kernels (first use)…",
-                                     "compiling kernels…"),
-                 "warming up": ("warming up the GPU (not counted in the timings)…",
-                                "warming up the GPU…"),
-                 "running": (f"running {self._run_words(config)}",
-                             f"running: {self._short_run_words(config)}")}.get(text)
-        if forms is None and text.startswith("compiling"):  # another engine's words (numba)
-            forms = (text, "compiling kernels…")
-        words = forms[0] if forms else text
+        forms = status_forms(text, config)
         busy = text != "running"
         self.busy.setVisible(busy)  # before the message is fitted: the bar takes its room
-        self.busy.setToolTip(words)
+        self.busy.setToolTip(forms[0])
         if text.startswith("warning: "):
             # a slow iteration's warning came just before 'running', which replaced it at once:
             # it stays in the banner while the run goes on (and with the result at its end)
             self._show_notice("Note: " + text[len("warning: "):])
-        self.show_fitted_message(*(forms or (text,)))
+        self.show_fitted_message(*forms)
 
     def _on_controller_errored(self, message: str) -> None:
         self._show_error(message)
@@ -770,7 +732,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.error_banner.setStyleSheet(ERROR_BANNER_STYLE)
         self.error_banner.setText(f"<b>{title}</b> {_escape(message)}")
         self.error_banner.show()
-        self.show_fitted_message(f"{title} {message}", f"{short}: {message}", timeout=10000)
+        self.show_fitted_message(*error_forms(message, title, short), timeout=10000)
 
     def _show_notice(self, message: str) -> None:
         """A banner that informs without alarming (a loaded set-up changed to fit this machine)."""
@@ -790,12 +752,7 @@ class MainWindow(QtWidgets.QMainWindow):
             self.results.append(result)
             self.chart.finish(result)
             budget = self.form.budget_edit.text().strip()
-            why = STOP_WORDS.get(result.stop_reason, result.stop_reason).format(budget=budget)
-            if budget in ("1", "1.0"):  # "the budget of 1 evaluations": one of each unit
-                why = why.replace("iterations is", "iteration is").replace(
-                    "evaluations is", "evaluation is").replace("seconds is", "second is")
-            short = SHORT_STOP_WORDS.get(result.stop_reason, result.stop_reason)
-            self.show_fitted_message(f"finished, {why}", f"finished: {short}")
+            self.show_fitted_message(*finished_forms(result.stop_reason, budget))
             if result.warnings:
                 # the run's own warnings (a budget of a few iterations for these walkers, an
                 # iteration of minutes) reached the CLI and the API only: a run that ended after
@@ -1076,18 +1033,6 @@ def _plain_reason(reason: str) -> str:
     from .engine_words import plain_reason  # noqa: PLC0415
 
     return plain_reason(reason)
-
-
-def _algorithm_title(name: str) -> str:
-    import solvers  # noqa: PLC0415
-
-    return getattr(solvers.get_algorithm(name), "title", name)
-
-
-def _problem_title(name: str) -> str:
-    from solvers.problems import get_definition  # noqa: PLC0415
-
-    return get_definition(name).title
 
 
 def _check_action(parent: QtCore.QObject, text: str, box: QtWidgets.QCheckBox) -> QtGui.QAction:

@@ -14,6 +14,8 @@ from gui.compare import ComparePanel  # noqa: E402
 from solvers.config import RunConfig  # noqa: E402
 from solvers.errors import EngineUnavailable  # noqa: E402
 
+from test_gui_window import make_window  # noqa: E402,F401 - the window's fixture
+
 pytestmark = pytest.mark.gui
 
 
@@ -63,7 +65,8 @@ def test_runs_on_numpy_and_charts_it(qtbot):
     assert best.yData[-1] == pytest.approx(max(result.best_f, 1e-300))
     rate = panel._curves[(panel.rate_plot, "numpy")]
     assert len(rate.xData) >= 1 and np.all(rate.yData > 0)
-    assert panel._rows["numpy"].status.text().startswith("done (max_iters)")
+    assert panel._rows["numpy"].status.toolTip().startswith(
+        "finished, the budget of 40 iterations is spent")
     finished = panel.status_label.text().removeprefix("finished: ")
     assert "numpy" in finished.split("; ")[0].split(", ")  # with every other engine usable here
 
@@ -166,7 +169,8 @@ def test_two_engines_race_with_speedup_and_a_failing_one_is_reported(qtbot, fake
     assert set(panel.results) == {"numpy", "cupy", "cuda"}
     assert panel.results["cuda"] is None
     assert "no fused CUDA kernel" in panel.errors["cuda"]
-    assert panel._rows["cuda"].status.text().startswith("error:")
+    assert panel._rows["cuda"].status.text() == "error"
+    assert "no fused CUDA kernel" in panel._rows["cuda"].status.toolTip()
     # the same seed and work on both working engines: the same answer
     assert panel.results["cupy"].best_f == panel.results["numpy"].best_f
     assert {e for e, _ in snaps} == {"numpy", "cupy"}
@@ -208,3 +212,49 @@ def test_numpy_rate_shown_is_the_measure_rule_rate_on_a_light_setup(qtbot):
     assert min(before, after) / 1.5 < shown < max(before, after) * 1.5, (shown, before, after)
     assert panel._rows["numpy"].speedup.text() == "1x"
     assert "rate measured" in panel._rows["numpy"].status.text()
+
+
+def test_rows_say_what_the_window_says_short_with_the_whole_in_the_tooltip(qtbot, make_window):
+    # the rows showed the controller's raw words ('initialising walkers', 'done (max_iters) in ...',
+    # a whole warning or error) where the window's status bar says 'placing the walkers…' or
+    # 'finished, the budget of 40 iterations is spent'; a long one widened the narrow column
+    from gui.controller import ALREADY_RUNNING
+    from gui.status_words import CELL_CHARS
+
+    panel = make_panel(qtbot, short_config())
+    for engine, row in panel._rows.items():
+        row.check.setChecked(engine == "numpy")
+    row = panel._rows["numpy"]
+    with qtbot.waitSignal(panel.sigFinished, timeout=30000):  # the race, then its rate measured
+        assert panel.start()
+        assert row.status.text() == "starting"
+        assert row.status.toolTip() == ("starting Multi-walk pattern search on Rastrigin (f9) "
+                                        "(2-D, numpy engine)")
+    result = panel.results["numpy"]
+    assert result.stop_reason == "max_iters"
+    assert row.status.text() == "rate measured"
+    tip = row.status.toolTip()
+    assert tip.startswith(f"finished, the budget of 40 iterations is spent ({result.seconds:.3g} s); "
+                          "rate measured: median of "), tip
+    # every status of that run, said by the window of the same run and by the row
+    window = make_window()
+    window._run_config = panel._race_config.replace(engine="numpy")
+    warning = ("one iteration will take about 12 s; the budget, Stop and Close wait for it "
+               "(use fewer walkers or a lower dimension)")
+    for status, cell in (("compiling kernels", "compiling kernels…"),
+                         ("compiling the numba engine (once)", "compiling kernels…"),
+                         ("initialising walkers", "placing the walkers…"),
+                         ("first iteration", "compiling kernels…"),
+                         ("running", "running"), ("stopping", "stopping"),
+                         (ALREADY_RUNNING, "run in progress"), (f"warning: {warning}", "warning")):
+        window._on_controller_status(status)
+        panel._on_controller_status("numpy", status)
+        assert row.status.text() == cell, status
+        assert row.status.toolTip() == window.status_text(), status  # the window's whole text
+    error = "the function returned NaN or infinity at all 48 points evaluated; check its box"
+    window._on_controller_errored(error)
+    panel._on_controller_errored("numpy", error)
+    assert row.status.text() == "error"
+    assert row.status.toolTip() == window.status_text() == f"The run stopped with an error: {error}"
+    for other in panel._rows.values():  # every cell a few words: the column is narrow
+        assert len(other.status.text()) <= CELL_CHARS, other.status.text()
