@@ -513,7 +513,8 @@ class ComparePanel(QtWidgets.QWidget):
     # --- measuring after the race (solvers/measure.py's rule) ------------------------------------
     def _start_measuring(self, engines: list[str]) -> None:
         self.status_label.setText("measuring each engine's rate, one at a time")
-        worker = MeasureWorker(self._config.replace(sample_size=COMPARE_SAMPLE_SIZE), engines)
+        # the race's set-up: the window may have set another (its own run) since the race started
+        worker = MeasureWorker(self._race_config.replace(sample_size=COMPARE_SAMPLE_SIZE), engines)
         thread = QtCore.QThread()
         thread.setObjectName("compare-measure")
         worker.moveToThread(thread)

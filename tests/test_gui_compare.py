@@ -258,3 +258,25 @@ def test_rows_say_what_the_window_says_short_with_the_whole_in_the_tooltip(qtbot
     assert row.status.toolTip() == window.status_text() == f"The run stopped with an error: {error}"
     for other in panel._rows.values():  # every cell a few words: the column is narrow
         assert len(other.status.text()) <= CELL_CHARS, other.status.text()
+
+
+def test_rates_are_measured_for_the_race_not_for_a_setup_given_since(qtbot, monkeypatch):
+    """The window hands the panel its own set-up whenever it starts a run (set_config); a race under
+    way, and the rates measured after it, stay the race's."""
+    measured = []
+
+    class Spy(compare_mod.MeasureWorker):
+        def __init__(self, config, engines):
+            measured.append(config)
+            super().__init__(config, engines)
+
+    monkeypatch.setattr(compare_mod, "MeasureWorker", Spy)
+    config = short_config(max_iters=20)
+    panel = make_panel(qtbot, config)
+    for engine in NUMBA:
+        panel._rows[engine].check.setChecked(False)
+    with qtbot.waitSignal(panel.sigFinished, timeout=60000):
+        assert panel.start()
+        panel.set_config(config.replace(seed=99))  # the window's run, started during the race
+    assert [c.seed for c in measured] == [1]
+    assert measured[0].replace(sample_size=config.sample_size) == config
