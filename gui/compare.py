@@ -353,7 +353,10 @@ class ComparePanel(QtWidgets.QWidget):
                 row.check.setChecked(True)
             elif not ok:
                 row.check.setChecked(False)
-            if ok != (engine in self._usable) or not running:
+            # a row keeps the last race's outcome beside its rate (the window sets its set-up here
+            # whenever it starts a run) until the next race clears both
+            kept = engine in self._results or engine in self._errors
+            if ok != (engine in self._usable) or (not running and not kept):
                 row.status.setText("idle" if ok else "unavailable")
             if ok:
                 self._usable.add(engine)
@@ -361,7 +364,8 @@ class ComparePanel(QtWidgets.QWidget):
                 self._usable.discard(engine)
             row.check.setEnabled(ok and not running)
             row.check.setToolTip(reason if ok else f"unavailable: {plain_reason(reason)} ({reason})")
-            row.status.setToolTip("" if ok else f"{plain_reason(reason)} ({reason})")
+            if not ok or not kept:
+                row.status.setToolTip("" if ok else f"{plain_reason(reason)} ({reason})")
 
     def _clear(self) -> None:
         for (plot, _engine), curve in self._curves.items():

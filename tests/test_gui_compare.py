@@ -280,3 +280,19 @@ def test_rates_are_measured_for_the_race_not_for_a_setup_given_since(qtbot, monk
         panel.set_config(config.replace(seed=99))  # the window's run, started during the race
     assert [c.seed for c in measured] == [1]
     assert measured[0].replace(sample_size=config.sample_size) == config
+
+
+def test_a_race_outcome_stays_beside_its_rate_when_the_window_sets_a_new_setup(qtbot):
+    panel = make_panel(qtbot, short_config(max_iters=20))
+    for engine in NUMBA:
+        panel._rows[engine].check.setChecked(False)
+    with qtbot.waitSignal(panel.sigFinished, timeout=60000):
+        assert panel.start()
+    row = panel._rows["numpy"]
+    status, tip, rate = row.status.text(), row.status.toolTip(), row.rate.text()
+    assert rate and status != "idle" and tip
+    panel.set_config(short_config(max_iters=30))  # the window starts a run of its own
+    assert (row.status.text(), row.status.toolTip(), row.rate.text()) == (status, tip, rate)
+    with qtbot.waitSignal(panel.sigFinished, timeout=60000):
+        assert panel.start()  # the next race starts the rows afresh
+    assert "30 iterations" in row.status.toolTip()
