@@ -7,7 +7,7 @@ from .algorithms import get_algorithm
 from .config import DEFAULT_DTYPE, DEFAULT_ENGINE, DEFAULT_SEED, RunConfig
 from .errors import ConfigError
 from .params import refuse_unused
-from .problems.base import Problem, param_defaults, refuse_builtin_impostor
+from .problems.base import Problem, param_defaults
 from .runner import RunResult, Runner
 
 
@@ -24,8 +24,11 @@ def run(algorithm: str, problem: str | Problem, engine: str = DEFAULT_ENGINE, *,
     starts, so ``result.seconds`` and ``max_seconds`` count the run alone.
     "auto" parameters are fitted to the budget; ``result.params`` holds the effective values.
 
-    `problem` is what the CLI calls ``--function`` (``--problem`` there too); `precision` is
-    another name for `dtype` (the window's word), give either.
+    `problem` is what the CLI calls ``--function`` (``--problem`` there too), or a Problem object,
+    which is run itself: its function, box, f_min and x_min (RunConfig.problem_object), never
+    another function found by its name (a Problem under a built-in's or an ``expr:`` name that is
+    not that function is refused). `precision` is another name for `dtype` (the window's word),
+    give either.
     ``threads``: CPU threads of the numba engine (None: every core); other engines ignore it.
     ``devices``: split the run over devices, ``"all"`` or ``[0, 1]`` (None: one device; see
     solvers/shards.py for which algorithms split and how).
@@ -34,23 +37,12 @@ def run(algorithm: str, problem: str | Problem, engine: str = DEFAULT_ENGINE, *,
         if dtype not in (DEFAULT_DTYPE, precision):
             raise ConfigError(f"precision={precision!r} and dtype={dtype!r} differ; give one of them")
         dtype = precision
-    if isinstance(problem, Problem):
-        # the run goes by the name: a function of the user's own named like a built-in ran as
-        # the built-in, with the built-in's defaults (ProblemDef.param_defaults)
-        refuse_builtin_impostor(problem)
-        if dim is not None and dim != problem.dim:
-            raise ConfigError(f"dim={dim!r} differs from the problem object's dimension {problem.dim}; "
-                              "give one of them")
-        if bounds is None and problem.lower.min() == problem.lower.max() \
-                and problem.upper.min() == problem.upper.max():
-            bounds = (float(problem.lower[0]), float(problem.upper[0]))  # keep the problem's box
-        dim, problem = problem.dim, problem.name
     config = RunConfig.build(algorithm, problem, dim, params=params, engine=engine, dtype=dtype,
                              seed=seed, max_evals=max_evals, max_iters=max_iters,
                              max_seconds=max_seconds, fast_math=fast_math, sample_size=1,
                              bounds=bounds, threads=threads, devices=devices)
     refuse_unused(config.params, params, get_algorithm(config.algorithm).fitted_params,
-                  param_defaults(config.problem, config.algorithm))
+                  param_defaults(problem, config.algorithm))
     # compiled before the clock starts, as `main.py run` does: on numba's first use r.seconds was
     # the JIT's ~10 s and max_seconds=1 ended before the first iteration (README: compilation
     # never counts in a timing)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 import numpy as np
@@ -13,7 +13,7 @@ from .errors import ConfigError
 from .params import make_params
 from .problems import get_problem
 from .shards import parse_devices, resolve_devices
-from .problems.base import check_bounds, param_defaults
+from .problems.base import Problem, check_bounds, param_defaults, refuse_impostor
 from .problems.custom import is_expression
 from .algorithms import get_algorithm
 
@@ -118,10 +118,16 @@ class RunConfig:
     # devices to split the run over (solvers/shards.py): None = one device (the default path),
     # "all", or a tuple of indices (a repeated index: two shards on one device)
     devices: tuple[int, ...] | str | None = None
+    # the Problem object given to build (solvers.run, tune), which the run uses as it is; None:
+    # found by the name `problem`. Found by name, an older callable ran the newest one of its name
+    # and an expression lost its per-coordinate box, f_min and x_min.
+    problem_object: Problem | None = field(default=None, repr=False)
 
     def make_problem(self):
         """The bound Problem this configuration runs on (with the bounds override, if any)."""
-        problem = get_problem(self.problem, self.dim)
+        problem = self.problem_object
+        if problem is None:
+            problem = get_problem(self.problem, self.dim)
         if self.bounds is not None:
             problem = problem.with_bounds(*self.bounds)
         if self.f_min is not None:  # after the box: with_bounds recomputes the built-in's minimum
@@ -129,15 +135,27 @@ class RunConfig:
         return problem
 
     @staticmethod
-    def build(algorithm: str, problem: str, dim: int | None = None, *, params: Mapping | None = None,
+    def build(algorithm: str, problem: str | Problem, dim: int | None = None, *,
+              params: Mapping | None = None,
               engine: str = DEFAULT_ENGINE, dtype: str = DEFAULT_DTYPE, seed: int | None = DEFAULT_SEED,
               max_evals=None, max_iters=None, max_seconds=None, fast_math: bool = False,
               sample_size: int = DEFAULT_SAMPLE_SIZE, snapshot_hz: float = DEFAULT_SNAPSHOT_HZ,
               bounds: tuple[float, float] | None = None, threads: int | None = None,
               f_min: float | None = None, devices=None) -> "RunConfig":
-        """Validate everything; raise ConfigError with one clear line on the first bad value."""
+        """Validate everything; raise ConfigError with one clear line on the first bad value.
+        `problem`: a function's name, or a Problem object, which the run then uses itself (its
+        function, box, f_min and x_min; problem_object) and names by its name."""
         cls = get_algorithm(algorithm)
-        bound = get_problem(problem, dim)
+        source = None
+        if isinstance(problem, Problem):
+            # a name that finds another function would show in the result and in param_defaults
+            refuse_impostor(problem)
+            if dim is not None and dim != problem.dim:
+                raise ConfigError(f"dim={dim!r} differs from the problem object's dimension {problem.dim}; "
+                                  "give one of them")
+            source, bound, problem = problem, problem, problem.name
+        else:
+            bound = get_problem(problem, dim)
         check_bounds(bound.lower, bound.upper, problem)
         if bounds is not None:
             try:
@@ -197,7 +215,7 @@ class RunConfig:
                          fast_math=bool(fast_math), sample_size=int(sample_size),
                          snapshot_hz=float(snapshot_hz), bounds=bounds,
                          threads=None if threads is None else int(threads), f_min=f_min,
-                         devices=devices)
+                         devices=devices, problem_object=source)
 
     def replace(self, **changes) -> "RunConfig":
         return dataclasses.replace(self, **changes)

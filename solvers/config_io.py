@@ -41,6 +41,11 @@ _REQUIRED = ("algorithm", "problem")
 def config_to_dict(config: RunConfig, *, name: str = "", description: str = "",
                    source: str = "") -> dict:
     """A JSON-ready dict of `config` (every parameter written out), with optional metadata."""
+    if config.problem_object is not None:
+        # a file names its function: loaded, the name would find another callable, an expression's
+        # default box or no known minimum in place of the object's own (RunConfig.problem_object)
+        raise ConfigError(f"a run of a Problem object ('{config.problem}') cannot be written to a file, "
+                          f"which names its function: build the configuration from a name")
     budget = {k: getattr(config.budget, k) for k in _BUDGET_KEYS if getattr(config.budget, k) is not None}
     data: dict[str, Any] = {"format": FORMAT, "version": VERSION}
     for key, value in (("name", name), ("description", description), ("source", source)):

@@ -128,7 +128,10 @@ def check_bounds(lower: np.ndarray, upper: np.ndarray, name: str) -> None:
 
 
 _REGISTRY: dict[str, ProblemDef] = {}
-_CUSTOM: dict[str, ProblemDef] = {}  # callables of this process, by name (last one wins)
+# callables of this process, by name. A name finds the newest callable given it (a notebook that
+# redefines f and runs the cell again gets the new f by name); an older Problem object of that
+# name keeps its own function, since a run of an object runs the object (RunConfig.problem_object)
+_CUSTOM: dict[str, ProblemDef] = {}
 
 
 def register(definition: ProblemDef) -> ProblemDef:
@@ -160,12 +163,20 @@ def is_builtin(problem: "str | ProblemDef | Problem") -> bool:
     return isinstance(definition, ProblemDef) and _REGISTRY.get(definition.name) is definition
 
 
-def refuse_builtin_impostor(problem: Problem) -> None:
-    """ConfigError where `problem` carries a built-in's name but is not that built-in: a run goes
-    by the name (RunConfig.problem), so it ran the built-in, with the built-in's defaults, in
-    place of the user's function."""
-    if problem.name in _REGISTRY and not is_builtin(problem):
-        raise ConfigError(_builtin_name_taken(problem.name))
+def refuse_impostor(problem: Problem) -> None:
+    """ConfigError where `problem` carries a name that finds another function: a built-in's name
+    (the built-in's defaults, param_defaults, and a file or the CLI would run the built-in) or a
+    typed expression's ``"expr: <text>"`` (the compiled engines and every reader of that name run
+    the expression), without holding that built-in's or that expression's definition."""
+    name = problem.name
+    if name in _REGISTRY and not is_builtin(problem):
+        raise ConfigError(_builtin_name_taken(name))
+    from .custom import expression_name, is_expression  # noqa: PLC0415 - custom imports this module
+
+    expression = problem.definition.expression
+    if is_expression(name) and (expression is None or name != expression_name(expression.text)):
+        raise ConfigError(f"'{name}' is a typed expression's name; give your own function another "
+                          f"name (or make it with Problem.from_expression)")
 
 
 def list_problems() -> list[str]:
@@ -186,6 +197,9 @@ RENAMED = {"levy_montalvo": "'levy_montalvo' is now two functions: levy_montalvo
 def get_definition(name: str) -> ProblemDef:
     from .custom import expression_definition, expression_text, is_expression  # noqa: PLC0415
 
+    if isinstance(name, Problem):  # its repr (every field) made "unknown function '...'" a page long
+        raise ConfigError(f"expected a function's name, got a Problem object ('{name.name}'): give "
+                          f"its name here, or run the object itself with solvers.run")
     if is_expression(name):
         return expression_definition(expression_text(name))
     try:

@@ -23,7 +23,7 @@ from ..config import RunConfig
 from ..engines import get_engine
 from ..errors import ConfigError
 from ..params import make_params, refuse_unused, specs
-from ..problems import param_defaults
+from ..problems import Problem, param_defaults
 from .execute import BatchedPlan, Clock, OneByOnePlan, Progress
 from .remote import tune_job
 from .setup import DEFAULT_TOLERANCE, TuneSetup, load_setup, save_setup, setting_config, tune_arguments
@@ -126,14 +126,15 @@ def _check_settings(cls, base: dict, grid: Grid) -> None:
             raise ConfigError(f"grid setting {shown}: {exc}") from None
 
 
-def prepare(algorithm: str, problem: str, grid: Sequence[str] | str, *, seeds: int = 4,
+def prepare(algorithm: str, problem: str | Problem, grid: Sequence[str] | str, *, seeds: int = 4,
             first_seed: int = 0, dim: int | None = None, engine: str = "numpy",
             max_evals=None, max_iters=None, params: Mapping | None = None, dtype: str = "float64",
             tolerance: float = DEFAULT_TOLERANCE, fast_math: bool = False,
             bounds: tuple[float, float] | None = None, threads: int | None = None,
             f_min: float | None = None) -> Tuning:
     """Check everything (axes, seeds, budget, engine, memory) and build the plan; nothing runs.
-    `f_min`: the known minimum of a typed function (a built-in knows its own)."""
+    `problem`: a function's name or a Problem object, whose every run runs the object itself
+    (RunConfig.build). `f_min`: the known minimum of a typed function (a built-in knows its own)."""
     cls = get_algorithm(algorithm)
     checked = build_grid(grid, cls, seeds, first_seed)
     if max_evals is None and max_iters is None:
@@ -193,7 +194,7 @@ def refuse_unused_params(tuning: Tuning, params: Mapping | None) -> None:
                   defaults=param_defaults(table.problem, table.algorithm))
 
 
-def tune(algorithm: str, problem: str, grid: Sequence[str] | str, *, seeds: int = 4,
+def tune(algorithm: str, problem: str | Problem, grid: Sequence[str] | str, *, seeds: int = 4,
          first_seed: int = 0, dim: int | None = None, engine: str = "numpy", max_evals=None,
          max_iters=None, params: Mapping | None = None, dtype: str = "float64",
          tolerance: float = DEFAULT_TOLERANCE, fast_math: bool = False,

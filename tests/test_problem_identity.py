@@ -1,0 +1,138 @@
+"""solvers.run (and RunConfig.build, tune) given a Problem object runs that object: its function, box,
+f_min and x_min (RunConfig.problem_object). The run used to keep only the object's name and find the
+function again by it: an older callable ran the newest one of its name, a Problem named like an
+expression ran the expression, and an expression's f_min and per-coordinate box were lost.
+
+Callables stay registered for the rest of the test process: every test names its own."""
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+import solvers
+from solvers import ConfigError, Problem
+from solvers.config import RunConfig
+from solvers.problems import ProblemDef, get_problem
+from solvers.problems.base import box
+from solvers.sweep import SweepSpec
+
+PS = "pattern_search"
+
+
+def _bowl(X):
+    return (X ** 2).sum(axis=1)
+
+
+def _bowl_plus_100(X):
+    return (X ** 2).sum(axis=1) + 100.0
+
+
+def _one_line(exc: pytest.ExceptionInfo) -> str:
+    text = str(exc.value)
+    assert "\n" not in text and len(text) < 200 and "ProblemDef(" not in text, text
+    return text
+
+
+def test_an_older_callable_runs_its_own_function_after_its_name_is_taken():
+    # observed: best_f 100 for `old`, the function registered last under its name
+    old = Problem.from_callable(_bowl, [-1] * 2, [1] * 2, name="identity-stale")
+    new = Problem.from_callable(_bowl_plus_100, [-1] * 2, [1] * 2, name="identity-stale")
+    assert old.name == new.name == "callable: identity-stale"
+    assert solvers.run(PS, old, max_evals=2000).best_f < 1e-6
+    assert solvers.run(PS, new, max_evals=2000).best_f >= 100.0
+    assert solvers.run(PS, old, max_evals=2000).best_f < 1e-6  # and again, after the new one ran
+    # the name finds the newest: a notebook cell that redefines f and runs again gets the new f
+    assert solvers.run(PS, "callable: identity-stale", max_evals=2000).best_f >= 100.0
+
+
+def test_redefining_a_callable_and_running_again_runs_the_new_function():
+    def f(X):
+        return ((X - 0.5) ** 2).sum(axis=1)
+
+    cell = Problem.from_callable(f, [-1] * 2, [1] * 2, name="identity-cell")
+    first = solvers.run(PS, cell, max_evals=2000)
+
+    def f(X):  # noqa: F811 - the cell, edited and run again
+        return ((X + 0.5) ** 2).sum(axis=1)
+
+    cell = Problem.from_callable(f, [-1] * 2, [1] * 2, name="identity-cell")
+    second = solvers.run(PS, cell, max_evals=2000)
+    np.testing.assert_allclose(first.best_x, [0.5, 0.5], atol=1e-3)
+    np.testing.assert_allclose(second.best_x, [-0.5, -0.5], atol=1e-3)
+
+
+def _hand_built(name: str, fn, dim: int = 2) -> Problem:
+    definition = ProblemDef(name=name, title="mine", group="Custom", source="the user", fn=fn,
+                            bounds=box(-1, 1), default_dim=dim)
+    return Problem(definition=definition, dim=dim, lower=np.full(dim, -1.0), upper=np.full(dim, 1.0),
+                   f_min=None, x_min=None)
+
+
+def test_a_problem_of_ones_own_under_an_expressions_name_is_refused():
+    # observed: best_f -1.0, the expression x1's, for the object's x1 + 5
+    mine = _hand_built("expr: x1", lambda xp, X: X[:, 0] + 5)
+    other = Problem.from_expression("x1 + x2", 2)
+    renamed = dataclasses.replace(other, definition=dataclasses.replace(other.definition, name="expr: x1"))
+    for problem in (mine, renamed):
+        with pytest.raises(ConfigError) as exc:
+            solvers.run(PS, problem, max_evals=500)
+        assert _one_line(exc).startswith("'expr: x1' is a typed expression's name")
+        with pytest.raises(ConfigError, match="typed expression's name"):
+            RunConfig.build(PS, problem)
+    # the same function under a name of its own runs itself
+    assert solvers.run(PS, _hand_built("mine: x1 + 5", lambda xp, X: X[:, 0] + 5), max_evals=500).best_f \
+        == pytest.approx(4.0)
+
+
+def test_an_expression_runs_with_its_own_minimum_box_and_minimiser():
+    # README's example: r.f_min was None (RunConfig.build was not given the object's f_min)
+    p = Problem.from_expression("sum(x[i]**2)", 3, -2, 2, f_min=0.0, x_min=[0.0] * 3, name="bowl, typed")
+    r = solvers.run(PS, p, max_evals=3000)
+    assert r.f_min == 0.0 and r.problem == "expr: sum(x[i]**2)" and r.best_f < 1e-6
+    assert RunConfig.build(PS, p).make_problem() is p
+    # a box per coordinate was dropped for the expression's default [-5, 5]: best_x ran to (0, 0)
+    q = Problem.from_expression("x1**2 + x2**2", 2, [-1, 3], [1, 4], f_min=9.0, x_min=[0, 3])
+    r = solvers.run(PS, q, max_evals=3000)
+    assert r.f_min == 9.0 and r.best_f == pytest.approx(9.0) and 3 <= r.best_x[1] <= 4
+    # a box given with the object is searched instead (the minimum kept where its minimiser is inside)
+    assert solvers.run(PS, p, bounds=(-1, 1), max_evals=500).f_min == 0.0
+    assert solvers.run(PS, p, bounds=(1, 2), max_evals=500).f_min is None
+
+
+def test_a_builtin_object_runs_its_own_box():
+    rastrigin = get_problem("rastrigin", 2).with_bounds([2, -1], [3, 1])
+    r = solvers.run(PS, rastrigin, max_evals=2000)
+    assert 2 <= r.best_x[0] <= 3 and r.f_min is None
+    assert solvers.run(PS, get_problem("rastrigin", 2), max_evals=2000).f_min == 0.0
+
+
+def test_run_config_and_tune_take_the_object():
+    p = Problem.from_callable(_bowl, [-1] * 3, [1] * 3, f_min=0.0, name="identity-tune")
+    Problem.from_callable(_bowl_plus_100, [-1] * 3, [1] * 3, name="identity-tune")  # takes the name
+    config = RunConfig.build(PS, p, max_evals=500)
+    assert config.problem == "callable: identity-tune" and config.dim == 3 and config.make_problem() is p
+    assert "problem_object" not in repr(config)
+    with pytest.raises(ConfigError, match=r"^dim=2 differs from the problem object's dimension 3"):
+        RunConfig.build(PS, p, 2)
+    table = solvers.tune(PS, p, "delta0=0.1:0.5:2", seeds=1, max_evals=500)
+    assert table.problem == p.name and table.f_min == 0.0
+
+
+def test_where_a_name_is_needed_an_object_is_refused_in_one_line():
+    # observed: "unknown function 'Problem(definition=ProblemDef(name=..., fn=<function ...>, ...'"
+    p = Problem.from_callable(_bowl, [-1] * 2, [1] * 2, name="identity-sweep")
+    for call in (lambda: SweepSpec.build(PS, p, 2), lambda: get_problem(p),
+                 lambda: get_problem(p, 2, (0, 1))):
+        with pytest.raises(ConfigError) as exc:
+            call()
+        assert _one_line(exc).startswith("expected a function's name, got a Problem object "
+                                         "('callable: identity-sweep')")
+    # a file names its function: the object's own would be lost on loading
+    from solvers import config_io
+
+    with pytest.raises(ConfigError) as exc:
+        config_io.config_to_dict(RunConfig.build(PS, p))
+    assert "cannot be written to a file" in _one_line(exc)
+    assert config_io.config_to_dict(RunConfig.build(PS, "rastrigin"))["problem"] == "rastrigin"
