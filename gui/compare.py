@@ -375,8 +375,11 @@ class ComparePanel(QtWidgets.QWidget):
         self._results.clear()
         self._errors.clear()
         self._measured.clear()
-        for row in self._rows.values():
+        for engine, row in self._rows.items():
             row.clear()
+            if engine in self._usable:  # the last race's outcome goes with its rate
+                row.status.setText("idle")
+                row.status.setToolTip("")
 
     def _show_baseline(self) -> None:
         """Name the chosen baseline (and its threads) in the speedup chart and column titles."""

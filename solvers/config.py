@@ -218,6 +218,15 @@ class RunConfig:
                          devices=devices, problem_object=source)
 
     def replace(self, **changes) -> "RunConfig":
+        """This configuration with `changes`. One built from a Problem object keeps running that
+        object: another function's name drops it (the name is then looked up), another dimension
+        is refused (the object has one; make the Problem anew)."""
+        if self.problem_object is not None and "problem_object" not in changes:
+            if changes.get("problem", self.problem) != self.problem:
+                changes["problem_object"] = None
+            elif changes.get("dim", self.dim) != self.dim:
+                raise ConfigError(f"dim={changes['dim']!r}: {self.problem} is a Problem object of dimension "
+                                  f"{self.dim}; make it again in that dimension")
         return dataclasses.replace(self, **changes)
 
     def params_dict(self) -> dict:

@@ -265,3 +265,20 @@ def test_ones_own_functions_titled_like_a_builtin_take_the_algorithms_defaults()
         tuning = prepare_grid(SA, problem.name, "alpha=0.5:0.9:2", seeds=1, dim=4, max_evals=500,
                               params={"schedule": "fixed"})
         assert tuning.table.base_params["variant"] == "sync" and tuning.table.notes == ()
+
+
+def test_a_copy_of_a_builtin_is_the_builtin():
+    """A deep copy (or a trip through cloudpickle to a worker) holds the same function: it runs, with
+    the function's defaults, where a function of one's own under the name is refused."""
+    import copy
+
+    from solvers.problems import get_problem, is_builtin, param_defaults
+
+    for name in ("rastrigin", "shekel_5"):
+        copied = copy.deepcopy(get_problem(name))
+        assert copied.definition is not get_problem(name).definition
+        assert is_builtin(copied)
+        assert param_defaults(copied, "simulated_annealing") == param_defaults(name, "simulated_annealing")
+    r = solvers.run("pattern_search", copy.deepcopy(get_problem("rastrigin", 3)), max_iters=2,
+                    params={"walkers": 32})
+    assert r.evals > 0

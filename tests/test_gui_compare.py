@@ -296,3 +296,21 @@ def test_a_race_outcome_stays_beside_its_rate_when_the_window_sets_a_new_setup(q
     with qtbot.waitSignal(panel.sigFinished, timeout=60000):
         assert panel.start()  # the next race starts the rows afresh
     assert "30 iterations" in row.status.toolTip()
+
+
+def test_a_row_left_out_of_the_next_race_says_idle_again(qtbot):
+    panel = make_panel(qtbot, short_config(max_iters=20))
+    for engine in NUMBA:
+        panel._rows[engine].check.setChecked(False)
+    with qtbot.waitSignal(panel.sigFinished, timeout=60000):
+        assert panel.start()
+    engines = [e for e in panel._usable if e != "numpy"]
+    if not engines:
+        pytest.skip("needs a second usable engine")
+    other = engines[0]
+    panel._rows[other].check.setChecked(True)
+    panel._rows["numpy"].check.setChecked(False)
+    with qtbot.waitSignal(panel.sigFinished, timeout=120000):
+        assert panel.start()  # the other engine alone: numpy's rate is cleared, so is its outcome
+    row = panel._rows["numpy"]
+    assert (row.status.text(), row.status.toolTip(), row.rate.text()) == ("idle", "", "")

@@ -136,3 +136,24 @@ def test_where_a_name_is_needed_an_object_is_refused_in_one_line():
         config_io.config_to_dict(RunConfig.build(PS, p))
     assert "cannot be written to a file" in _one_line(exc)
     assert config_io.config_to_dict(RunConfig.build(PS, "rastrigin"))["problem"] == "rastrigin"
+
+
+def test_replace_keeps_the_object_drops_it_for_another_name_and_refuses_another_dimension():
+    p = Problem.from_callable(_bowl, [-1] * 3, [1] * 3, name="identity-replace")
+    config = RunConfig.build(PS, p, max_evals=500)
+    assert config.replace(seed=7).make_problem() is p
+    other = config.replace(problem="rastrigin", dim=2)
+    assert other.problem_object is None and other.make_problem().name == "rastrigin"
+    with pytest.raises(ConfigError, match=r"^dim=2: callable: identity-replace is a Problem object of dimension 3"):
+        config.replace(dim=2)
+
+
+def test_a_grid_started_from_an_objects_setup_runs_the_object():
+    from solvers.tune.setup import tune_arguments
+
+    p = Problem.from_callable(_bowl, [-1] * 2, [1] * 2, f_min=0.0, name="identity-grid")
+    Problem.from_callable(_bowl_plus_100, [-1] * 2, [1] * 2, name="identity-grid")  # takes the name
+    arguments = tune_arguments(RunConfig.build(PS, p, max_evals=500), ["delta0=0.1:0.5:2"], seeds=1)
+    assert arguments["problem"] is p
+    table = solvers.tune(**arguments)
+    assert table.f_min == 0.0 and min(row.best_f for row in table.rows) < 1.0  # the bowl, not the bowl + 100

@@ -72,8 +72,9 @@ def test_spso_takes_lanes_where_its_rows_kernel_runs(monkeypatch):
     assert algorithm(monkeypatch, variant="spso2011")._lane_choices(1) == [4, 2, 1]
     assert algorithm(monkeypatch, walkers=1024, variant="spso2011")._lane_choices(1) == [8, 4, 2, 1]
     assert algorithm(monkeypatch, variant="spso2011", lanes=2)._lane_choices(1) == [2]
-    # double 5-D: 2 normals per block, 3 blocks: 2 lanes at most
-    assert algorithm(monkeypatch, walkers=1024, variant="spso2011", dim=5, dtype="float64")._lane_choices(1) == [2, 1]
+    # double: a thread per particle unless lanes are asked for (measured in float only)
+    assert algorithm(monkeypatch, walkers=1024, variant="spso2011", dtype="float64")._lane_choices(1) == [1]
+    assert algorithm(monkeypatch, walkers=1024, variant="spso2011", dtype="float64", lanes=4)._lane_choices(1) == [4]
     # the laned kernel is pso_spso_rows': none where the rows pass half the L2 (131,072: 78 MB) or
     # a swarm fits a block (the *_local kernels gather from P's columns), forced or not
     assert algorithm(monkeypatch, walkers=131072, variant="spso2011", lanes=4)._lane_choices(1) == [1]

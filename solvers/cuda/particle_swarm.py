@@ -289,13 +289,18 @@ class ParticleSwarmCuda(CudaAlgorithm, ParticleSwarm):
     def _lane_choices(self, spb: int) -> list[int]:
         """Lanes per particle to try, most first (the launch shape takes the first whose swarm is
         resident, 1 always): [1] for a tuning grid, packed blocks or SPSO where _spso_lanes refuses;
-        else as asked (lanes, the environment) or choose_lanes' choice and the fewer ones below it."""
+        else as asked (lanes, the environment) or choose_lanes' choice and the fewer ones below it
+        (SPSO in double: 1 unless asked)."""
         spso = self.params.variant != "classic"
         if self._group_values is not None or spb > 1 or (spso and not self._spso_lanes()):
             return [1]
         asked = requested_lanes(self.lanes if self.lanes is not None else os.environ.get(LANES_ENV))
         if asked is not None:
             return [asked]
+        if spso and self.dtype.itemsize != 4:
+            # measured in float only; in double pso_spso_rows_lanes spills (ptxas: 60/176 bytes at
+            # 128 registers, rastrigin): the same run, forced lanes only
+            return [1]
         p, d = self.params, self.problem.dim
         # coordinates per Philox block of the move: classic r_p and r_g pairs, SPSO normals
         per_block = (4 if spso else 2) if self.dtype.itemsize == 4 else (2 if spso else 1)

@@ -160,7 +160,14 @@ def is_builtin(problem: "str | ProblemDef | Problem") -> bool:
     if isinstance(problem, str):
         return problem in _REGISTRY
     definition = problem.definition if isinstance(problem, Problem) else problem
-    return isinstance(definition, ProblemDef) and _REGISTRY.get(definition.name) is definition
+    if not isinstance(definition, ProblemDef):
+        return False
+    builtin = _REGISTRY.get(definition.name)
+    # the registry's own, or a copy of it (copy.deepcopy, a trip through cloudpickle to a worker:
+    # a new object holding the same function and device functor)
+    return builtin is not None and (builtin is definition or (
+        builtin.fn is definition.fn and builtin.cuda_functor == definition.cuda_functor
+        and builtin.cuda_source == definition.cuda_source))
 
 
 def refuse_impostor(problem: Problem) -> None:

@@ -46,7 +46,9 @@ def tune_arguments(config: RunConfig, axes: Sequence[str], seeds: int,
     params = {k: v for k, v in config.params_dict().items()
               if k not in names and k in declared and v != declared[k].default}
     budget = config.budget
-    return dict(algorithm=config.algorithm, problem=config.problem, grid=list(axes), seeds=seeds,
+    # a set-up built from a Problem object runs that object (RunConfig.problem_object), not its name
+    problem = config.problem_object if config.problem_object is not None else config.problem
+    return dict(algorithm=config.algorithm, problem=problem, grid=list(axes), seeds=seeds,
                 first_seed=config.seed, dim=config.dim, engine=config.engine,
                 max_evals=budget.max_evals, max_iters=budget.max_iters, params=params,
                 dtype=config.dtype, tolerance=tolerance, fast_math=config.fast_math,
