@@ -260,6 +260,21 @@ def test_rows_say_what_the_window_says_short_with_the_whole_in_the_tooltip(qtbot
         assert len(other.status.text()) <= CELL_CHARS, other.status.text()
 
 
+def numpy_panel(qtbot, config):
+    """A panel set to race numpy alone (compiled CPU rows would share its cores)."""
+    panel = make_panel(qtbot, config)
+    for engine in NUMBA:
+        panel._rows[engine].check.setChecked(False)
+    return panel
+
+
+def race(qtbot, panel, during=lambda: None, timeout=60000):
+    """Start the panel's race, call `during` while it runs, and wait for its end."""
+    with qtbot.waitSignal(panel.sigFinished, timeout=timeout):
+        assert panel.start()
+        during()
+
+
 def test_rates_are_measured_for_the_race_not_for_a_setup_given_since(qtbot, monkeypatch):
     """The window hands the panel its own set-up whenever it starts a run (set_config); a race under
     way, and the rates measured after it, stay the race's."""
@@ -272,45 +287,33 @@ def test_rates_are_measured_for_the_race_not_for_a_setup_given_since(qtbot, monk
 
     monkeypatch.setattr(compare_mod, "MeasureWorker", Spy)
     config = short_config(max_iters=20)
-    panel = make_panel(qtbot, config)
-    for engine in NUMBA:
-        panel._rows[engine].check.setChecked(False)
-    with qtbot.waitSignal(panel.sigFinished, timeout=60000):
-        assert panel.start()
-        panel.set_config(config.replace(seed=99))  # the window's run, started during the race
+    panel = numpy_panel(qtbot, config)
+    race(qtbot, panel, during=lambda: panel.set_config(config.replace(seed=99)))  # the window's own run
     assert [c.seed for c in measured] == [1]
     assert measured[0].replace(sample_size=config.sample_size) == config
 
 
 def test_a_race_outcome_stays_beside_its_rate_when_the_window_sets_a_new_setup(qtbot):
-    panel = make_panel(qtbot, short_config(max_iters=20))
-    for engine in NUMBA:
-        panel._rows[engine].check.setChecked(False)
-    with qtbot.waitSignal(panel.sigFinished, timeout=60000):
-        assert panel.start()
+    panel = numpy_panel(qtbot, short_config(max_iters=20))
+    race(qtbot, panel)
     row = panel._rows["numpy"]
     status, tip, rate = row.status.text(), row.status.toolTip(), row.rate.text()
     assert rate and status != "idle" and tip
     panel.set_config(short_config(max_iters=30))  # the window starts a run of its own
     assert (row.status.text(), row.status.toolTip(), row.rate.text()) == (status, tip, rate)
-    with qtbot.waitSignal(panel.sigFinished, timeout=60000):
-        assert panel.start()  # the next race starts the rows afresh
+    race(qtbot, panel)  # the next race starts the rows afresh
     assert "30 iterations" in row.status.toolTip()
 
 
 def test_a_row_left_out_of_the_next_race_says_idle_again(qtbot):
-    panel = make_panel(qtbot, short_config(max_iters=20))
-    for engine in NUMBA:
-        panel._rows[engine].check.setChecked(False)
-    with qtbot.waitSignal(panel.sigFinished, timeout=60000):
-        assert panel.start()
+    panel = numpy_panel(qtbot, short_config(max_iters=20))
+    race(qtbot, panel)
     engines = [e for e in panel._usable if e != "numpy"]
     if not engines:
         pytest.skip("needs a second usable engine")
     other = engines[0]
     panel._rows[other].check.setChecked(True)
     panel._rows["numpy"].check.setChecked(False)
-    with qtbot.waitSignal(panel.sigFinished, timeout=120000):
-        assert panel.start()  # the other engine alone: numpy's rate is cleared, so is its outcome
+    race(qtbot, panel, timeout=120000)  # the other engine alone: numpy's rate is cleared, so is its outcome
     row = panel._rows["numpy"]
     assert (row.status.text(), row.status.toolTip(), row.rate.text()) == ("idle", "", "")
