@@ -53,23 +53,35 @@ def _same_state(a, b):
         np.testing.assert_array_equal(a[key], b[key], err_msg=key)
 
 
+def _each_lane_count_is_one_run(run, one, laned):
+    """`run(lanes)` (_run's result) with a thread per particle (kernel `one`), then with 2, 4 and 8
+    lanes (kernel `laned`): the same run every time, bit for bit. Returns the thread-per-particle
+    state and the laned launches."""
+    base_launch, base, base_state = run(1)
+    assert base_launch.kernel == one and base_launch.lanes == 1
+    launches = []
+    for lanes in (2, 4, 8):
+        launch, got, state = run(lanes)
+        assert launch.kernel == laned and launch.lanes == lanes
+        assert same(base, got), lanes
+        _same_state(base_state, state)
+        launches.append(launch)
+    assert len(np.unique(base_state["Pf"])) > 1  # particles that moved apart, not a trivial run
+    return base_state, launches
+
+
 @pytest.mark.parametrize("walkers, swarms", SIZES)
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("problem, dim", [("rastrigin", 7), ("ackley", 30), ("schwefel_2_26", 11),
                                           ("rosenbrock", 13)])
 def test_lanes_run_equals_a_thread_per_particle(cupy, problem, dim, dtype, walkers, swarms):
-    base_launch, base, base_state = _run(cupy, 1, problem, dim, dtype, walkers, swarms)
-    assert base_launch.kernel == "pso_classic" and base_launch.lanes == 1
-    for lanes in (2, 4, 8):
-        launch, got, state = _run(cupy, lanes, problem, dim, dtype, walkers, swarms)
-        assert launch.kernel == "pso_classic_lanes" and launch.lanes == lanes
+    _, launches = _each_lane_count_is_one_run(
+        lambda lanes: _run(cupy, lanes, problem, dim, dtype, walkers, swarms), "pso_classic", "pso_classic_lanes")
+    for launch in launches:
         if swarms == 1:
             assert launch.shape.per_group > 1, launch.shape
         elif 2 * swarms > multiprocessors():
             assert launch.shape.per_group == 1, launch.shape
-        assert same(base, got), (lanes, problem, dtype)
-        _same_state(base_state, state)
-    assert len(np.unique(base_state["Pf"])) > 1
 
 
 @pytest.mark.parametrize("variant", ["classic", "spso2011"])
@@ -133,16 +145,12 @@ def test_spso_lanes_run_equals_a_thread_per_particle(cupy, problem, dim, dtype, 
     # the informants' keys (scattered by a share of the lanes each), |G - x|, |direction| and the
     # radius (squares added in coordinate order), the move, the objective, the new personal bests
     # and the links' redraws: all as pso_spso_rows makes them
-    base_launch, base, base_state = _spso_run(cupy, 1, problem, dim, dtype, walkers, swarms)
-    assert base_launch.kernel == "pso_spso_rows" and base_launch.lanes == 1
-    for lanes in (2, 4, 8):
-        launch, got, state = _spso_run(cupy, lanes, problem, dim, dtype, walkers, swarms)
-        assert launch.kernel == "pso_spso_rows_lanes" and launch.lanes == lanes
+    state, launches = _each_lane_count_is_one_run(
+        lambda lanes: _spso_run(cupy, lanes, problem, dim, dtype, walkers, swarms), "pso_spso_rows",
+        "pso_spso_rows_lanes")
+    for launch in launches:
         assert launch.shape.per_group > 1, launch.shape  # several blocks: keys in global memory
-        assert same(base, got), (lanes, problem, dtype)
-        _same_state(base_state, state)
-    assert len(np.unique(base_state["Pf"])) > 1
-    assert base_state["epochs"].max() >= 0  # links were redrawn at least once in the run
+    assert state["epochs"].max() >= 0  # links were redrawn at least once in the run
 
 
 def test_spso_lanes_when_lane_groups_own_several_particles(cupy, monkeypatch):
