@@ -19,7 +19,7 @@
 //      redundant; U(0,1) <= Cr decided on the integer draw, DeCross) and publishes them as its
 //      pick in shared memory: the three rows' byte offsets and the chunk's mask, one 16-byte
 //      broadcast load per trial for the whole warp;
-//   2. for each of the 32 individuals in turn (DE_BUILD_BATCH at a time), the lanes build the trial gene
+//   2. for each of the 32 individuals in turn (BUILD at a time), the lanes build the trial gene
 //      by gene: lane j reads gene j of x_r1, x_r2, x_r3 or x_i, so every read of a random member
 //      is one coalesced row read rather than d scattered ones (the population is row-major (n, d)
 //      for this reason: random members dominate DE's memory traffic). No branch per trial
@@ -44,15 +44,20 @@
 // Streams are keyed by the individual's global index walker0 + i (walker0 > 0 only in a shard of a
 // run split over devices by whole populations, solvers/shards.py).
 //
-// MW_KERNELS: de_init<F,T> de_generations<F,T> de_generations_grid<F,T>
+// MW_KERNELS: de_init<F,T> de_generations<F,T> de_generations_wide<F,T> de_generations_grid<F,T>
 // MW_HEADERS: group_sync.cuh
 
 #define DE_STREAM_BOUNCE 16u
-// Individuals whose rows are read together to build their trials, and in the selection. 8 and 8: on
-// an H100 the fastest pair at every population size measured (+10-14% over 4 and 4, the same numbers;
-// docs/benchmarks/notes-gpu.md v10), spills included (ptxas counts them; the loads in flight win).
+// Individuals whose rows are read together to build their trials (BUILD), and in the selection
+// (SELECT): template parameters of de_generations_run, one pair per kernel. With few warps a
+// multiprocessor (one population of 16,384 or 1,024 on an H100: 4 warps or fewer) the loads a lane
+// has in flight decide, and 8 and 8 are the fastest pair (de_generations); with many (131,072: 31
+// warps a multiprocessor) the registers do, and 4 and 4 spill least (de_generations_wide; ptxas
+// 36/60 bytes against 8 and 8's 200/228). The same numbers either way; docs/benchmarks/notes-gpu.md
+// v10 and v14.
 #define DE_BUILD_BATCH 8
 #define DE_SELECT_BATCH 8
+#define DE_WIDE_BATCH 4
 #define DE_COLUMN 33  // scratch: a gene's 32 trial values, padded to an odd stride (conflict-free)
 
 // A trial in the warp's scratch as the objective reads it: gene j at j * DE_COLUMN (its own column k
@@ -210,7 +215,7 @@ __device__ __forceinline__ void de_bounce(const DePick* picks, bool valid, int l
     }
 }
 
-// Gene j (this lane's) of the trials of DE_BUILD_BATCH consecutive individuals k0 + u of a tile (FULL:
+// Gene j (this lane's) of the trials of BUILD consecutive individuals k0 + u of a tile (FULL:
 // all of them in the population, else only u < nk), into out[u] (the scratch column of gene j from
 // trial k0 on). `pick`: their picks; `col`: gene j of the population's row 0; `own`: the byte offset
 // of row k0 of the tile (rows of rbytes bytes). All the batch's row reads are issued before the
@@ -219,14 +224,14 @@ __device__ __forceinline__ void de_bounce(const DePick* picks, bool valid, int l
 // 64-bit address adds and predicated loads, the mutant, the box test, a select and the store; no
 // branch. A mutant gene outside the box is stored as it is and flagged: pick[u].mask becomes the
 // genes of trial k0 + u that left the box (a ballot), for de_bounce.
-template <typename T, bool FULL>
+template <typename T, int BUILD, bool FULL>
 __device__ __forceinline__ void de_build_batch(DePick* pick, int nk, const T* col, unsigned int own,
                                                unsigned int rbytes, bool jv, unsigned int lanebit, T lo, T hi,
                                                T Fw, T* out) {
-    T aa[DE_BUILD_BATCH], ba[DE_BUILD_BATCH], ca[DE_BUILD_BATCH];  // aa: x_r1's gene, or x's if not taken (unset: unused)
-    bool live[DE_BUILD_BATCH], tk[DE_BUILD_BATCH];
+    T aa[BUILD], ba[BUILD], ca[BUILD];  // aa: x_r1's gene, or x's if not taken (unset: unused)
+    bool live[BUILD], tk[BUILD];
 #pragma unroll
-    for (int u = 0; u < DE_BUILD_BATCH; ++u) {
+    for (int u = 0; u < BUILD; ++u) {
         const DePick e = pick[u];  // one broadcast 16-byte shared load
         live[u] = jv && (FULL || u < nk);
         tk[u] = (e.mask & lanebit) != 0u;  // lanebit 0 past the genes, mask 0 past the population
@@ -235,9 +240,9 @@ __device__ __forceinline__ void de_build_batch(DePick* pick, int nk, const T* co
         de_ldcg_if(tk[u], de_at(col, e.o3), ca[u]);
     }
     // branch-free: mutant or target gene by a select; the genes that left the box are flagged
-    unsigned int leave[DE_BUILD_BATCH];
+    unsigned int leave[BUILD];
 #pragma unroll
-    for (int u = 0; u < DE_BUILD_BATCH; ++u) {
+    for (int u = 0; u < BUILD; ++u) {
         const T v = aa[u] + Fw * (ba[u] - ca[u]);
         leave[u] = __ballot_sync(0xFFFFFFFFu, tk[u] & ((v < lo) | (v > hi)));
         if (live[u]) out[u] = tk[u] ? v : aa[u];
@@ -245,7 +250,7 @@ __device__ __forceinline__ void de_build_batch(DePick* pick, int nk, const T* co
     // the masks are spent (each pick is read by its own batch only, before the ballots, which every
     // lane reaches after its loads): they now hold the ballots, for the trials' owners
 #pragma unroll
-    for (int u = 0; u < DE_BUILD_BATCH; ++u) pick[u].mask = leave[u];
+    for (int u = 0; u < BUILD; ++u) pick[u].mask = leave[u];
 }
 
 // Gene j of the next population's rows k0 + u of a tile (bit u of `taken`: the trial replaced its
@@ -253,19 +258,19 @@ __device__ __forceinline__ void de_build_batch(DePick* pick, int nk, const T* co
 // gene j of row 0 of the population in the current and next buffer and in the trials; `own`: the
 // offset of row k0 of the tile; `in`: the batch's first scratch row. Rejected trials re-read the
 // target's row, all in one batch before the stores.
-template <typename T, bool FULL, bool LAST>
+template <typename T, int SELECT, bool FULL, bool LAST>
 __device__ __forceinline__ void de_select_batch(int nk, unsigned int taken, const T* col, T* col_next,
                                                 T* col_trials, unsigned int own, unsigned int rbytes, bool jv,
                                                 const T* in) {
-    T kept[DE_SELECT_BATCH], trial[DE_SELECT_BATCH];  // unset where not live or not needed: never used
+    T kept[SELECT], trial[SELECT];  // unset where not live or not needed: never used
 #pragma unroll
-    for (int u = 0; u < DE_SELECT_BATCH; ++u) {
+    for (int u = 0; u < SELECT; ++u) {
         const bool live = jv && (FULL || u < nk);
         de_ldcg_if(live && !((taken >> u) & 1u), de_at(col, own + u * rbytes), kept[u]);  // unset: unused
         if (live) trial[u] = in[u];  // unset: unused
     }
 #pragma unroll
-    for (int u = 0; u < DE_SELECT_BATCH; ++u) {
+    for (int u = 0; u < SELECT; ++u) {
         if (jv && (FULL || u < nk)) {
             *de_at(col_next, own + u * rbytes) = ((taken >> u) & 1u) ? trial[u] : kept[u];
             if (LAST) *de_at(col_trials, own + u * rbytes) = trial[u];
@@ -355,8 +360,17 @@ __device__ __forceinline__ void de_distinct(const MwWords& r, int m, int self, i
         generations, last_active, Fw, Cr, scratch_shared, scratch_g, bars, part_f, part_i,             \
         ticket, best_f, best_x, best_i, gseeds, gvals, gsize
 
-// The body of de_generations and de_generations_grid below (GROUPED: a tuning grid's launch).
-template <typename F, typename T, bool GROUPED>
+// The body of the de_generations kernels below (GROUPED: a tuning grid's launch; BUILD, SELECT: the
+// batches, see DE_BUILD_BATCH).
+//
+// Registers (64 a thread: 4 blocks of 256 a multiprocessor, so that one population of 131,072 is
+// resident for its barrier) are what this kernel runs short of: nothing is carried from one
+// generation to the next that the arguments or the generation number give back. The buffers come
+// from the generation's parity, the barrier's count from the generation, and the launch's best is
+// read from f after the last generation rather than kept as it goes. Carried in registers, ptxas put
+// them on the stack and moved them after every barrier, each store waiting on a reload; 131,072
+// individuals on an H100: 4.02 -> 4.63 G/s, the same numbers (docs/benchmarks/notes-gpu.md v14).
+template <typename F, typename T, bool GROUPED, int BUILD, int SELECT>
 __device__ __forceinline__ void de_generations_run(DE_GENERATIONS_PARAMS) {
     extern __shared__ __align__(16) unsigned char de_smem[];
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, W = blockDim.x >> 5;
@@ -374,7 +388,6 @@ __device__ __forceinline__ void de_generations_run(DE_GENERATIONS_PARAMS) {
         Cr = gvals[gk.index * 2 + 1];
     }
     const DeCross<T> cross(Cr);
-    MwGroupSync sync = {bars + group, 0ull, bpp};  // the population's barrier (group_sync.cuh)
     const int tiles = (m + 31) >> 5;
     const int wg = block * W + warp, wstride = bpp * W;
     // dynamic shared memory: the picks (16 bytes a thread), the bounce lists (4 sizeof(T)), then the
@@ -390,15 +403,12 @@ __device__ __forceinline__ void de_generations_run(DE_GENERATIONS_PARAMS) {
     const unsigned long long per_gen = 1 + cross_blocks;
     const int chunks = (d + 31) >> 5;
     const unsigned int rbytes = (unsigned int)d * sizeof(T);
-    T* cur = X0;
-    T* nxt = X1;
-    MwBest<T> mine = mw_no_best<T>();
 
     for (int gen = 0; gen < generations; ++gen) {
         const unsigned long long t = (unsigned long long)(first_gen + gen);
         const bool last = gen == generations - 1;
-        const T* pop = cur + base * d;  // row 0 of the population in either buffer
-        T* pop_next = nxt + base * d;
+        const T* pop = ((gen & 1) ? X1 : X0) + base * d;  // row 0 of the population in either buffer
+        T* pop_next = ((gen & 1) ? X0 : X1) + base * d;
         for (int tile = wg; tile < tiles; tile += wstride) {
             const int row0 = tile * 32;  // the tile's first row in the population
             const int il = row0 + lane;
@@ -435,14 +445,14 @@ __device__ __forceinline__ void de_generations_run(DE_GENERATIONS_PARAMS) {
                 unsigned int own = (unsigned int)row0 * rbytes;
                 T* out = scratch + j * DE_COLUMN;
                 int k0 = 0;
-                for (; k0 + DE_BUILD_BATCH <= count; k0 += DE_BUILD_BATCH) {
-                    de_build_batch<T, true>(pick, DE_BUILD_BATCH, pop + j, own, rbytes, jv, lanebit, lo, hi, Fw, out);
-                    pick += DE_BUILD_BATCH;
-                    own += DE_BUILD_BATCH * rbytes;
-                    out += DE_BUILD_BATCH;
+                for (; k0 + BUILD <= count; k0 += BUILD) {
+                    de_build_batch<T, BUILD, true>(pick, BUILD, pop + j, own, rbytes, jv, lanebit, lo, hi, Fw, out);
+                    pick += BUILD;
+                    own += BUILD * rbytes;
+                    out += BUILD;
                 }
                 if (k0 < count)
-                    de_build_batch<T, false>(pick, count - k0, pop + j, own, rbytes, jv, lanebit, lo, hi, Fw, out);
+                    de_build_batch<T, BUILD, false>(pick, count - k0, pop + j, own, rbytes, jv, lanebit, lo, hi, Fw, out);
                 __syncwarp();
                 de_bounce<T>(picks, valid, lane, key, keyed + base + row0,
                              t * cross_blocks + (unsigned long long)(j_lo / P), pop, lower, upper, j_lo, scratch,
@@ -467,53 +477,63 @@ __device__ __forceinline__ void de_generations_run(DE_GENERATIONS_PARAMS) {
                 const T* in = scratch + j * DE_COLUMN;
                 int k0 = 0;
                 if (last) {
-                    for (; k0 + DE_SELECT_BATCH <= count; k0 += DE_SELECT_BATCH) {
-                        de_select_batch<T, true, true>(DE_SELECT_BATCH, taken >> k0, col, col_next, col_trials, own, rbytes,
-                                                       jv, in);
-                        own += DE_SELECT_BATCH * rbytes;
-                        in += DE_SELECT_BATCH;
+                    for (; k0 + SELECT <= count; k0 += SELECT) {
+                        de_select_batch<T, SELECT, true, true>(SELECT, taken >> k0, col, col_next, col_trials, own,
+                                                               rbytes, jv, in);
+                        own += SELECT * rbytes;
+                        in += SELECT;
                     }
                     if (k0 < count)
-                        de_select_batch<T, false, true>(count - k0, taken >> k0, col, col_next, col_trials, own,
+                        de_select_batch<T, SELECT, false, true>(count - k0, taken >> k0, col, col_next, col_trials, own,
                                                         rbytes, jv, in);
                 } else {
-                    for (; k0 + DE_SELECT_BATCH <= count; k0 += DE_SELECT_BATCH) {
-                        de_select_batch<T, true, false>(DE_SELECT_BATCH, taken >> k0, col, col_next, col_trials, own,
-                                                        rbytes, jv, in);
-                        own += DE_SELECT_BATCH * rbytes;
-                        in += DE_SELECT_BATCH;
+                    for (; k0 + SELECT <= count; k0 += SELECT) {
+                        de_select_batch<T, SELECT, true, false>(SELECT, taken >> k0, col, col_next, col_trials, own,
+                                                                rbytes, jv, in);
+                        own += SELECT * rbytes;
+                        in += SELECT;
                     }
                     if (k0 < count)
-                        de_select_batch<T, false, false>(count - k0, taken >> k0, col, col_next, col_trials, own,
+                        de_select_batch<T, SELECT, false, false>(count - k0, taken >> k0, col, col_next, col_trials, own,
                                                          rbytes, jv, in);
                 }
             }
             if (valid) {
                 if (take) f[i] = fu;
-                if (last) {
-                    accepted[i] = take ? 1 : 0;
-                    mine = mw_better(mine, mw_make_best(take ? fu : fi, i));
-                }
+                if (last) accepted[i] = take ? 1 : 0;
             }
             __syncwarp();  // the scratch rows and picks are rewritten by the next tile
         }
-        mw_group_sync(sync);
-        T* s = cur;
-        cur = nxt;
-        nxt = s;
+        MwGroupSync sync = {bars + group, (unsigned long long)gen * (unsigned long long)bpp, bpp};
+        mw_group_sync(sync);  // the population's barrier (group_sync.cuh): its gen-th of the launch
     }
-    de_commit(mine, cur, d, part_f, part_i, ticket, best_f, best_x, best_i);
+    // the launch's best: each individual's value as the last generation left it in f (this thread
+    // wrote its own), the same (value, index) pairs the generation saw
+    MwBest<T> mine = mw_no_best<T>();
+    if (generations > 0) {
+        for (int tile = wg; tile < tiles; tile += wstride) {
+            const int il = tile * 32 + lane;
+            if (il < m) mine = mw_better(mine, mw_make_best(f[base + il], base + il));
+        }
+    }
+    de_commit(mine, (generations & 1) ? X1 : X0, d, part_f, part_i, ticket, best_f, best_x, best_i);
 }
 
-// The kernels: an ordinary launch (its code as before grids existed) and a tuning grid's launch
-// (gsize > 0), instantiated apart so that the grid's extra live values cost the ordinary kernel
+// The kernels: an ordinary launch (its code as before grids existed) in two batch sizes (the host
+// takes de_generations_wide where many warps share a multiprocessor) and a tuning grid's launch
+// (gsize > 0), instantiated apart so that the grid's extra live values cost the ordinary kernels
 // nothing (ptxas: the grid's body spills where the ordinary one does not).
 template <typename F, typename T>
 __global__ void __launch_bounds__(256, 4) de_generations(DE_GENERATIONS_PARAMS) {
-    de_generations_run<F, T, false>(DE_GENERATIONS_ARGS);
+    de_generations_run<F, T, false, DE_BUILD_BATCH, DE_SELECT_BATCH>(DE_GENERATIONS_ARGS);
+}
+
+template <typename F, typename T>
+__global__ void __launch_bounds__(256, 4) de_generations_wide(DE_GENERATIONS_PARAMS) {
+    de_generations_run<F, T, false, DE_WIDE_BATCH, DE_WIDE_BATCH>(DE_GENERATIONS_ARGS);
 }
 
 template <typename F, typename T>
 __global__ void __launch_bounds__(256, 4) de_generations_grid(DE_GENERATIONS_PARAMS) {
-    de_generations_run<F, T, true>(DE_GENERATIONS_ARGS);
+    de_generations_run<F, T, true, DE_BUILD_BATCH, DE_SELECT_BATCH>(DE_GENERATIONS_ARGS);
 }

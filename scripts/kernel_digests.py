@@ -70,6 +70,21 @@ SHAPES = [
      {"walkers": 4096, "populations": 1}, [4], {"block": 64}),
     ("de r30-f32-cap", "differential_evolution", "rastrigin", 30, "float32",
      {"walkers": 96, "populations": 2}, [10], {"max_evals": 96 * 2 * 4 + 37}),
+    # the same shapes on de_generations_wide (trials built and rows selected 4 at a time), which the
+    # host takes where many warps share a multiprocessor: a tree without it runs de_generations, so
+    # its lines must match these (the same numbers from either kernel)
+    ("de r30-f32-wide", "differential_evolution", "rastrigin", 30, "float32",
+     {"walkers": 1024, "populations": 3}, [5, 7], {"wide": True}),
+    ("de r30-f32-odd-wide", "differential_evolution", "rastrigin", 30, "float32",
+     {"walkers": 70, "populations": 4}, [1, 9, 3], {"wide": True}),
+    ("de r70-f64-wide", "differential_evolution", "rastrigin", 70, "float64",
+     {"walkers": 70, "populations": 2}, [6], {"wide": True}),
+    ("de s6-f32-spread-global-wide", "differential_evolution", "sphere", 6, "float32",
+     {"walkers": 200, "populations": 2}, [11], {"block": 32, "scratch_shared_max": 0, "wide": True}),
+    ("de a20-f32-spread-wide", "differential_evolution", "ackley", 20, "float32",
+     {"walkers": 4096, "populations": 1}, [4], {"block": 64, "wide": True}),
+    ("de r30-f32-cap-wide", "differential_evolution", "rastrigin", 30, "float32",
+     {"walkers": 96, "populations": 2}, [10], {"max_evals": 96 * 2 * 4 + 37, "wide": True}),
     # one swarm over more blocks than one warp reads in one round trip (141 blocks of 64): the
     # exchange's partials read by every warp of a block (pso_scan_partials)
     ("pso r30-f32-141-blocks", "particle_swarm", "rastrigin", 30, "float32",

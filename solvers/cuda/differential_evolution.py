@@ -19,12 +19,17 @@ import numpy as np
 from ..algorithms.differential_evolution import DifferentialEvolution
 from ..errors import ConfigError
 from .base import REDUCE_BLOCKS, CudaAlgorithm, CudaState, allocation_guard
-from .resident import WARP, allow_shared, group_shape, resident_blocks, spread
+from .resident import WARP, allow_shared, group_shape, multiprocessors, resident_blocks, spread
 
 MAX_BLOCK = 256  # __launch_bounds__ of de_generations
 COLUMN = 33  # DE_COLUMN: a warp's scratch holds gene j of its 32 trials at j * COLUMN + k
 PICK_BYTES = 16  # a thread's DePick in shared memory (three row offsets and a crossover mask)
 LIST_WORDS = 4  # the bounce lists: 4 * itemsize bytes a thread (32 * 32 / P two-byte entries a warp)
+# de_generations_wide (trials built and rows selected 4 at a time, fewer spills) from this many warps
+# a multiprocessor on; de_generations (8 at a time, more loads in flight a lane) below. H100,
+# rastrigin 30-D float32, one population (notes-gpu.md v14): 131,072 (31 warps a multiprocessor)
+# 4.63 -> 5.10 G/s wide, 16,384 (4 warps) 1.65 -> 1.49 and 1,024 0.108 -> 0.097 G/s
+WIDE_WARPS_PER_SM = 16
 
 
 @dataclass
@@ -50,13 +55,24 @@ class DifferentialEvolutionCuda(CudaAlgorithm, DifferentialEvolution):
     # scratch goes to a global buffer. 56 KB lets the four blocks that the registers allow share a
     # multiprocessor (float: d <= 46 in shared memory)
     scratch_shared_max = 56 * 1024
+    wide: bool | None = None  # None: de_generations_wide by the warps a multiprocessor (_wide); True / False force it
+
+    def _wide(self) -> bool:
+        """Whether the ordinary launch takes de_generations_wide: WIDE_WARPS_PER_SM or more of the
+        run's warps (a warp per 32 individuals) per multiprocessor. The same numbers either way."""
+        if self.wide is not None:
+            return bool(self.wide)
+        warps = -(-int(self.params.walkers) // WARP) * int(self.params.populations)
+        return warps >= WIDE_WARPS_PER_SM * multiprocessors(int(self.xp.cuda.runtime.getDevice()))
 
     def bytes_needed(self, n: int) -> int:
         d, item = self.problem.dim, self.dtype.itemsize
         return n * ((3 * d + 1) * item + 1) + (n // 32 + 1) * COLUMN * d * item  # + scratch at most
 
     def _kernel_name(self) -> str:
-        return "de_generations" if self._group_values is None else "de_generations_grid"  # a tuning grid
+        if self._group_values is not None:
+            return "de_generations_grid"  # a tuning grid
+        return "de_generations_wide" if self._wide() else "de_generations"
 
     def _launch_shape(self) -> _Launch:
         p, d, item = self.params, self.problem.dim, self.dtype.itemsize

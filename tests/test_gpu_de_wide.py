@@ -1,0 +1,72 @@
+"""GPU: differential evolution's two ordinary kernels, de_generations (trials built and rows selected
+8 at a time) and de_generations_wide (4 at a time, which the host takes where many warps share a
+multiprocessor), must give the same run bit for bit: populations of one block and over several,
+rows that are not whole warps or batches, several gene chunks, the trial scratch in global memory,
+a max_evals cut inside a generation, odd and even generation counts (the buffers by parity), and
+the best the launch reads back from f."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from solvers.arrays import to_numpy
+from solvers.rng import ArrayRNG
+from tests.gpu_run import build, everything, same
+
+pytestmark = pytest.mark.gpu
+
+
+def _run(cupy, wide, dtype, dim, walkers, populations, chunks=(3, 4), knobs=None, problem="rastrigin"):
+    algo = build(cupy, "differential_evolution", {"populations": populations}, problem=problem, dim=dim,
+                 walkers=walkers, dtype=dtype)
+    algo.wide = wide
+    for name, value in (knobs or {}).items():
+        setattr(algo, name, value)
+    state = algo.init(ArrayRNG(cupy, 5))
+    for k in chunks:
+        algo.step(state, k)
+    assert algo._kernel_name() == ("de_generations_wide" if wide else "de_generations")
+    return everything(algo, state) + (to_numpy(state.trials), to_numpy(state.accepted))
+
+
+def _same(a, b) -> bool:
+    return same(a[:6], b[:6]) and np.array_equal(a[6], b[6]) and np.array_equal(a[7], b[7])
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("dim, walkers, populations, knobs", [
+    (7, 100, 9, None),  # populations of one block, rows not whole warps nor batches
+    (40, 70, 3, None),  # two gene chunks
+    (30, 3000, 1, None),  # one population over 12 blocks, its barrier
+    (6, 200, 2, {"block": 32, "scratch_shared_max": 0}),  # spread over blocks, scratch in global memory
+])
+def test_wide_and_narrow_kernels_give_the_same_run(cupy, dtype, dim, walkers, populations, knobs):
+    assert _same(_run(cupy, True, dtype, dim, walkers, populations, knobs=knobs),
+                 _run(cupy, False, dtype, dim, walkers, populations, knobs=knobs))
+
+
+@pytest.mark.parametrize("chunks", [(1,), (2, 5), (4, 4, 1)])
+def test_the_same_run_after_any_generation_count_and_a_budget_cut(cupy, chunks):
+    # 96 x 2 individuals: the budget ends 37 trials into a generation (the last launch's f read back
+    # for the best includes targets that kept their value)
+    knobs = {"max_evals": 96 * 2 * (1 + sum(chunks) - 1) + 37}
+    wide = _run(cupy, True, "float32", 30, 96, 2, chunks=chunks, knobs=knobs)
+    assert _same(wide, _run(cupy, False, "float32", 30, 96, 2, chunks=chunks, knobs=knobs))
+    assert wide[2] == float(np.min(wide[1]))  # the run's best is the smallest value the population holds
+
+
+def test_the_host_takes_the_wide_kernel_from_many_warps_a_multiprocessor(cupy):
+    from solvers.cuda.differential_evolution import WIDE_WARPS_PER_SM
+    from solvers.cuda.resident import multiprocessors
+
+    warps = WIDE_WARPS_PER_SM * multiprocessors(int(cupy.cuda.runtime.getDevice()))
+    many = build(cupy, "differential_evolution", {"populations": 1}, dim=30, walkers=32 * warps, dtype="float32")
+    assert many._kernel_name() == "de_generations_wide"
+    fewer = build(cupy, "differential_evolution", {"populations": 1}, dim=30, walkers=32 * warps - 32,
+                  dtype="float32")
+    assert fewer._kernel_name() == "de_generations"
+    spread = build(cupy, "differential_evolution", {"populations": warps // 2}, dim=30, walkers=64,
+                   dtype="float32")  # the same warps as many populations of two
+    assert spread._kernel_name() == "de_generations_wide"
+    spread.wide = False
+    assert spread._kernel_name() == "de_generations"
