@@ -29,6 +29,7 @@ from kernels import loader  # noqa: E402
 from solvers.bench import Case, measure  # noqa: E402
 
 ORIGINAL_SOURCE = loader.source
+KERNEL_FILES = ("particle_swarm.cu", "differential_evolution.cu")  # the files the variants patch
 RELEASE = 'asm volatile("red.release.gpu.global.add.u64 [%0], %1;" : : "l"(s.bar), "l"(1ull) : "memory");'
 POLL = "while (mw_acquire(s.bar) < s.passed) {\n        }"
 RELAXED_POLL = ("for (unsigned long long v = 0; v < s.passed;) {\n"
@@ -137,6 +138,10 @@ def use(variant: str) -> None:
         _HOST_DEFAULTS.setdefault((module, name), getattr(obj, attr))
         setattr(obj, attr, value)
 
+    stale = [old[:60] for old, _ in edits if not any(old in ORIGINAL_SOURCE(name) for name in KERNEL_FILES)]
+    if stale:  # the kernels changed since the variant was written: it would measure the committed code
+        print(f"variant {variant!r}: edits no longer apply (kernels changed): {stale}", flush=True)
+
     def source(name, functor_source=""):
         text = ORIGINAL_SOURCE(name, functor_source)
         for old, new in edits:
@@ -165,6 +170,8 @@ CASES = {
     "SPSO 1k": pso(1024, 1, "spso2011", iterations=10000),
     "DE 131k": Case("differential_evolution", "rastrigin", 30, 131072, 2000, {"populations": 1}),
     "DE 512x256": Case("differential_evolution", "rastrigin", 30, 256, 2000, {"populations": 512}),
+    "DE 64k": Case("differential_evolution", "rastrigin", 30, 65536, 2000, {"populations": 1}),
+    "DE 32k": Case("differential_evolution", "rastrigin", 30, 32768, 4000, {"populations": 1}),
     "DE 16k": Case("differential_evolution", "rastrigin", 30, 16384, 5000, {"populations": 1}),
     "DE 1k": Case("differential_evolution", "rastrigin", 30, 1024, 20000, {"populations": 1}),
 }
@@ -288,6 +295,50 @@ for _kept in (0, 1):
     VARIANTS[f"spso lanes kept {_kept}"] = [("#define PSO_LANE_KEPT 2", f"#define PSO_LANE_KEPT {_kept}")]
 for _v in ("spso lanes", "spso one lane", "spso lanes kept 0", "spso lanes kept 1"):
     PER_VARIANT[_v] = ["SPSO 16k", "SPSO 1k"]
+# DE with every individual's r1, r2, r3 moved into its own block's 256 rows (bits 8 up taken from
+# the individual's index; not distinct from it any more, nor the algorithm: a bound, not a valid
+# run): what the population's rows being read across the whole L2 (written by other multiprocessors
+# in the last generation) costs against reading rows the same block wrote, as "DE 512x256" does,
+# with the generation barrier among 512 blocks still in place
+_PICKS = "                de_distinct(r, m, il, r1, r2, r3);\n"
+VARIANTS["DE local picks"] = [(_PICKS, _PICKS + "                r1 = (r1 & 255) | (il & ~255);\n"
+                                       "                r2 = (r2 & 255) | (il & ~255);\n"
+                                       "                r3 = (r3 & 255) | (il & ~255);\n")]
+PER_VARIANT["DE local picks"] = ["DE 131k", "DE 16k"]
+# DE's two kernels forced (the host picks de_generations_wide from WIDE_WARPS_PER_SM warps a
+# multiprocessor on): trials built and rows selected 4 at a time against 8 (notes-gpu.md v14)
+VARIANTS["DE wide"] = []
+VARIANTS["DE narrow"] = []
+HOST["DE wide"] = [(_DE, "DifferentialEvolutionCuda.wide", True)]
+HOST["DE narrow"] = [(_DE, "DifferentialEvolutionCuda.wide", False)]
+# and the differential_evolution.cu of another tree ($EXCHANGE_BASE, e.g. the session's start), run
+# as its de_generations (this tree's host side, the narrow kernel's name)
+# (a de_generations_wide appended that runs the old body, since this tree's loader names it)
+_OLD_WIDE = """
+template <typename F, typename T>
+__global__ void __launch_bounds__(256, 4) de_generations_wide(DE_GENERATIONS_PARAMS) {
+    de_generations_run<F, T, false>(DE_GENERATIONS_ARGS);
+}
+"""
+VARIANTS["DE start kernel"] = [(loader.read_text("differential_evolution.cu"),
+                                (_BASE_DIR / "differential_evolution.cu").read_text() + _OLD_WIDE)] \
+    if (_BASE_DIR / "differential_evolution.cu").exists() else []
+HOST["DE start kernel"] = HOST["DE narrow"]
+# the locality bound again (each individual's r1, r2, r3 within its own block's rows), on the wide kernel
+VARIANTS["DE wide local picks"] = VARIANTS["DE local picks"]
+HOST["DE wide local picks"] = HOST["DE wide"]
+PER_VARIANT["DE wide local picks"] = ["DE 131k"]
+for _v in ("DE wide", "DE narrow", "DE start kernel"):
+    PER_VARIANT[_v] = ["DE 131k", "DE 512x256", "DE 64k", "DE 32k", "DE 16k", "DE 1k"]
+# the barrier's poll by relaxed loads (no L1 invalidation per poll: an acquire load invalidates the
+# multiprocessor's whole L1, local memory included, so every poll of an early block wipes the spilled
+# values of the blocks still working on that multiprocessor), then one acquire load
+_ACQ_POLL = "        while (mw_acquire(s.bar) < s.passed) {\n        }\n"
+VARIANTS["relaxed poll + acquire"] = [(_ACQ_POLL,
+    "        for (unsigned long long v = 0; v < s.passed;) {\n"
+    "            asm volatile(\"ld.relaxed.gpu.global.u64 %0, [%1];\" : \"=l\"(v) : \"l\"(s.bar) : \"memory\");\n"
+    "        }\n        (void)mw_acquire(s.bar);\n")]
+PER_VARIANT["relaxed poll + acquire"] = ["PSO 131k", "PSO 16k", "SPSO 131k", "SPSO 16k", "DE 131k", "DE 512x256", "DE 16k", "DE 1k"]
 
 
 def main() -> None:

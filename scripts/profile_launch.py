@@ -7,6 +7,9 @@ once more between cudaProfilerStart and cudaProfilerStop, so that
 
 profiles the launches of that run only (the initial draw and one launch of ITERATIONS iterations),
 not the benchmark's many one-iteration warm-up launches. rastrigin 30-D float32, precise math.
+With MW_LINEINFO=DIR the modules are compiled with -lineinfo (SASS mapped to source lines by
+Nsight Compute's source page) and each kernel file's whole translation unit is written to DIR, so
+that the line numbers can be read.
 """
 from __future__ import annotations
 
@@ -15,7 +18,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+import os  # noqa: E402
+
 import cupy  # noqa: E402
+
+from kernels import loader  # noqa: E402
 
 from solvers import shards  # noqa: E402
 from solvers.bench import solver_class  # noqa: E402
@@ -30,6 +37,12 @@ def main() -> None:
         sys.exit(__doc__)
     algorithm, n, iterations = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
     extra = {k: int(v) if v.lstrip("-").isdigit() else v for k, v in (a.split("=", 1) for a in sys.argv[4:])}
+    lineinfo = os.environ.get("MW_LINEINFO")
+    if lineinfo:
+        loader.BASE_OPTIONS += ("-lineinfo",)
+        Path(lineinfo).mkdir(parents=True, exist_ok=True)
+        for name in ("particle_swarm.cu", "differential_evolution.cu"):
+            (Path(lineinfo) / name).write_text(loader.source(name), encoding="utf-8")
     eng = get_engine("cuda")
     problem = get_problem("rastrigin", 30)
     params = make_params(solver_class(algorithm, "cuda").Params, {"walkers": n, **extra})

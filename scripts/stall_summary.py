@@ -1,0 +1,106 @@
+"""Read scripts/stall_profile.sh's tarball: where one kernel's warps stall, by source line (issue 14).
+
+Nsight Compute's source page gives warp-state samples per SASS instruction (address order); the
+module's cubin (CuPy's cache, compiled with -lineinfo) maps each instruction to a line of the
+translation unit that stall_profile.sh also saved (src/). Prints the stall reasons over the whole
+kernel, then the source lines with the most samples, each with its main reasons.
+
+    python3 scripts/stall_summary.py DIR CASE [lines]   (DIR: the unpacked stall.tgz; CASE e.g. de131k)
+
+Needs nvdisasm (the CUDA toolkit) on this machine, not a GPU.
+"""
+from __future__ import annotations
+
+import csv
+import re
+import subprocess
+import sys
+import tempfile
+from collections import defaultdict
+from pathlib import Path
+
+KERNELS = {"pso16k": "pso_classic_lanes", "pso131k": "pso_classic", "de131k": "de_generations",
+           "spso16k": "pso_spso_rows_lanes", "spso131k": "pso_spso", "de512": "de_generations"}
+_FILE_LINE = re.compile(r'//## File "([^"]+)", line (\d+)')
+_INSTRUCTION = re.compile(r"/\*([0-9a-f]{4,})\*/")
+
+
+def cubin_with(cache: Path, mangled_prefix: bytes) -> tuple[bytes, str]:
+    """The ELF image in CuPy's cache that defines the kernel, and the kernel's mangled name."""
+    for path in sorted(cache.glob("*.cubin")):
+        data = path.read_bytes()
+        start = data.find(b"\x7fELF")
+        found = re.search(rb"\.text\.(_Z\d+" + mangled_prefix + rb"I[0-9A-Za-z_]+)", data[max(start, 0):])
+        if found and start >= 0:
+            # CuPy's cache file: a header naming the kernels, then the ELF, stored one byte short
+            return data[start:] + b"\x00", found.group(1).decode()
+    sys.exit(f"no cubin in {cache} defines {mangled_prefix.decode()}")
+
+
+def line_table(image: bytes, mangled: str) -> list[tuple[int, int]]:
+    """(offset, source line) of every instruction of the kernel, from nvdisasm --print-line-info."""
+    with tempfile.NamedTemporaryFile(suffix=".cubin") as tmp:
+        tmp.write(image)
+        tmp.flush()
+        text = subprocess.run(["nvdisasm", "--print-line-info", tmp.name], capture_output=True, text=True,
+                              check=True).stdout
+    section = text.index(f".text.{mangled}:")
+    end = text.find("//--------------------- .", section)
+    line, out = 0, []
+    for row in text[section:end if end > 0 else None].splitlines():
+        m = _FILE_LINE.search(row)
+        if m:
+            line = int(m.group(2))
+            continue
+        m = _INSTRUCTION.search(row)
+        if m:
+            out.append((int(m.group(1), 16), line))
+    return out
+
+
+def main() -> None:
+    if len(sys.argv) < 3:
+        sys.exit(__doc__)
+    root, case = Path(sys.argv[1]), sys.argv[2]
+    top = int(sys.argv[3]) if len(sys.argv) > 3 else 30
+    kernel = KERNELS.get(case, case)
+    image, mangled = cubin_with(root / "cache", kernel.encode())
+    lines = dict(line_table(image, mangled))
+    src_file = "differential_evolution.cu" if kernel.startswith("de_") else "particle_swarm.cu"
+    source = (root / "src" / src_file).read_text(encoding="utf-8").splitlines()
+    with open(root / f"{case}.sass.csv", newline="") as fh:
+        rows = list(csv.reader(fh))
+    head = rows[1]
+    col = {name: i for i, name in enumerate(head)}
+    reasons = [n for n in head if n.startswith("stall_") and "(Not Issued)" not in n]
+    data = rows[2:]
+    base = int(data[0][col["Address"]], 16)
+    total = defaultdict(int)
+    by_line: dict[int, dict] = defaultdict(lambda: defaultdict(int))
+    samples_all = 0
+    for r in data:
+        off = int(r[col["Address"]], 16) - base
+        n = int(r[col["Warp Stall Sampling (All Samples)"]] or 0)
+        samples_all += n
+        ln = lines.get(off, -1)
+        by_line[ln]["samples"] += n
+        by_line[ln]["executed"] += int(r[col["Instructions Executed"]] or 0)
+        for reason in reasons:
+            v = int(r[col[reason]] or 0)
+            total[reason] += v
+            by_line[ln][reason] += v
+    print(f"{case}: {kernel}, {samples_all} samples, {len(data)} instructions")
+    print("reasons: " + ", ".join(f"{k[6:]} {v / samples_all:.1%}" for k, v in
+                                   sorted(total.items(), key=lambda kv: -kv[1]) if v / samples_all >= 0.01))
+    print("| line | samples | instructions executed (warp) | main reasons | source |")
+    print("| ---: | ---: | ---: | --- | --- |")
+    for ln, d in sorted(by_line.items(), key=lambda kv: -kv[1]["samples"])[:top]:
+        main_reasons = sorted(((d[r], r[6:]) for r in reasons if d[r]), reverse=True)[:3]
+        text = source[ln - 1].strip()[:90] if 0 < ln <= len(source) else "?"
+        n = d["samples"]
+        why = ", ".join(f"{name} {v / n:.0%}" for v, name in main_reasons)
+        print(f"| {ln} | {n / samples_all:.1%} | {d['executed']} | {why} | `{text}` |")
+
+
+if __name__ == "__main__":
+    main()
