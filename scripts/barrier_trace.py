@@ -6,7 +6,9 @@ when it enters the barrier (after the block's __syncthreads: the whole block is 
 sees the count complete. For barriers K0 .. K0 + WINDOW - 1 of the launch (TRACE_K0, default 100; the last launch that reaches them wins),
 per block; medians over the window, nanoseconds:
 
-- period: successive last arrivals (one iteration: SPSO has two barriers in it, each row one phase);
+- period: successive last arrivals (one iteration: SPSO-2011 has two barriers in it, each row one
+  phase; its launch starts with an exchange, so even barriers are the exchange's (after them: the
+  partials, the new bests' rows, the next scatter) and odd ones the scatter's (after them: the move));
 - spread: the last block's arrival minus the first's (what the slowest block costs every other);
 - detect: a block's `seen` minus the last arrival (the count's round trip and the poll);
 - work: a block's next arrival minus its `seen` (everything between two barriers);
