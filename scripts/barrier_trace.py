@@ -91,16 +91,7 @@ def main() -> None:
     exchange_cost.use("trace")  # edits the whole translation unit, group_sync.cuh included
     if "mw_stamp(k, 1)" not in loader.source("differential_evolution.cu"):
         sys.exit("the stamps did not apply (group_sync.cuh changed?)")
-    kept = []
-    original_load = loader.load
-
-    def load(*args, **kwargs):
-        ks = original_load(*args, **kwargs)
-        kept.append(ks)
-        return ks
-
-    load.cache_clear = original_load.cache_clear
-    loader.load = load
+    kept = exchange_cost.keep_loaded()
     print(f"barriers {K0}-{K0 + WINDOW - 1} of the timed launch")
     print("| case | blocks | rate G/s | period ns | spread ns | detect ns | work ns | work p10 / p90 ns |")
     print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |")

@@ -152,6 +152,24 @@ def use(variant: str) -> None:
     loader.load.cache_clear()
 
 
+def keep_loaded(kernel_file: str | None = None) -> list:
+    """A list that every module loaded from now on (of `kernel_file`, or any) is appended to, for
+    scripts that read a patched kernel's device globals after a run (scripts/exchange_trace.py,
+    scripts/barrier_trace.py)."""
+    kept: list = []
+    original_load = loader.load
+
+    def load(*args, **kwargs):
+        ks = original_load(*args, **kwargs)
+        if kernel_file is None or (args and args[0] == kernel_file):
+            kept.append(ks)
+        return ks
+
+    load.cache_clear = original_load.cache_clear
+    loader.load = load
+    return kept
+
+
 def pso(n, groups, variant="classic", iterations=2000):
     return Case("particle_swarm", "rastrigin", 30, n // groups, iterations, {"variant": variant, "swarms": groups})
 

@@ -79,17 +79,7 @@ def main() -> None:
     missing = [old[:40] for old, _ in EDITS if old not in exchange_cost.ORIGINAL_SOURCE("particle_swarm.cu")]
     if missing or "pso_stamp(tag, 2" not in patched:
         sys.exit(f"the stamps did not apply (kernel changed?): {missing}")
-    kept = []
-    original_load = loader.load
-
-    def load(*args, **kwargs):
-        ks = original_load(*args, **kwargs)
-        if args and args[0] == "particle_swarm.cu":
-            kept.append(ks)
-        return ks
-
-    load.cache_clear = original_load.cache_clear
-    loader.load = load
+    kept = exchange_cost.keep_loaded("particle_swarm.cu")
     print(f"exchanges {TAG0}-{TAG0 + WINDOW - 1} of a launch")
     print("| case | blocks | rate G/s | iteration ns | spread ns | detect ns | read ns | move ns | g copied | slot read again | timer step ns |")
     print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
