@@ -52,9 +52,9 @@
 // (SELECT): template parameters of de_generations_run, one pair per kernel. With few warps a
 // multiprocessor (one population of 16,384 or 1,024 on an H100: 4 warps or fewer) the loads a lane
 // has in flight decide, and 8 and 8 are the fastest pair (de_generations); with many (131,072: 31
-// warps a multiprocessor) the registers do, and 4 and 4 spill least (de_generations_wide; ptxas
-// 36/60 bytes against 8 and 8's 200/228). The same numbers either way; docs/benchmarks/notes-gpu.md
-// v10 and v14.
+// warps a multiprocessor) the registers do, and 4 and 4 spill least (de_generations_wide; ptxas,
+// rastrigin float: 36/60 bytes of spill stores/loads against 8 and 8's 112/196). The same numbers
+// either way; docs/benchmarks/notes-gpu.md v10 and v14.
 #define DE_BUILD_BATCH 8
 #define DE_SELECT_BATCH 8
 #define DE_WIDE_BATCH 4

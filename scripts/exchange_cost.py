@@ -184,6 +184,7 @@ CASES = {
     "PSO 1k": pso(1024, 1, iterations=20000),
     "SPSO 131k": pso(131072, 1, "spso2011"),
     "SPSO 512x256": pso(131072, 512, "spso2011"),
+    "SPSO 64k": pso(65536, 1, "spso2011"),
     "SPSO 16k": pso(16384, 1, "spso2011", iterations=4000),
     "SPSO 1k": pso(1024, 1, "spso2011", iterations=10000),
     "DE 131k": Case("differential_evolution", "rastrigin", 30, 131072, 2000, {"populations": 1}),
@@ -238,7 +239,8 @@ for _block, _per_sm in ((1024, 1), (512, 2)):
     VARIANTS[f"DE block {_block}"] = [("__launch_bounds__(256, 4) de_generations(",
                                        f"__launch_bounds__({_block}, {_per_sm}) de_generations(")]
     HOST[f"DE block {_block}"] = [(_DE, "MAX_BLOCK", _block), (_DE, "DifferentialEvolutionCuda.block", _block),
-                                  (_DE, "DifferentialEvolutionCuda.scratch_shared_max", 200 * 1024)]
+                                  (_DE, "DifferentialEvolutionCuda.scratch_shared_max", 200 * 1024),
+                                  (_DE, "DifferentialEvolutionCuda.wide", False)]  # the kernel patched
     PER_VARIANT[f"DE block {_block}"] = ["DE 131k"]
 # the committed kernels on fewer cases, for comparing two trees (e.g. a branch's kernel in another
 # folder) one process after the other
@@ -250,6 +252,7 @@ for _b, _s in ((4, 4), (2, 2), (2, 8), (8, 2), (4, 8), (8, 4), (2, 4), (4, 2), (
     VARIANTS[f"DE build {_b} select {_s}"] = [("#define DE_BUILD_BATCH 8", f"#define DE_BUILD_BATCH {_b}"),
                                               ("#define DE_SELECT_BATCH 8", f"#define DE_SELECT_BATCH {_s}")]
     PER_VARIANT[f"DE build {_b} select {_s}"] = ["DE 131k", "DE 512x256", "DE 16k", "DE 1k"]
+    HOST[f"DE build {_b} select {_s}"] = [(_DE, "DifferentialEvolutionCuda.wide", False)]  # the batches patched
 for _v in ("poll sleeps 32 ns", "poll sleeps 128 ns", "relaxed poll + fence"):
     PER_VARIANT[_v] = ["PSO 131k", "PSO 16k", "PSO 1k", "SPSO 131k", "DE 131k"]
 
@@ -357,6 +360,34 @@ VARIANTS["relaxed poll + acquire"] = [(_ACQ_POLL,
     "            asm volatile(\"ld.relaxed.gpu.global.u64 %0, [%1];\" : \"=l\"(v) : \"l\"(s.bar) : \"memory\");\n"
     "        }\n        (void)mw_acquire(s.bar);\n")]
 PER_VARIANT["relaxed poll + acquire"] = ["PSO 131k", "PSO 16k", "SPSO 131k", "SPSO 16k", "DE 131k", "DE 512x256", "DE 16k", "DE 1k"]
+
+# SPSO-2011 where G - x is not stored (pso_spso: swarms whose rows pass half the L2, 65,536 and
+# 131,072 on an H100): the normals drawn again in pass 2 (Philox and Box-Muller twice, as before
+# issue 14's v-series stored them) instead of written to Z in pass 1 and read back: ~31 MB less
+# traffic an iteration at 131,072 (of ~140 MB, past the L2), for one more Box-Muller a coordinate pair
+VARIANTS["spso normals again"] = [
+    ("                        Z[(long long)j * n + i] = z[q];  // for pass 2: no second Philox + Box-Muller\n",
+     "                        if (TC_ROWS) Z[(long long)j * n + i] = z[q];  // for pass 2: no second Philox + Box-Muller\n"),
+    ("                    T pl[4];\n                    pso_gather<PR_ROWS>(li, j0, n, d, pl);\n#pragma unroll\n"
+     "                    for (int q = 0; q < NP; ++q) {\n                        const int j = j0 + q;\n"
+     "                        if (j < d) {\n                            T x = *xq;\n"
+     "                            const T tc = coef * (*pq + pl[q] - T(2) * x);\n"
+     "                            const T zj = *zq;\n                            zq += n;\n",
+     "                    T pl[4], zz[4];\n                    pso_gather<PR_ROWS>(li, j0, n, d, pl);\n"
+     "                    pso_normals(rng(t * per_iter + (unsigned long long)(j0 / NP)), zz);\n#pragma unroll\n"
+     "                    for (int q = 0; q < NP; ++q) {\n                        const int j = j0 + q;\n"
+     "                        if (j < d) {\n                            T x = *xq;\n"
+     "                            const T tc = coef * (*pq + pl[q] - T(2) * x);\n"
+     "                            const T zj = zz[q];\n"),
+]
+# the same with pass 2 one Philox block at a time (unrolled by two it holds two blocks' normals)
+_P2 = ("            } else {\n#pragma unroll 2\n                for (int j0 = 0; j0 < d; j0 += NP) {\n"
+       "                    T pl[4];\n                    pso_gather<PR_ROWS>(li, j0, n, d, pl);\n")
+VARIANTS["spso normals again unroll 1"] = [(_P2, _P2.replace("#pragma unroll 2", "#pragma unroll 1"))] \
+    + VARIANTS["spso normals again"]
+VARIANTS["spso large"] = []  # the committed kernels on the sizes that run pso_spso
+for _v in ("spso large", "spso normals again", "spso normals again unroll 1"):
+    PER_VARIANT[_v] = ["SPSO 131k", "SPSO 64k"]
 
 
 def main() -> None:

@@ -44,6 +44,7 @@ class _Launch:
     shape: Any  # resident.GroupShape
     shared_bytes: int  # the picks and bounce lists, and the scratch when scratch_shared
     scratch_shared: bool  # False: the trial scratch is in global memory
+    kernel: str  # the kernel this shape was made for (its shared-memory limit raised), launched by every step
 
 
 class DifferentialEvolutionCuda(CudaAlgorithm, DifferentialEvolution):
@@ -55,7 +56,7 @@ class DifferentialEvolutionCuda(CudaAlgorithm, DifferentialEvolution):
     # scratch goes to a global buffer. 56 KB lets the four blocks that the registers allow share a
     # multiprocessor (float: d <= 46 in shared memory)
     scratch_shared_max = 56 * 1024
-    wide: bool | None = None  # None: de_generations_wide by the warps a multiprocessor (_wide); True / False force it
+    wide: bool | None = None  # None: de_generations_wide by the warps a multiprocessor (_wide); True / False force it (before init)
 
     def _wide(self) -> bool:
         """Whether the ordinary launch takes de_generations_wide: WIDE_WARPS_PER_SM or more of the
@@ -81,7 +82,8 @@ class DifferentialEvolutionCuda(CudaAlgorithm, DifferentialEvolution):
             raise ConfigError(f"a population of {m:,} walkers at d={d} ({self.dtype.name}) is "
                               f"{m * d * item / 2**30:.1f} GiB, beyond the cuda engine's 4 GiB per "
                               "population: use more populations of fewer walkers")
-        kernel = self.kernels.get(self._kernel_name())
+        name = self._kernel_name()
+        kernel = self.kernels.get(name)
         threads = -(-m // WARP) * WARP  # a warp per 32 individuals
         block, per_group = spread(threads, populations, min(int(self.block), MAX_BLOCK))
         scratch = block // WARP * COLUMN * d * item  # a warp's 32 trials, gene-major
@@ -90,7 +92,7 @@ class DifferentialEvolutionCuda(CudaAlgorithm, DifferentialEvolution):
         nbytes = always + (scratch if scratch_shared else 0)
         allow_shared(kernel, nbytes)
         resident = resident_blocks(kernel, block, nbytes) if per_group > 1 else 0
-        return _Launch(group_shape(threads, populations, block, per_group, resident), nbytes, scratch_shared)
+        return _Launch(group_shape(threads, populations, block, per_group, resident), nbytes, scratch_shared, name)
 
     def init(self, rng) -> DifferentialEvolutionCudaState:
         xp, d, n = self.xp, self.problem.dim, self.total_walkers()
@@ -135,7 +137,7 @@ class DifferentialEvolutionCuda(CudaAlgorithm, DifferentialEvolution):
         p, d, n = self.params, self.problem.dim, self.total_walkers()
         launch = self._launch
         shape = launch.shape
-        kernel = self.kernels.get(self._kernel_name())
+        kernel = self.kernels.get(launch.kernel)  # chosen at init (a later change of `wide` waits for the next init)
         for first, count in shape.launches(int(p.populations)):
             if shape.per_group > 1:
                 self._bars.fill(0)  # the barrier counters only grow within a launch
