@@ -29,12 +29,16 @@ CHUNKS = [3, 2]
 SIZES = [(20, 100), (300, 1)]
 
 
-def _run(cupy, lanes, problem, dim, dtype, walkers, swarms, chunks=CHUNKS, budget=None, variant="classic", seed=5):
+def _run(cupy, lanes, problem, dim, dtype, walkers, swarms, chunks=CHUNKS, budget=None, variant="classic", seed=5,
+         knobs=None):
     """(the algorithm's launch, everything(), host copies of the swarm state) after init and chunks;
-    SPSO's state holds its link epochs and redraw flags, and the first particles' links."""
+    SPSO's state holds its link epochs and redraw flags, and the first particles' links. `knobs`:
+    other solver attributes to set before init."""
     algo = build(cupy, "particle_swarm", {"variant": variant, "swarms": swarms}, problem=problem, dim=dim,
                  walkers=walkers, dtype=dtype)
     algo.lanes = lanes
+    for name, value in (knobs or {}).items():
+        setattr(algo, name, value)
     algo.swarms_per_block = 1  # the unpacked kernels at every lane count
     if budget is not None:
         algo.plan(budget)
@@ -132,10 +136,10 @@ def test_the_automatic_choice_on_the_device(cupy, monkeypatch, variant, laned, l
 
 
 # ---- SPSO-2011 (pso_spso_rows_lanes) ------------------------------------------------------------
-def _spso_run(cupy, lanes, problem, dim, dtype, walkers, swarms, chunks=(5, 10, 15), budget=None):
+def _spso_run(cupy, lanes, problem, dim, dtype, walkers, swarms, chunks=(5, 10, 15), budget=None, knobs=None):
     """SPSO-2011 with `lanes` forced (_run's, seed 13: links redrawn within the run)."""
     return _run(cupy, lanes, problem, dim, dtype, walkers, swarms, chunks=chunks, budget=budget,
-                variant="spso2011", seed=13)
+                variant="spso2011", seed=13, knobs=knobs)
 
 
 @pytest.mark.parametrize("walkers, swarms", [(300, 1), (600, 2)])
@@ -163,3 +167,17 @@ def test_spso_lanes_when_lane_groups_own_several_particles(cupy, monkeypatch):
     launch, got, _ = _spso_run(cupy, 8, "rastrigin", 9, "float32", 700, 1)
     assert launch.shape.per_group * launch.shape.block < 700 * 8 and launch.flags == 0, launch
     assert same(base, got)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_spso_lanes_with_the_keys_in_shared_memory(cupy, dtype):
+    # swarms of one block keep their informants' keys in shared memory (keys_shared); the host takes
+    # lanes for SPSO only where the informants come from PR, which it chooses for swarms over a
+    # block, so this path is reached with pr_rows forced: 12 swarms of 40, one block each at every
+    # lane count (320 threads at 8 lanes)
+    state, launches = _each_lane_count_is_one_run(
+        lambda lanes: _spso_run(cupy, lanes, "rastrigin", 13, dtype, 40, 12, knobs={"pr_rows": True}),
+        "pso_spso_rows", "pso_spso_rows_lanes")
+    for launch in launches:
+        assert launch.shape.per_group == 1 and launch.keys_shared, launch
+    assert state["epochs"].max() >= 0  # links were redrawn at least once in the run
