@@ -173,10 +173,11 @@ def test_spso_lanes_when_lane_groups_own_several_particles(cupy, monkeypatch):
 def test_spso_lanes_with_the_keys_in_shared_memory(cupy, dtype):
     # swarms of one block keep their informants' keys in shared memory (keys_shared); the host takes
     # lanes for SPSO only where the informants come from PR, which it chooses for swarms over a
-    # block, so this path is reached with pr_rows forced: 12 swarms of 40, one block each at every
-    # lane count (320 threads at 8 lanes)
+    # block, so this path is reached with pr_rows forced: 300 swarms of 40, one block each at every
+    # lane count (320 threads at 8 lanes; with fewer swarms than multiprocessors the host spreads a
+    # swarm over several blocks instead, and the keys go to global memory)
     state, launches = _each_lane_count_is_one_run(
-        lambda lanes: _spso_run(cupy, lanes, "rastrigin", 13, dtype, 40, 12, knobs={"pr_rows": True}),
+        lambda lanes: _spso_run(cupy, lanes, "rastrigin", 13, dtype, 40, 300, knobs={"pr_rows": True}),
         "pso_spso_rows", "pso_spso_rows_lanes")
     for launch in launches:
         assert launch.shape.per_group == 1 and launch.keys_shared, launch
