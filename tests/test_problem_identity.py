@@ -6,6 +6,7 @@ expression ran the expression, and an expression's f_min and per-coordinate box 
 Callables stay registered for the rest of the test process: every test names its own."""
 from __future__ import annotations
 
+import copy
 import dataclasses
 
 import numpy as np
@@ -157,3 +158,60 @@ def test_a_grid_started_from_an_objects_setup_runs_the_object():
     assert arguments["problem"] is p
     table = solvers.tune(**arguments)
     assert table.f_min == 0.0 and min(row.best_f for row in table.rows) < 1.0  # the bowl, not the bowl + 100
+
+
+def _rastrigin_with(fn, name: str = "my rastrigin") -> Problem:
+    """Rastrigin copied under `name` with another Python fn (its cuda_functor kept)."""
+    builtin = get_problem("rastrigin", 5)
+    return dataclasses.replace(builtin, definition=dataclasses.replace(builtin.definition, name=name, fn=fn))
+
+
+def _sphere_fn():
+    return get_problem("sphere", 5).definition.fn
+
+
+def test_a_builtins_copy_with_another_fn_is_refused_on_numba_and_runs_its_own_on_numpy():
+    # observed: numba ran the compiled Rastrigin (best_f 7e-9) for a fn of X**2 + 1000 (best 1000)
+    pytest.importorskip("numba")
+    from solvers.errors import EngineUnavailable
+
+    mine = _rastrigin_with(lambda xp, X: (X ** 2).sum(axis=1) + 1000.0)
+    with pytest.raises(EngineUnavailable) as exc:
+        solvers.run(PS, mine, engine="numba", max_evals=500)
+    text = _one_line(exc)
+    assert text.startswith("function 'my rastrigin' has a Python function of its own, not built-in "
+                           "'rastrigin''s compiled one") and "numpy or cupy" in text
+    assert solvers.run(PS, mine, engine="numpy", max_evals=2000).best_f >= 1000.0
+    # sphere's fn under Rastrigin's functor: numba's id would name Rastrigin's code
+    with pytest.raises(EngineUnavailable, match="not built-in 'rastrigin''s compiled one"):
+        solvers.run(PS, _rastrigin_with(_sphere_fn(), "sphere, mine"), engine="numba", max_evals=500)
+
+
+def test_the_numba_engine_decides_by_the_function_not_the_name():
+    pytest.importorskip("numba")
+    from solvers.errors import EngineUnavailable
+    from solvers.numba import functions
+
+    builtin = get_problem("rastrigin", 5)
+    # the built-in's own name with another fn, given to the engine past RunConfig's refuse_impostor
+    with pytest.raises(EngineUnavailable, match="^function 'rastrigin' has a Python function of its own"):
+        functions.function_id(_rastrigin_with(_sphere_fn(), "rastrigin"))
+    # the built-in's own fn is the built-in however it is copied or named: its compiled code runs
+    renamed = _rastrigin_with(builtin.definition.fn)
+    for same in (renamed, copy.deepcopy(builtin)):
+        assert functions.function_id(same) == functions.function_id(builtin)
+    assert solvers.run(PS, renamed, engine="numba", max_evals=500).problem == "my rastrigin"
+
+
+def test_the_cuda_engine_refuses_a_builtins_copy_with_another_fn_before_the_device():
+    from solvers.cuda import cuda_algorithm
+    from solvers.errors import EngineUnavailable
+
+    cls = cuda_algorithm(PS)
+    params = RunConfig.build(PS, "rastrigin", 5).params
+    # xp=NumPy: the decision is made before the device (and any compile), so no GPU is needed
+    with pytest.raises(EngineUnavailable, match="not built-in 'rastrigin''s compiled one"):
+        cls(_rastrigin_with(_sphere_fn()), params, xp=np, dtype=np.float64)
+    for same in (get_problem("rastrigin", 5), _rastrigin_with(get_problem("rastrigin", 5).definition.fn)):
+        with pytest.raises(EngineUnavailable, match="needs CuPy"):  # past the function's check
+            cls(same, params, xp=np, dtype=np.float64)

@@ -19,6 +19,7 @@ import numpy as np
 from ..device_constants import placeholder
 from ..errors import DeviceMemoryError, EngineUnavailable
 from ..algorithms.base import Algorithm, State
+from ..problems.base import refuse_foreign_twin
 
 BLOCK = 128  # threads per block of the per-walker kernels (a thread per walker)
 STAGE_LIMIT = 44 * 1024  # bytes of staged columns per block (48 KB default cap, minus static use)
@@ -100,6 +101,8 @@ class CudaAlgorithm(Algorithm):
     _group_values: dict | None = None  # set_groups: name -> per-group values (host), None outside a grid
 
     def __init__(self, problem, params, *, xp, dtype, fast_math: bool = False):
+        # before the device: which function a run may compile does not depend on the machine
+        refuse_foreign_twin(problem)  # the functor below names a built-in's code, not the object's fn
         if xp is np:
             raise EngineUnavailable("the cuda engine needs CuPy (xp=cupy), got NumPy")
         super().__init__(problem, params, xp=xp, dtype=dtype)

@@ -20,6 +20,7 @@ from numba.extending import intrinsic, overload
 
 from ..errors import EngineUnavailable
 from ..problems.annealing_suite import FOXHOLES_A, FOXHOLES_C, SHEKEL_A, SHEKEL_C
+from ..problems.base import refuse_foreign_twin
 
 JIT = dict(nogil=True, cache=True, fastmath=False)
 PI = math.pi
@@ -49,12 +50,14 @@ _NOISE_SEED = np.uint64(0x9E3779B97F4A7C15)
 
 def function_id(problem):
     """The id of `problem`'s compiled twin, or a typed expression's compiled callback (compiled
-    here, once per text); EngineUnavailable for a Python callable."""
+    here, once per text); EngineUnavailable for a Python callable, a built-in's copy with
+    another fn included (refuse_foreign_twin)."""
     definition = problem.definition
     if definition.expression is not None:
         from .expression import compiled_expression  # noqa: PLC0415 - compiles on first use
 
         return compiled_expression(definition.expression)
+    refuse_foreign_twin(problem)  # the id below names a built-in's code, not the object's fn
     functor = definition.cuda_functor
     if functor not in FUNCTOR_IDS:
         raise EngineUnavailable(

@@ -13,7 +13,7 @@ from typing import Any, Callable, Mapping, Sequence
 import numpy as np
 
 from ..arrays import array_module
-from ..errors import ConfigError
+from ..errors import ConfigError, EngineUnavailable
 
 ANY_DIM = None  # a definition that accepts every dimension >= min_dim
 
@@ -184,6 +184,22 @@ def refuse_impostor(problem: Problem) -> None:
     if is_expression(name) and (expression is None or name != expression_name(expression.text)):
         raise ConfigError(f"'{name}' is a typed expression's name; give your own function another "
                           f"name (or make it with Problem.from_expression)")
+
+
+def refuse_foreign_twin(problem: Problem) -> None:
+    """EngineUnavailable where `problem` carries a built-in's compiled twin (cuda_functor) but a
+    function of its own (a built-in copied with another fn): numba and cuda run the twin, so they
+    would run the built-in's function where numpy and cupy run the object's."""
+    definition = problem.definition
+    if definition.expression is not None or not definition.cuda_functor:
+        return  # an expression's twin is its own text's; without a twin each engine says why
+    owner = next((d for d in _REGISTRY.values() if d.cuda_functor == definition.cuda_functor), None)
+    # identity, as is_builtin: a copy (deepcopy, cloudpickle) holds the very same function
+    if owner is not None and owner.fn is not definition.fn:
+        raise EngineUnavailable(
+            f"function '{problem.name}' has a Python function of its own, not built-in "
+            f"'{owner.name}''s compiled one: run it on numpy or cupy, or type it as an expression "
+            f"('expr: ...') for numba and cuda")
 
 
 def list_problems() -> list[str]:
