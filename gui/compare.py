@@ -40,6 +40,10 @@ MAX_POINTS = 20_000  # per engine and series; beyond it every other point is dro
 # The charts need only scalars, so the compared runs copy a single walker per snapshot: less
 # device-to-host traffic and less GIL time taken from the other engines' threads.
 COMPARE_SAMPLE_SIZE = 1
+# The runner's words for a run simply going on: after a slow iteration's warning they must not take
+# its place (the window keeps that warning in its banner while the run goes on)
+GOING_ON = ("first iteration", "running")
+WARNING = "warning: "  # the runner's prefix for a warning (the window's too)
 
 
 def engine_availability(engine: str, algorithm: str) -> tuple[bool, str]:
@@ -129,6 +133,7 @@ class _EngineRow:
         self.busy.setTextVisible(False)
         self.busy.hide()
         self.status = QtWidgets.QLabel("idle")
+        self.note: str | None = None  # this race's slow-iteration warning, kept to its end
         self.rate = QtWidgets.QLabel("")
         self.best = QtWidgets.QLabel("")
         self.speedup = QtWidgets.QLabel("")
@@ -139,12 +144,16 @@ class _EngineRow:
     def clear(self) -> None:
         for label in (self.rate, self.best, self.speedup):
             label.setText("")
+        self.note = None
 
     def say(self, forms: tuple[str, ...]) -> None:
         """The status in the window's words (gui/status_words.py): a few in the narrow cell, the
         whole sentence in its tooltip."""
         self.status.setText(cell_words(forms))
-        self.status.setToolTip(forms[0])
+        whole = forms[0]
+        if self.note and self.note not in whole:  # the warning under what replaced it
+            whole = f"{whole}\nNote: {self.note}"
+        self.status.setToolTip(whole)
 
 
 class ComparePanel(QtWidgets.QWidget):
@@ -235,8 +244,8 @@ class ComparePanel(QtWidgets.QWidget):
         for engine, controller in self._controllers.items():
             row = self._rows[engine]
             row.say(starting_forms(config.replace(engine=engine)))
-            row.busy.show()
             controller.start(config.replace(engine=engine, sample_size=COMPARE_SAMPLE_SIZE))
+            self._show_busy(engine)
         self.status_label.setText(f"comparing {', '.join(engines)}")
         self._set_running(True)
         return True
@@ -417,16 +426,29 @@ class ComparePanel(QtWidgets.QWidget):
 
     def _on_controller_status(self, engine: str, text: str) -> None:
         row = self._rows[engine]
+        self._show_busy(engine)
+        if text.startswith(WARNING):
+            row.note = text[len(WARNING):]
+        elif row.note and text in GOING_ON:
+            return  # the runner says 'running' right after its warning: the warning stays
         row.say(status_forms(text, self._race_config.replace(engine=engine)))
-        # numba says "compiling the numba engine (once)" while it compiles before its clock starts
-        row.busy.setVisible(text in ("starting", "initialising walkers", "first iteration")
-                            or text.startswith("compiling"))
+
+    def _show_busy(self, engine: str) -> None:
+        """The row's busy bar, from its run's state: on while the run is live and nothing else
+        shows it working (no snapshot drawn yet: compiling, placing the walkers) or it is stopping
+        (a long iteration may hold the stop for a while); off once its thread has ended."""
+        controller = self._controllers.get(engine)
+        live = controller is not None and controller.is_running
+        waiting = live and (engine not in self._series or controller.is_stopping)
+        # not while snapshots flow: the rate and best show it working, and the bar's repaints
+        # take the interpreter from the CPU engines racing (as from the measuring, 00373b3)
+        self._rows[engine].busy.setVisible(waiting)
 
     def _on_controller_snapshot(self, engine: str, snap) -> None:
         series = self._series.setdefault(engine, _Series())
         series.add(float(snap.seconds), int(snap.evals), float(snap.best_f))
         row = self._rows[engine]
-        row.busy.hide()
+        self._show_busy(engine)
         rate = series.evals_per_second()
         row.rate.setText("" if rate is None else f"{rate:,.0f}")
         row.best.setText(f"{snap.best_f:.6g}")
@@ -480,8 +502,9 @@ class ComparePanel(QtWidgets.QWidget):
     def _on_controller_errored(self, engine: str, message: str) -> None:
         self._errors[engine] = message
         row = self._rows[engine]
-        row.busy.hide()
+        row.note = None  # as in the window, whose error banner replaces the warning's
         row.say(error_forms(message))
+        self._show_busy(engine)
 
     def _on_controller_finished(self, engine: str, result) -> None:
         self._results[engine] = result
@@ -489,7 +512,7 @@ class ComparePanel(QtWidgets.QWidget):
         if controller is not None:
             controller.deleteLater()
         row = self._rows[engine]
-        row.busy.hide()
+        self._show_busy(engine)  # its thread has been joined: off
         if result is not None:
             row.say(self._finished_forms(result))
         if not self._controllers:

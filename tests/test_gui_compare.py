@@ -317,3 +317,73 @@ def test_a_row_left_out_of_the_next_race_says_idle_again(qtbot):
     race(qtbot, panel, timeout=120000)  # the other engine alone: numpy's rate is cleared, so is its outcome
     row = panel._rows["numpy"]
     assert (row.status.text(), row.status.toolTip(), row.rate.text()) == ("idle", "", "")
+
+
+def busy_shown(row) -> bool:
+    """The row's busy bar is on (isVisible needs a shown window; the panel is never shown)."""
+    return not row.busy.isHidden()
+
+
+def test_the_busy_bar_stays_while_a_row_stops_and_goes_once_its_run_has_ended(qtbot):
+    # the bar followed the status text: 'stopping' (and the last snapshot, which comes while
+    # stopping) hid it, so a stop waiting on a long iteration looked like a finished run
+    panel = numpy_panel(qtbot, short_config(max_seconds=120.0))
+    row = panel._rows["numpy"]
+    while_stopping = []  # the bar at each snapshot drawn after Stop
+    panel.sigSnapshot.connect(
+        lambda _e, _snap: panel._stopped and while_stopping.append(busy_shown(row)))
+
+    def during():
+        assert busy_shown(row)  # starting: nothing drawn yet
+        qtbot.waitUntil(lambda: "numpy" in panel._series, timeout=20000)
+        panel.stop_button.click()
+        assert row.status.text() == "stopping"
+        assert busy_shown(row)
+
+    race(qtbot, panel, during)
+    assert while_stopping and all(while_stopping), while_stopping  # the last snapshot among them
+    assert not busy_shown(row)
+    assert row.status.text() == "finished: stopped"
+
+
+SLOW = ("one iteration will take about 12 s; the budget, Stop and Close wait for it "
+        "(use fewer walkers or a lower dimension)")
+
+
+@pytest.fixture
+def slow_warning(monkeypatch):
+    """Every run warns of a slow iteration as the runner does (then says 'running')."""
+    from solvers.runner import Runner
+
+    def warn(runner):
+        runner.algorithm.warnings = (*runner.algorithm.warnings, SLOW)
+        runner._status(f"warning: {SLOW}")
+
+    monkeypatch.setattr(Runner, "_warn_if_slow", warn)
+
+
+def test_a_slow_iteration_warning_stays_in_its_row_while_the_rate_goes_on(qtbot, slow_warning):
+    # the runner's 'running', right after its warning, replaced it at once: never seen
+    panel = numpy_panel(qtbot, short_config(max_seconds=120.0))
+    row = panel._rows["numpy"]
+
+    def during():
+        qtbot.waitUntil(lambda: len(getattr(panel._series.get("numpy"), "seconds", ())) >= 3,
+                        timeout=20000)
+        rate = row.rate.text()
+        qtbot.waitUntil(lambda: row.rate.text() != rate, timeout=20000)  # the rate goes on
+        assert row.status.text() == "warning"
+        assert row.status.toolTip() == f"warning: {SLOW}"
+        panel.stop_button.click()  # the user's stop takes the cell; the warning stays beneath
+        assert row.status.text() == "stopping"
+        assert row.status.toolTip() == f"stopping\nNote: {SLOW}"
+
+    race(qtbot, panel, during)
+    assert row.status.text() == "finished: stopped"
+    assert row.status.toolTip().endswith(f"\nNote: {SLOW}")  # as the window shows it at the end
+
+    def next_race():  # starts without the last race's warning
+        assert row.status.toolTip().startswith("starting ") and "Note" not in row.status.toolTip()
+        panel.stop_button.click()
+
+    race(qtbot, panel, next_race)
