@@ -40,7 +40,12 @@ reheat; the hybrid keeps ``polish_share`` of the budget for Nelder-Mead. Also ou
 ``auto``: the move's width shrinks as sqrt(T / T0), so the last levels search locally (the seed's
 move always reaches the bound). With no evaluation or iteration budget (time-limited runs) only T0
 and T_min = T0 * AUTO_COOLING_RANGE are fitted, alpha and the level length are kept, and the
-schedule reheats. The fitted values are the effective parameters a run reports.
+schedule reheats. The fitted values are the effective parameters a run reports, so each stays
+within its declared limits (a result's params are given back: make_params, a configuration file,
+the window): T0 is held to t0's (the fit is scale-free for spreads of f of about 2e-10 to 2e11
+only), the fall is smaller where T_min would come below t_min's, a budget of fewer than 5 levels
+cools by alpha's lower limit a level, and one of more than about 2e6 levels lengthens the level
+rather than pass alpha's upper limit.
 
 Start points are uniform in the box (CUSIMANN uses a regular grid, which degenerates in high
 dimension).
@@ -60,6 +65,7 @@ run with Nelder-Mead: its grids run one run per (setting, seed) (``group_refusal
 from __future__ import annotations
 
 import dataclasses
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -67,7 +73,7 @@ import numpy as np
 
 from ..arrays import to_numpy
 from ..errors import ConfigError
-from ..params import MAX_WALKERS, param
+from ..params import MAX_WALKERS, param, specs
 from . import nelder_mead
 from .base import Algorithm, SnapshotData, State
 from .groups import group_argmin
@@ -126,6 +132,70 @@ class SimulatedAnnealingParams:
         # under the auto schedule both are replaced by fitted ones (fit_schedule): not the user's to fix
         if self.schedule != "auto" and not self.t_min < self.t0:
             raise ConfigError("parameter 't_min' must be smaller than 't0'")
+
+
+# --- the auto schedule ---------------------------------------------------------------------------
+# Its fitted values are the run's effective params (result.params), which make_params, a
+# configuration file and the window take back: each stays within its declared limits. Within them
+# the fit is the one described above; where the budget or f's spread would leave them, it bends.
+
+def _limits(name: str) -> tuple:
+    """The declared (lo, hi) of a SimulatedAnnealingParams field."""
+    spec = next(s for s in specs(SimulatedAnnealingParams) if s.name == name)
+    return spec.lo, spec.hi
+
+
+def _within(name: str, value):
+    """`value` held to `name`'s declared limits (the fit's own rounding stays inside them too)."""
+    lo, hi = _limits(name)
+    return min(max(value, lo), hi)
+
+
+def auto_t0(f0) -> float:
+    """T0 = std(f0) / -ln(AUTO_ACCEPTANCE) (std 1 for a flat start), within t0's limits: the fit
+    is scale-free only for spreads of about 2e-10 to 2e11 (a 1e15 * sphere gave T0 = 2e17)."""
+    finite = f0[np.isfinite(f0)]
+    spread = float(np.std(finite)) if finite.size > 1 else 0.0
+    return _within("t0", float((spread if spread > 0 else 1.0) / -np.log(AUTO_ACCEPTANCE)))
+
+
+def auto_cooling(t0: float, levels: int | None = None, past: float = 0.0) -> float:
+    """T_end / T0: AUTO_COOLING_RANGE, or a smaller fall where T_min, `past` levels beyond T_end
+    over `levels` levels (None: T_min = T_end), would come below its lower limit (a flat start,
+    easom on 4 chains, gave T_min = 3e-15)."""
+    exponent = 1.0 if levels is None else levels / (levels + past)
+    return max(AUTO_COOLING_RANGE, (_limits("t_min")[0] / t0) ** exponent)
+
+
+def auto_levels(iterations: int, chain_length: int) -> tuple[int, int]:
+    """(level length, levels) over `iterations`: at least AUTO_LEVELS levels of at most
+    chain_length proposals where the budget allows, and no more levels than fall by
+    AUTO_COOLING_RANGE at alpha's upper limit: longer levels instead (above about 2e8 iterations
+    at 100 a level, where alpha was 0.999998)."""
+    most = int(math.log(AUTO_COOLING_RANGE) / math.log(_limits("alpha")[1]))
+    length = int(min(chain_length, max(1, iterations // AUTO_LEVELS)))
+    if iterations // length > most:
+        length = int(_within("chain_length", -(-iterations // most)))
+    return length, min(max(1, iterations // length), most)
+
+
+def auto_schedule(t0: float, iterations: int, chain_length: int, hybrid: bool) -> dict:
+    """The fitted t0, t_min, alpha and chain_length of a budget of `iterations`: T falls by
+    auto_cooling over the budget's levels, by alpha's lower limit a level where fewer than 5."""
+    # T_min half a level past T_end: async/sync never reach it within the budget (no reheat);
+    # the hybrid passes it on its last level and turns to Nelder-Mead
+    past = -0.5 if hybrid else 0.5
+    length, levels = auto_levels(iterations, chain_length)
+    cooling = auto_cooling(t0, levels, past)
+    alpha = float(cooling ** (1.0 / levels))
+    alpha_lo = _limits("alpha")[0]
+    if alpha < alpha_lo:  # max_iters=3 gave alpha = 1e-3: cool less instead
+        alpha, cooling = alpha_lo, alpha_lo ** levels
+    t_min = float(t0 * cooling * alpha ** past)
+    # the limits hold the fit's rounding, and alpha where a small T0 (a smaller fall) meets more
+    # than about 7e5 levels: the schedule then ends before the budget does
+    return dict(t0=t0, t_min=_within("t_min", t_min), alpha=_within("alpha", alpha),
+                chain_length=length)
 
 
 @dataclass
@@ -241,30 +311,28 @@ class SimulatedAnnealing(Algorithm):
         if p.schedule != "auto":
             self._fitted = {}
             return
-        finite = f0[np.isfinite(f0)]
-        spread = float(np.std(finite)) if finite.size > 1 else 0.0
-        t0 = float((spread if spread > 0 else 1.0) / -np.log(AUTO_ACCEPTANCE))
-        t_end = t0 * AUTO_COOLING_RANGE
+        t0 = auto_t0(f0)
+        iterations = self._schedule_iterations()
+        if iterations is None:  # time-limited: the schedule keeps alpha and the level, and reheats
+            fitted = dict(t0=t0, t_min=_within("t_min", t0 * auto_cooling(t0)))
+        else:
+            fitted = auto_schedule(t0, iterations, p.chain_length, p.variant == "hybrid")
+        self._fitted = fitted
+        self.params = dataclasses.replace(p, **fitted)
+
+    def _schedule_iterations(self) -> int | None:
+        """Iterations the budget leaves the annealing (the hybrid keeps polish_share of it for
+        Nelder-Mead); None without an evaluation or iteration budget."""
+        p, budget = self.params, self.budget
         share = p.polish_share if p.variant == "hybrid" else 0.0
-        n, budget = int(p.walkers), self.budget
-        iterations = None
+        n = int(p.walkers)
         if getattr(budget, "max_evals", None) is not None:
             iterations = ((1.0 - share) * budget.max_evals - n) / n
         elif getattr(budget, "max_iters", None) is not None:
             iterations = (1.0 - share) * budget.max_iters
-        if iterations is None:
-            fitted = dict(t0=t0, t_min=t_end)
         else:
-            iterations = max(1, int(iterations))
-            length = int(min(p.chain_length, max(1, iterations // AUTO_LEVELS)))
-            levels = max(1, iterations // length)
-            alpha = float(AUTO_COOLING_RANGE ** (1.0 / levels))
-            # half a level past T_end: async/sync never reach it within the budget (no reheat);
-            # the hybrid passes it on its last level and turns to Nelder-Mead
-            t_min = float(t_end * alpha ** (-0.5 if p.variant == "hybrid" else 0.5))
-            fitted = dict(t0=t0, t_min=t_min, alpha=alpha, chain_length=length)
-        self._fitted = fitted
-        self.params = dataclasses.replace(p, **fitted)
+            return None
+        return max(1, int(iterations))
 
     @classmethod
     def split_refusal(cls, params) -> str | None:
