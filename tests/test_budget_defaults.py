@@ -116,10 +116,7 @@ def test_defaults_reach_the_global_basin(budget):
 
 @pytest.mark.slow
 def test_defaults_reach_the_global_basin_at_1e6():
-    # on the compiled CPU engine (the same defaults and budget rules; its own random streams): on
-    # numpy these 40 runs of 2-D functions were per-iteration Python overhead, 74 s of CI's 10
-    # minutes (4 s on numba); numpy keeps the 1e4 and 1e5 budgets above, cuda all three below
-    _reaches_the_basin(1_000_000, engine="numba")
+    _reaches_the_basin(1_000_000)
 
 
 SHEKEL = ("shekel_5", "shekel_7", "shekel_10")
