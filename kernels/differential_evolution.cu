@@ -336,6 +336,24 @@ __device__ __forceinline__ void de_distinct(const MwWords& r, int m, int self, i
     r3 += r3 >= e2;
 }
 
+// Individual il's (local index; `valid`: il < m) draws of generation t that do not depend on the
+// population: r1, r2, r3 (as row byte offsets) and the crossover mask of its first chunk of genes
+// (j_rand's bit included), and j_rand itself. Zero past the population.
+template <typename T>
+__device__ __forceinline__ DePick de_draw(const MwRng& rng, unsigned long long t, unsigned long long per_gen,
+                                         bool valid, int il, int m, int d, unsigned int rbytes,
+                                         const DeCross<T>& cross, int& jr) {
+    jr = 0;
+    if (!valid) return DePick{0u, 0u, 0u, 0u};
+    int r1, r2, r3;
+    const MwWords r = rng(t * per_gen);
+    de_distinct(r, m, il, r1, r2, r3);
+    jr = (int)mw_below(r.w, (unsigned int)d);
+    const int n = min(d, 32);
+    const unsigned int mask = de_cross_mask<T>(rng, t * per_gen + 1, n, jr < n ? 1u << jr : 0u, cross);
+    return DePick{(unsigned int)r1 * rbytes, (unsigned int)r2 * rbytes, (unsigned int)r3 * rbytes, mask};
+}
+
 // `generations` generations of populations first_pop .. first_pop + gridDim.x / bpp - 1; in the
 // last one only individuals i < last_active (global index; in a tuning grid's run, its index within
 // the run) evaluate their trial (max_evals as a hard cap: the others keep their target, uncounted).
@@ -361,16 +379,21 @@ __device__ __forceinline__ void de_distinct(const MwWords& r, int m, int self, i
         ticket, best_f, best_x, best_i, gseeds, gvals, gsize
 
 // The body of the de_generations kernels below (GROUPED: a tuning grid's launch; BUILD, SELECT: the
-// batches, see DE_BUILD_BATCH).
+// batches, see DE_BUILD_BATCH; AHEAD: each warp draws its first tile's picks of the next generation
+// between the halves of the generation barrier, where its multiprocessor has issue slots to spare,
+// and reads them back at the tile's start. One population of 131,072 on an H100 in blocks of 1,024:
+// 4.83-4.88 G/s drawn at the tile's start, 5.73 drawn ahead, the same numbers;
+// docs/benchmarks/notes-gpu.md v15. The tuning grid's kernel, whose runs are one block each (the
+// barrier a __syncthreads, nothing to overlap), draws them at the tile's start.)
 //
-// Registers (64 a thread: 4 blocks of 256 a multiprocessor, so that one population of 131,072 is
-// resident for its barrier) are what this kernel runs short of: nothing is carried from one
+// Registers (64 a thread: four blocks of 256 or one of 1,024 a multiprocessor, so that one
+// population of 131,072 is resident for its barrier) are what this kernel runs short of: nothing is carried from one
 // generation to the next that the arguments or the generation number give back. The buffers come
 // from the generation's parity, the barrier's count from the generation, and the launch's best is
 // read from f after the last generation rather than kept as it goes. Carried in registers, ptxas put
 // them on the stack and moved them after every barrier, each store waiting on a reload; 131,072
 // individuals on an H100: 4.02 -> 4.63 G/s, the same numbers (docs/benchmarks/notes-gpu.md v14).
-template <typename F, typename T, bool GROUPED, int BUILD, int SELECT>
+template <typename F, typename T, bool GROUPED, int BUILD, int SELECT, bool AHEAD>
 __device__ __forceinline__ void de_generations_run(DE_GENERATIONS_PARAMS) {
     extern __shared__ __align__(16) unsigned char de_smem[];
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, W = blockDim.x >> 5;
@@ -416,25 +439,36 @@ __device__ __forceinline__ void de_generations_run(DE_GENERATIONS_PARAMS) {
             const long long i = base + il;
             const int count = min(32, m - row0);
             const MwRng rng(key, (unsigned long long)(keyed + (valid ? i : base)), MW_STREAM_STEP);
-            int r1 = 0, r2 = 0, r3 = 0, jr = 0;
-            T fi = mw_inf<T>();
-            if (valid) {
+            // the picks of the warp's first tile were drawn while the last generation's barrier was
+            // waited for (below: this lane's pick in picks[lane], j_rand in the bounce list's slot)
+            int jr = 0;
+            DePick mine = {0u, 0u, 0u, 0u};
+            if (AHEAD && tile == wg && gen > 0) {  // warp-uniform
+                mine = picks[lane];
+                jr = ((const int*)list)[lane];
+            } else if (AHEAD) {
+                mine = de_draw<T>(rng, t, per_gen, valid, il, m, d, rbytes, cross, jr);
+            } else if (valid) {  // the first chunk's mask too is drawn in the chunk loop below
+                int r1, r2, r3;
                 const MwWords r = rng(t * per_gen);
                 de_distinct(r, m, il, r1, r2, r3);
                 jr = (int)mw_below(r.w, (unsigned int)d);
-                fi = f[i];
+                mine = DePick{(unsigned int)r1 * rbytes, (unsigned int)r2 * rbytes, (unsigned int)r3 * rbytes, 0u};
             }
+            const T fi = valid ? f[i] : mw_inf<T>();
             for (int c = 0; c < chunks; ++c) {
                 const int j_lo = c * 32, j_hi = min(d, j_lo + 32);
-                unsigned int mask = 0u;  // genes j_lo .. j_hi - 1 of this lane's individual taken from the mutant
-                if (valid) {
-                    const unsigned int jr_bit = jr >= j_lo && jr < j_hi ? 1u << (jr - j_lo) : 0u;
-                    mask = de_cross_mask<T>(rng, t * per_gen + 1 + (unsigned long long)(j_lo / P), j_hi - j_lo,
-                                            jr_bit, cross);
+                unsigned int mask = mine.mask;  // genes j_lo .. j_hi - 1 of this lane's individual taken from the mutant
+                if (c > 0 || !AHEAD) {
+                    mask = 0u;
+                    if (valid) {
+                        const unsigned int jr_bit = jr >= j_lo && jr < j_hi ? 1u << (jr - j_lo) : 0u;
+                        mask = de_cross_mask<T>(rng, t * per_gen + 1 + (unsigned long long)(j_lo / P), j_hi - j_lo,
+                                                jr_bit, cross);
+                    }
                 }
                 __syncwarp();  // the last chunk's picks are read
-                picks[lane] = DePick{(unsigned int)r1 * rbytes, (unsigned int)r2 * rbytes,
-                                     (unsigned int)r3 * rbytes, mask};
+                picks[lane] = DePick{mine.o1, mine.o2, mine.o3, mask};
                 __syncwarp();
                 const int j = j_lo + lane;
                 const bool jv = j < j_hi;
@@ -504,8 +538,21 @@ __device__ __forceinline__ void de_generations_run(DE_GENERATIONS_PARAMS) {
             }
             __syncwarp();  // the scratch rows and picks are rewritten by the next tile
         }
+        // the population's barrier (group_sync.cuh): its gen-th of the launch, in two halves, between
+        // which the warp draws the next generation's picks for its first tile (they need nothing of
+        // the population), into its pick slots and j_rand into its bounce list (both free until
+        // then)
         MwGroupSync sync = {bars + group, (unsigned long long)gen * (unsigned long long)bpp, bpp};
-        mw_group_sync(sync);  // the population's barrier (group_sync.cuh): its gen-th of the launch
+        mw_group_arrive(sync);
+        if (AHEAD && gen + 1 < generations && wg < tiles) {  // warp-uniform
+            const int il = wg * 32 + lane;
+            const bool valid = il < m;
+            const MwRng rng(key, (unsigned long long)(keyed + base + (valid ? il : 0)), MW_STREAM_STEP);
+            int jr;
+            picks[lane] = de_draw<T>(rng, t + 1, per_gen, valid, il, m, d, rbytes, cross, jr);
+            ((int*)list)[lane] = jr;
+        }
+        mw_group_wait(sync);
     }
     // the launch's best: each individual's value as the last generation left it in f (this thread
     // wrote its own), the same (value, index) pairs the generation saw
@@ -525,15 +572,18 @@ __device__ __forceinline__ void de_generations_run(DE_GENERATIONS_PARAMS) {
 // nothing (ptxas: the grid's body spills where the ordinary one does not).
 template <typename F, typename T>
 __global__ void __launch_bounds__(256, 4) de_generations(DE_GENERATIONS_PARAMS) {
-    de_generations_run<F, T, false, DE_BUILD_BATCH, DE_SELECT_BATCH>(DE_GENERATIONS_ARGS);
+    de_generations_run<F, T, false, DE_BUILD_BATCH, DE_SELECT_BATCH, true>(DE_GENERATIONS_ARGS);
 }
 
+// de_generations_wide in blocks of up to 1,024 threads (the host: WIDE_MAX_BLOCK), one a
+// multiprocessor, so that no block of a population is a younger block on its multiprocessor, which
+// the schedulers serve last (the same 64 registers a thread as four blocks of 256)
 template <typename F, typename T>
-__global__ void __launch_bounds__(256, 4) de_generations_wide(DE_GENERATIONS_PARAMS) {
-    de_generations_run<F, T, false, DE_WIDE_BATCH, DE_WIDE_BATCH>(DE_GENERATIONS_ARGS);
+__global__ void __launch_bounds__(1024, 1) de_generations_wide(DE_GENERATIONS_PARAMS) {
+    de_generations_run<F, T, false, DE_WIDE_BATCH, DE_WIDE_BATCH, true>(DE_GENERATIONS_ARGS);
 }
 
 template <typename F, typename T>
 __global__ void __launch_bounds__(256, 4) de_generations_grid(DE_GENERATIONS_PARAMS) {
-    de_generations_run<F, T, true, DE_BUILD_BATCH, DE_SELECT_BATCH>(DE_GENERATIONS_ARGS);
+    de_generations_run<F, T, true, DE_BUILD_BATCH, DE_SELECT_BATCH, false>(DE_GENERATIONS_ARGS);
 }

@@ -70,14 +70,29 @@ struct MwGroupSync {
     int count;                  // blocks in the group
 };
 
-__device__ void mw_group_sync(MwGroupSync& s) {
+// The barrier in two halves, for work that needs nothing from the other blocks between them (DE
+// draws the next generation's picks there): mw_group_arrive publishes this block's writes and
+// counts it in; mw_group_wait returns once every block of the group has arrived. A block that
+// arrives early spends its wait on that work, when its multiprocessor has issue slots to spare
+// (the blocks still working there wait on memory), and the last block to arrive opens the barrier
+// for the others before doing its share.
+__device__ __forceinline__ void mw_group_arrive(MwGroupSync& s) {
     __syncthreads();
     if (s.count <= 1) return;
     s.passed += (unsigned long long)s.count;
-    if (threadIdx.x == 0) {
+    if (threadIdx.x == 0)
         asm volatile("red.release.gpu.global.add.u64 [%0], %1;" : : "l"(s.bar), "l"(1ull) : "memory");
+}
+__device__ __forceinline__ void mw_group_wait(const MwGroupSync& s) {
+    if (s.count <= 1) return;
+    if (threadIdx.x == 0) {
         while (mw_acquire(s.bar) < s.passed) {
         }
     }
     __syncthreads();
+}
+
+__device__ void mw_group_sync(MwGroupSync& s) {
+    mw_group_arrive(s);
+    mw_group_wait(s);
 }

@@ -351,6 +351,63 @@ HOST["DE wide local picks"] = HOST["DE wide"]
 PER_VARIANT["DE wide local picks"] = ["DE 131k"]
 for _v in ("DE wide", "DE narrow", "DE start kernel"):
     PER_VARIANT[_v] = ["DE 131k", "DE 512x256", "DE 64k", "DE 32k", "DE 16k", "DE 1k"]
+# DE drawing the next generation's picks between the halves of the barrier (v15), against: the
+# differential_evolution.cu of another tree as it is ($EXCHANGE_BASE, e.g. the session's start; the
+# host picks the kernel as in this tree), the same code with the picks drawn at the tile's start
+# ("inline": what the restructuring alone does to the registers), and the picks drawn ahead only by
+# blocks that did not arrive last (thread 0's add returns the count: the last block opens the
+# barrier, so its drawing ahead would delay its own next generation by as much)
+VARIANTS["DE"] = []
+VARIANTS["DE base kernel"] = [(loader.read_text("differential_evolution.cu"),
+                               (_BASE_DIR / "differential_evolution.cu").read_text())] \
+    if (_BASE_DIR / "differential_evolution.cu").exists() else []
+HOST["DE base kernel"] = [(_DE, "DifferentialEvolutionCuda.wide_block", 256)]  # its wide kernel's bounds, (256, 4)
+_AHEAD = "        if (gen + 1 < generations && wg < tiles) {  // warp-uniform\n"
+_TAKE = "            if (tile == wg && gen > 0) {  // warp-uniform\n"
+VARIANTS["DE picks inline"] = [(_AHEAD, _AHEAD.replace("if (gen", "if (false && gen")),
+                               (_TAKE, _TAKE.replace("if (tile", "if (false && tile"))]
+_EARLY = """
+// (variant) the first half of the barrier, telling the block whether it arrived before the last
+__device__ __forceinline__ bool de_arrive_early(MwGroupSync& s, int* early) {
+    __syncthreads();
+    if (s.count <= 1) return true;
+    s.passed += (unsigned long long)s.count;
+    if (threadIdx.x == 0) {
+        unsigned long long old;
+        asm volatile("atom.release.gpu.global.add.u64 %0, [%1], %2;" : "=l"(old) : "l"(s.bar), "l"(1ull) : "memory");
+        *early = old + 1ull < s.passed;
+    }
+    __syncthreads();
+    return *early != 0;
+}
+"""
+VARIANTS["DE picks ahead unless last"] = [
+    ("// `generations` generations of populations", _EARLY + "// `generations` generations of populations"),
+    ("    const unsigned int rbytes = (unsigned int)d * sizeof(T);\n",
+     "    const unsigned int rbytes = (unsigned int)d * sizeof(T);\n    __shared__ int de_early;\n"),
+    (_TAKE, _TAKE.replace("gen > 0)", "gen > 0 && de_early)")),
+    ("        mw_group_arrive(sync);\n" + _AHEAD,
+     "        const bool early = de_arrive_early(sync, &de_early);\n" + _AHEAD.replace("if (gen", "if (early && gen")),
+]
+for _v in ("DE", "DE base kernel", "DE picks inline", "DE picks ahead unless last"):
+    PER_VARIANT[_v] = ["DE 131k", "DE 512x256", "DE 64k", "DE 32k", "DE 16k", "DE 1k"]
+
+# DE's next picks drawn by each warp as soon as its tile is done, before the block's __syncthreads
+# (while the block's other warps still work), instead of by the whole block after it arrived
+# (v15: measured under barrier_trace.py only, slower: the block's last warp draws on the critical path)
+VARIANTS["DE picks before arrive"] = [
+    ("        mw_group_arrive(sync);\n        if (AHEAD && gen + 1", "        if (AHEAD && gen + 1"),
+    ("        }\n        mw_group_wait(sync);\n    }\n    // the launch's best",
+     "        }\n        mw_group_arrive(sync);\n        mw_group_wait(sync);\n    }\n    // the launch's best")]
+PER_VARIANT["DE picks before arrive"] = ["DE 131k", "DE 512x256", "DE 64k", "DE 32k", "DE 16k", "DE 1k"]
+# DE's wide kernel in blocks of 256, four a multiprocessor (before v15), against one block of 1,024
+# threads a multiprocessor (WIDE_MAX_BLOCK): barrier_trace.py found the four blocks of a
+# multiprocessor finishing in launch order every generation (the schedulers favour the older
+# warps), the youngest ~5 us after the oldest; one block is one age
+VARIANTS["DE blocks of 256"] = []
+HOST["DE blocks of 256"] = [(_DE, "DifferentialEvolutionCuda.wide_block", 256)]
+PER_VARIANT["DE blocks of 256"] = ["DE 131k"]
+
 # the barrier's poll by relaxed loads (no L1 invalidation per poll: an acquire load invalidates the
 # multiprocessor's whole L1, local memory included, so every poll of an early block wipes the spilled
 # values of the blocks still working on that multiprocessor), then one acquire load
@@ -360,6 +417,16 @@ VARIANTS["relaxed poll + acquire"] = [(_ACQ_POLL,
     "            asm volatile(\"ld.relaxed.gpu.global.u64 %0, [%1];\" : \"=l\"(v) : \"l\"(s.bar) : \"memory\");\n"
     "        }\n        (void)mw_acquire(s.bar);\n")]
 PER_VARIANT["relaxed poll + acquire"] = ["PSO 131k", "PSO 16k", "SPSO 131k", "SPSO 16k", "DE 131k", "DE 512x256", "DE 16k", "DE 1k"]
+
+# the barrier's poll spaced by __nanosleep: 512 blocks polling one counter, each poll an L2 round
+# trip to the one slice that holds it (and the rows homed there); does the traffic slow the blocks
+# still working?
+for _ns in (200, 1000):
+    VARIANTS[f"poll nanosleep {_ns}"] = [(_ACQ_POLL, _ACQ_POLL.replace(
+        "{\n        }\n", "{\n            __nanosleep(%d);\n        }\n" % _ns))]
+    PER_VARIANT[f"poll nanosleep {_ns}"] = ["PSO 131k", "PSO 16k", "SPSO 131k", "SPSO 16k", "DE 131k", "DE 64k", "DE 16k"]
+VARIANTS["barrier cases"] = []
+PER_VARIANT["barrier cases"] = PER_VARIANT["poll nanosleep 200"]
 
 # SPSO-2011 where G - x is not stored (pso_spso: swarms whose rows pass half the L2, 65,536 and
 # 131,072 on an H100): the normals drawn again in pass 2 (Philox and Box-Muller twice, as before

@@ -85,6 +85,13 @@ SHAPES = [
      {"walkers": 4096, "populations": 1}, [4], {"block": 64, "wide": True}),
     ("de r30-f32-cap-wide", "differential_evolution", "rastrigin", 30, "float32",
      {"walkers": 96, "populations": 2}, [10], {"max_evals": 96 * 2 * 4 + 37, "wide": True}),
+    # one population large enough for de_generations_wide's blocks of 1,024 threads (one a
+    # multiprocessor; spread() halves the block while that leaves multiprocessors idle), and the
+    # same on de_generations in blocks of 256
+    ("de s6-f32-70k", "differential_evolution", "sphere", 6, "float32",
+     {"walkers": 70_000, "populations": 1}, [2, 3], {"wide": False}),
+    ("de s6-f32-70k-wide", "differential_evolution", "sphere", 6, "float32",
+     {"walkers": 70_000, "populations": 1}, [2, 3], {"wide": True}),
     # one swarm over more blocks than one warp reads in one round trip (141 blocks of 64): the
     # exchange's partials read by every warp of a block (pso_scan_partials)
     ("pso r30-f32-141-blocks", "particle_swarm", "rastrigin", 30, "float32",

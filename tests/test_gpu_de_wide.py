@@ -42,6 +42,8 @@ def _same(a, b) -> bool:
     (40, 70, 3, None),  # two gene chunks
     (30, 3000, 1, None),  # one population over 12 blocks, its barrier
     (6, 200, 2, {"block": 32, "scratch_shared_max": 0}),  # spread over blocks, scratch in global memory
+    (6, 70_000, 1, None),  # the wide kernel in blocks of 1,024 (one a multiprocessor), the other in 256
+    (6, 70_000, 1, {"scratch_shared_max": 0}),  # the same, the scratch in global memory
 ])
 def test_wide_and_narrow_kernels_give_the_same_run(cupy, dtype, dim, walkers, populations, knobs):
     assert _same(_run(cupy, True, dtype, dim, walkers, populations, knobs=knobs),
@@ -75,3 +77,26 @@ def test_the_host_takes_the_wide_kernel_from_many_warps_a_multiprocessor(cupy):
     assert spread._kernel_name() == "de_generations_wide"
     spread.wide = False
     assert spread._kernel_name() == "de_generations"
+
+
+def test_the_wide_kernel_runs_one_block_of_1024_a_multiprocessor_where_its_scratch_fits(cupy):
+    from solvers.cuda.differential_evolution import MAX_BLOCK, WIDE_MAX_BLOCK
+    from solvers.cuda.resident import shared_optin
+
+    def shape(dim, dtype="float32", **knobs):
+        algo = build(cupy, "differential_evolution", {"populations": 1}, dim=dim, walkers=131_072, dtype=dtype)
+        algo.wide = True
+        for name, value in knobs.items():
+            setattr(algo, name, value)
+        return algo._launch_shape()
+
+    item = 4
+    fits = 32 * (16 + 4 * item) * 32 + 32 * 33 * 30 * item <= shared_optin(int(cupy.cuda.runtime.getDevice()))
+    wide = shape(30)
+    assert wide.kernel == "de_generations_wide" and wide.scratch_shared
+    assert wide.shape.block == (WIDE_MAX_BLOCK if fits else MAX_BLOCK)
+    # a scratch too large for one block's shared memory: four blocks of 256 a multiprocessor
+    assert shape(300).shape.block == MAX_BLOCK
+    assert shape(30, block=64).shape.block == 64  # a lowered block caps every kernel
+    assert shape(30, wide_block=512).shape.block == (512 if fits else MAX_BLOCK)
+    assert not shape(30, scratch_shared_max=0).scratch_shared

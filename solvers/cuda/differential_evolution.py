@@ -19,9 +19,18 @@ import numpy as np
 from ..algorithms.differential_evolution import DifferentialEvolution
 from ..errors import ConfigError
 from .base import REDUCE_BLOCKS, CudaAlgorithm, CudaState, allocation_guard
-from .resident import WARP, allow_shared, group_shape, multiprocessors, resident_blocks, spread
+from .resident import WARP, allow_shared, group_shape, multiprocessors, resident_blocks, shared_optin, spread
 
-MAX_BLOCK = 256  # __launch_bounds__ of de_generations
+MAX_BLOCK = 256  # __launch_bounds__ of de_generations and de_generations_grid
+# de_generations_wide runs blocks of up to 1,024 threads, one a multiprocessor, where the trial
+# scratch of so many warps fits the shared memory a block may have (float, d <= 46 on an H100);
+# otherwise blocks of MAX_BLOCK, four a multiprocessor, as the others. Four blocks of a
+# multiprocessor finished in launch order every generation (the schedulers favour the older warps:
+# 17.8, 19.2, 20.9 and 22.9 us, scripts/barrier_trace.py), every block then waiting for the
+# youngest; one block has one age. H100, one population of 131,072: 5.35 -> 5.73 G/s, on 128 of
+# the 132 multiprocessors (notes-gpu.md v15)
+WIDE_MAX_BLOCK = 1024
+FOUR_BLOCKS_SHARED = 56 * 1024  # a block's dynamic shared memory where four share a multiprocessor
 COLUMN = 33  # DE_COLUMN: a warp's scratch holds gene j of its 32 trials at j * COLUMN + k
 PICK_BYTES = 16  # a thread's DePick in shared memory (three row offsets and a crossover mask)
 LIST_WORDS = 4  # the bounce lists: 4 * itemsize bytes a thread (32 * 32 / P two-byte entries a warp)
@@ -49,13 +58,15 @@ class _Launch:
 
 class DifferentialEvolutionCuda(CudaAlgorithm, DifferentialEvolution):
     kernel_file = "differential_evolution.cu"
-    block = MAX_BLOCK
+    block = MAX_BLOCK  # every kernel's blocks at most; lowered, de_generations_wide's too
+    wide_block = WIDE_MAX_BLOCK  # de_generations_wide's blocks at most, while `block` is MAX_BLOCK
     group_params = DifferentialEvolution.group_params  # a tuning grid's runs in one launch
     group_columns = ("F", "Cr")  # de_generations' gvals row
     # dynamic shared memory per block (picks, bounce lists and the trial scratch) at most: beyond, the
-    # scratch goes to a global buffer. 56 KB lets the four blocks that the registers allow share a
-    # multiprocessor (float: d <= 46 in shared memory)
-    scratch_shared_max = 56 * 1024
+    # scratch goes to a global buffer. None: 56 KB for blocks of up to MAX_BLOCK, so that the four
+    # blocks the registers allow share a multiprocessor (float: d <= 46 in shared memory), and all a
+    # block may have for larger ones (one a multiprocessor); 0: always in global memory (tests)
+    scratch_shared_max: int | None = None
     wide: bool | None = None  # None: de_generations_wide by the warps a multiprocessor (_wide); True / False force it (before init)
 
     def _wide(self) -> bool:
@@ -85,10 +96,23 @@ class DifferentialEvolutionCuda(CudaAlgorithm, DifferentialEvolution):
         name = self._kernel_name()
         kernel = self.kernels.get(name)
         threads = -(-m // WARP) * WARP  # a warp per 32 individuals
-        block, per_group = spread(threads, populations, min(int(self.block), MAX_BLOCK))
-        scratch = block // WARP * COLUMN * d * item  # a warp's 32 trials, gene-major
-        always = block * (PICK_BYTES + LIST_WORDS * item)
-        scratch_shared = always + scratch <= self.scratch_shared_max
+
+        def shared_bytes(block: int) -> tuple[int, int]:  # (picks and bounce lists, the scratch)
+            return block * (PICK_BYTES + LIST_WORDS * item), block // WARP * COLUMN * d * item
+
+        # what a block may have, its static shared memory left out
+        optin = shared_optin(int(self.xp.cuda.runtime.getDevice())) - int(getattr(kernel, "shared_size_bytes", 0))
+        cap = min(int(self.block), MAX_BLOCK)
+        if name == "de_generations_wide" and int(self.block) >= MAX_BLOCK:
+            wide = min(int(self.wide_block), WIDE_MAX_BLOCK)
+            if wide > cap and sum(shared_bytes(wide)) <= optin:  # else blocks of MAX_BLOCK, four a multiprocessor
+                cap = wide
+        block, per_group = spread(threads, populations, cap)
+        limit = self.scratch_shared_max
+        if limit is None:
+            limit = optin if block > MAX_BLOCK else FOUR_BLOCKS_SHARED
+        always, scratch = shared_bytes(block)
+        scratch_shared = always + scratch <= limit
         nbytes = always + (scratch if scratch_shared else 0)
         allow_shared(kernel, nbytes)
         resident = resident_blocks(kernel, block, nbytes) if per_group > 1 else 0
