@@ -94,7 +94,8 @@ if [[ "$MODE" == *gui* ]]; then
   # tests in two processes (gpu1: the files below, gpu2: the other GPU tests; one process took 579 s
   # of 585 on an H100 in November 2026, most of it compiling kernels, which is serial in a process),
   # and everything else (rest, ~380 s). HALVES=gpu runs all GPU tests in one process. Each part
-  # logs its failures and slowest tests. RUN_SUITE=0 / RUN_GUI_BENCH=0 leave out one part.
+  # logs its failures and slowest tests. RUN_SUITE=0 / RUN_GUI_BENCH=0 leave out one part. Verbose
+  # (a line a test): a part cut by the device's time still names the tests that failed before the cut.
   # gpu1's files: ~300 of those 579 s (the slowest test durations of that run).
   gpu1_files=(tests/test_budget_defaults.py tests/test_gpu_numba_cap.py tests/test_gpu_pso_lanes.py
               tests/test_gui_tune.py tests/test_study.py tests/test_gpu_functors.py)
@@ -108,7 +109,7 @@ if [[ "$MODE" == *gui* ]]; then
     files=()
     [[ $half == gpu1 ]] && files=("${gpu1_files[@]}")
     [[ $half == gpu2 ]] && for f in "${gpu1_files[@]}"; do files+=("--ignore=$f"); done
-    timeout "${SUITE_SECONDS:-420}" "$PY" -m pytest -q -rfEs -m "$marker" --durations=25 -p no:cacheprovider \
+    timeout "${SUITE_SECONDS:-420}" "$PY" -m pytest -v -rfEs -m "$marker" --durations=25 -p no:cacheprovider \
         "${per_test[@]}" "${files[@]}" "$@" > "$OUTDIR/suite-$half.log" 2>&1 &
   done
   for job in $(jobs -p); do
