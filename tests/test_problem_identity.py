@@ -7,6 +7,7 @@ Callables stay registered for the rest of the test process: every test names its
 from __future__ import annotations
 
 import copy
+import importlib.util
 import dataclasses
 
 import numpy as np
@@ -215,3 +216,34 @@ def test_the_cuda_engine_refuses_a_builtins_copy_with_another_fn_before_the_devi
     for same in (get_problem("rastrigin", 5), _rastrigin_with(get_problem("rastrigin", 5).definition.fn)):
         with pytest.raises(EngineUnavailable, match="needs CuPy"):  # past the function's check
             cls(same, params, xp=np, dtype=np.float64)
+
+
+def test_an_expressions_copy_with_another_fn_is_refused_on_numba_and_cuda_and_runs_its_own_on_numpy():
+    # observed: numba compiled the expression's text (best ~0) for a fn of X**2 + 1000 (best 1000);
+    # the check is the function's tag, not expression_definition's cache (its last 256 texts only)
+    from solvers.cuda import cuda_algorithm
+    from solvers.errors import EngineUnavailable
+    from solvers.problems.custom import evaluates_its_expression, expression_definition
+
+    typed = Problem.from_expression("sum(x[i]**2)", 3)
+    mine = dataclasses.replace(typed, definition=dataclasses.replace(
+        typed.definition, fn=lambda xp, X: (X ** 2).sum(axis=1) + 1000.0))
+    assert evaluates_its_expression(typed.definition) and not evaluates_its_expression(mine.definition)
+    params = RunConfig.build(PS, typed).params
+    with pytest.raises(EngineUnavailable) as exc:
+        cuda_algorithm(PS)(mine, params, xp=np, dtype=np.float64)  # before the device: no GPU needed
+    text = _one_line(exc)
+    assert text.startswith("function 'expr: sum(x[i]**2)' has a Python function of its own, not its "
+                           "expression's compiled one") and "numpy or cupy" in text
+    assert solvers.run(PS, mine, engine="numpy", max_evals=2000).best_f >= 1000.0
+    if importlib.util.find_spec("numba"):
+        with pytest.raises(EngineUnavailable, match="not its expression's"):
+            solvers.run(PS, mine, engine="numba", max_evals=500)
+    # its own function, however it is copied, and after the cache has forgotten its text
+    for text in range(300):
+        expression_definition(f"sum(x[i]**2) + {text}")
+    for same in (typed, copy.deepcopy(typed), dataclasses.replace(typed, definition=dataclasses.replace(
+            typed.definition, title="renamed"))):
+        assert evaluates_its_expression(same.definition)
+        with pytest.raises(EngineUnavailable, match="needs CuPy"):  # past the function's check
+            cuda_algorithm(PS)(same, params, xp=np, dtype=np.float64)

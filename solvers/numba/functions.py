@@ -50,14 +50,14 @@ _NOISE_SEED = np.uint64(0x9E3779B97F4A7C15)
 
 def function_id(problem):
     """The id of `problem`'s compiled twin, or a typed expression's compiled callback (compiled
-    here, once per text); EngineUnavailable for a Python callable, a built-in's copy with
-    another fn included (refuse_foreign_twin)."""
+    here, once per text); EngineUnavailable for a Python callable, a built-in's or an
+    expression's copy with another fn included (refuse_foreign_twin)."""
     definition = problem.definition
+    refuse_foreign_twin(problem)  # the id below names a built-in's code or an expression's, not the object's fn
     if definition.expression is not None:
         from .expression import compiled_expression  # noqa: PLC0415 - compiles on first use
 
         return compiled_expression(definition.expression)
-    refuse_foreign_twin(problem)  # the id below names a built-in's code, not the object's fn
     functor = definition.cuda_functor
     if functor not in FUNCTOR_IDS:
         raise EngineUnavailable(

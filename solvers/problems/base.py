@@ -187,12 +187,20 @@ def refuse_impostor(problem: Problem) -> None:
 
 
 def refuse_foreign_twin(problem: Problem) -> None:
-    """EngineUnavailable where `problem` carries a built-in's compiled twin (cuda_functor) but a
-    function of its own (a built-in copied with another fn): numba and cuda run the twin, so they
-    would run the built-in's function where numpy and cupy run the object's."""
+    """EngineUnavailable where `problem` carries a compiled twin (a built-in's cuda_functor, or an
+    expression's text) but a function of its own (copied with another fn): numba and cuda run the
+    twin, so they would run another function than numpy and cupy, which run the object's."""
     definition = problem.definition
-    if definition.expression is not None or not definition.cuda_functor:
-        return  # an expression's twin is its own text's; without a twin each engine says why
+    if definition.expression is not None:
+        from .custom import evaluates_its_expression  # noqa: PLC0415 - custom imports this module
+
+        if not evaluates_its_expression(definition):
+            raise EngineUnavailable(
+                f"function '{problem.name}' has a Python function of its own, not its expression's "
+                f"compiled one: run it on numpy or cupy, or type that function as an expression")
+        return
+    if not definition.cuda_functor:
+        return  # without a twin each engine says why
     owner = next((d for d in _REGISTRY.values() if d.cuda_functor == definition.cuda_functor), None)
     # identity, as is_builtin: a copy (deepcopy, cloudpickle) holds the very same function
     if owner is not None and owner.fn is not definition.fn:

@@ -62,19 +62,34 @@ def expression_definition(text: str) -> ProblemDef:
     fn = array_function(expr.tree)
     return ProblemDef(
         name=expression_name(expr.text), title=expr.text, group=GROUP,
-        source="typed by the user", fn=_quiet(fn), bounds=box(*DEFAULT_BOX), min_dim=expr.min_dim,
+        source="typed by the user", fn=_quiet(fn, expr.text), bounds=box(*DEFAULT_BOX), min_dim=expr.min_dim,
         default_dim=max(2, expr.min_dim), cuda_functor=functor.name, cuda_source=functor.source,
         expression=expr,
         notes="A NaN or infinite value counts as a very bad point (never the best).")
 
 
-def _quiet(fn: Callable) -> Callable:
+# The attribute naming the expression text that an expression's own function evaluates: numba and
+# cuda compile the text, so a definition whose fn lacks it (replaced by the user) is refused there
+# (problems.base.refuse_foreign_twin). An attribute, not an identity check against
+# expression_definition's cache, which keeps only its last 256 texts; it travels with the function
+# through copy.deepcopy and cloudpickle.
+EXPRESSION_OF = "mw_expression_text"
+
+
+def _quiet(fn: Callable, text: str) -> Callable:
     """NumPy warns on log(-1) or 1/0 in the user's formula; such values are very bad points, not
     warnings (the engines map them to +inf)."""
     def quiet(xp, X):
         with np.errstate(all="ignore"):
             return fn(xp, X)
+    setattr(quiet, EXPRESSION_OF, text)
     return quiet
+
+
+def evaluates_its_expression(definition) -> bool:
+    """Whether an expression's definition still holds the function made from its own text."""
+    expression = definition.expression
+    return expression is not None and getattr(definition.fn, EXPRESSION_OF, None) == expression.text
 
 
 def expression_problem(text: str, dim: int | None = None, lower=None, upper=None, *,
