@@ -79,6 +79,20 @@ def test_the_host_takes_the_wide_kernel_from_many_warps_a_multiprocessor(cupy):
     assert spread._kernel_name() == "de_generations"
 
 
+@pytest.mark.parametrize("wide", [True, False])
+@pytest.mark.parametrize("dim, walkers, populations", [
+    (40, 3000, 1),  # two gene chunks (the first chunk's mask drawn ahead, the second inline), 12 blocks
+    (6, 70_000, 1),  # the wide kernel in blocks of 1,024
+    (40, 100, 9),  # populations of one block (the barrier a __syncthreads)
+])
+def test_picks_drawn_during_the_barrier_are_the_picks_drawn_inline(cupy, wide, dim, walkers, populations):
+    # a launch's first generation draws its picks at the tile's start and every later one during
+    # the barrier before it: launches of one generation each draw every pick inline
+    ahead = _run(cupy, wide, "float32", dim, walkers, populations, chunks=(5,))
+    inline = _run(cupy, wide, "float32", dim, walkers, populations, chunks=(1,) * 5)
+    assert _same(ahead, inline)
+
+
 def test_the_wide_kernel_runs_one_block_of_1024_a_multiprocessor_where_its_scratch_fits(cupy):
     from solvers.cuda.differential_evolution import MAX_BLOCK, WIDE_MAX_BLOCK
     from solvers.cuda.resident import shared_optin
@@ -100,3 +114,8 @@ def test_the_wide_kernel_runs_one_block_of_1024_a_multiprocessor_where_its_scrat
     assert shape(30, block=64).shape.block == 64  # a lowered block caps every kernel
     assert shape(30, wide_block=512).shape.block == (512 if fits else MAX_BLOCK)
     assert not shape(30, scratch_shared_max=0).scratch_shared
+    # populations that blocks of 1,024 would leave idle in part keep blocks of 256 (64 of 1,100:
+    # 46% of the threads idle against 14%)
+    many = build(cupy, "differential_evolution", {"populations": 64}, dim=30, walkers=1100, dtype="float32")
+    many.wide = True
+    assert many._launch_shape().shape.block == MAX_BLOCK

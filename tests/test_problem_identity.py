@@ -239,6 +239,12 @@ def test_an_expressions_copy_with_another_fn_is_refused_on_numba_and_cuda_and_ru
     if importlib.util.find_spec("numba"):
         with pytest.raises(EngineUnavailable, match="not its expression's"):
             solvers.run(PS, mine, engine="numba", max_evals=500)
+    # its own function with another expression's device code: cuda would compile the other's
+    other = Problem.from_expression("sum(abs(x[i]))", 3).definition
+    foreign = dataclasses.replace(typed, definition=dataclasses.replace(
+        typed.definition, cuda_functor=other.cuda_functor, cuda_source=other.cuda_source))
+    with pytest.raises(EngineUnavailable, match="carries device code of its own, not its expression's"):
+        cuda_algorithm(PS)(foreign, params, xp=np, dtype=np.float64)
     # its own function, however it is copied, and after the cache has forgotten its text
     for text in range(300):
         expression_definition(f"sum(x[i]**2) + {text}")

@@ -23,8 +23,9 @@ from .resident import WARP, allow_shared, group_shape, multiprocessors, resident
 
 MAX_BLOCK = 256  # __launch_bounds__ of de_generations and de_generations_grid
 # de_generations_wide runs blocks of up to 1,024 threads, one a multiprocessor, where the trial
-# scratch of so many warps fits the shared memory a block may have (float, d <= 46 on an H100);
-# otherwise blocks of MAX_BLOCK, four a multiprocessor, as the others. Four blocks of a
+# scratch of so many warps fits the shared memory a block may have (float, d <= 46 on an H100), a
+# population spans several of them and they leave no more threads idle than blocks of MAX_BLOCK
+# (within 3%); otherwise blocks of MAX_BLOCK, four a multiprocessor, as the others. Four blocks of a
 # multiprocessor finished in launch order every generation (the schedulers favour the older warps:
 # 17.8, 19.2, 20.9 and 22.9 us, scripts/barrier_trace.py), every block then waiting for the
 # youngest; one block has one age. H100, one population of 131,072: 5.35 -> 5.73 G/s, on 128 of
@@ -103,14 +104,19 @@ class DifferentialEvolutionCuda(CudaAlgorithm, DifferentialEvolution):
         # what a block may have, its static shared memory left out
         optin = shared_optin(int(self.xp.cuda.runtime.getDevice())) - int(getattr(kernel, "shared_size_bytes", 0))
         cap = min(int(self.block), MAX_BLOCK)
+        block, per_group = spread(threads, populations, cap)
         if name == "de_generations_wide" and int(self.block) >= MAX_BLOCK:
             wide = min(int(self.wide_block), WIDE_MAX_BLOCK)
             if wide > cap and sum(shared_bytes(wide)) <= optin:  # else blocks of MAX_BLOCK, four a multiprocessor
-                cap = wide
-        block, per_group = spread(threads, populations, cap)
+                big, big_group = spread(threads, populations, wide)
+                # only a population over several of the larger blocks (the shape measured), and no
+                # more idle threads than the smaller blocks leave (64 populations of 1,100 would
+                # leave 46% of the threads idle in blocks of 1,024, against 14% in blocks of 256)
+                if big > cap and big_group > 1 and big * big_group <= 1.03 * block * per_group:
+                    block, per_group = big, big_group
         limit = self.scratch_shared_max
         if limit is None:
-            limit = optin if block > MAX_BLOCK else FOUR_BLOCKS_SHARED
+            limit = optin if block > MAX_BLOCK else min(FOUR_BLOCKS_SHARED, optin)
         always, scratch = shared_bytes(block)
         scratch_shared = always + scratch <= limit
         nbytes = always + (scratch if scratch_shared else 0)

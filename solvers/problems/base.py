@@ -192,12 +192,16 @@ def refuse_foreign_twin(problem: Problem) -> None:
     twin, so they would run another function than numpy and cupy, which run the object's."""
     definition = problem.definition
     if definition.expression is not None:
-        from .custom import evaluates_its_expression  # noqa: PLC0415 - custom imports this module
+        from .custom import compiles_its_expression, evaluates_its_expression  # noqa: PLC0415 - custom imports this module
 
         if not evaluates_its_expression(definition):
             raise EngineUnavailable(
                 f"function '{problem.name}' has a Python function of its own, not its expression's "
                 f"compiled one: run it on numpy or cupy, or type that function as an expression")
+        if not compiles_its_expression(definition):
+            raise EngineUnavailable(
+                f"function '{problem.name}' carries device code of its own, not its expression's: "
+                f"run it on numpy or cupy")
         return
     if not definition.cuda_functor:
         return  # without a twin each engine says why

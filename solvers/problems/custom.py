@@ -92,6 +92,13 @@ def evaluates_its_expression(definition) -> bool:
     return expression is not None and getattr(definition.fn, EXPRESSION_OF, None) == expression.text
 
 
+def compiles_its_expression(definition) -> bool:
+    """Whether an expression's definition holds the device functor made from its own text (the
+    code cuda compiles), not another's."""
+    own = expression_definition(definition.expression.text)
+    return definition.cuda_functor == own.cuda_functor and definition.cuda_source == own.cuda_source
+
+
 def expression_problem(text: str, dim: int | None = None, lower=None, upper=None, *,
                        f_min: float | None = None, x_min=None, title: str | None = None):
     """A Problem for an expression: dimension checked against the indices used (with the column)."""
