@@ -261,10 +261,12 @@ def test_rows_say_what_the_window_says_short_with_the_whole_in_the_tooltip(qtbot
 
 
 def numpy_panel(qtbot, config):
-    """A panel set to race numpy alone (compiled CPU rows would share its cores)."""
+    """A panel set to race numpy alone: compiled CPU rows would share its cores, and on a GPU
+    machine the GPU rows, usable there and so checked, would race beside it."""
     panel = make_panel(qtbot, config)
-    for engine in NUMBA:
-        panel._rows[engine].check.setChecked(False)
+    for engine, row in panel._rows.items():
+        if engine != "numpy":
+            row.check.setChecked(False)
     return panel
 
 
@@ -324,6 +326,15 @@ def busy_shown(row) -> bool:
     return not row.busy.isHidden()
 
 
+def test_a_numpy_panel_races_numpy_alone_where_every_engine_is_usable(qtbot, fake_engines):
+    # on the GPU machine the GPU rows are usable, so checked: the numpy-only tests below raced them
+    # too (their snapshots, after numpy's run had ended, were taken for numpy's)
+    fake_engines(cupy={})
+    panel = numpy_panel(qtbot, short_config())
+    assert "cupy" in panel._usable
+    assert panel.selected_engines() == ["numpy"]
+
+
 def test_the_busy_bar_stays_while_a_row_stops_and_goes_once_its_run_has_ended(qtbot):
     # the bar followed the status text: 'stopping' (and the last snapshot, which comes while
     # stopping) hid it, so a stop waiting on a long iteration looked like a finished run
@@ -331,7 +342,7 @@ def test_the_busy_bar_stays_while_a_row_stops_and_goes_once_its_run_has_ended(qt
     row = panel._rows["numpy"]
     while_stopping = []  # the bar at each snapshot drawn after Stop
     panel.sigSnapshot.connect(
-        lambda _e, _snap: panel._stopped and while_stopping.append(busy_shown(row)))
+        lambda engine, _snap: engine == "numpy" and panel._stopped and while_stopping.append(busy_shown(row)))
 
     def during():
         assert busy_shown(row)  # starting: nothing drawn yet
