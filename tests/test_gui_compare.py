@@ -198,9 +198,7 @@ def test_numpy_rate_shown_is_the_measure_rule_rate_on_a_light_setup(qtbot):
                                     dtype=config.dtype, seed=config.seed).evals_per_second
 
     before = direct()  # before and after the panel's run: the machine's load may change meanwhile
-    panel = make_panel(qtbot, config)
-    for engine in NUMBA:  # numpy's rate alone: compiled CPU rows would share its cores
-        panel._rows[engine].check.setChecked(False)
+    panel = numpy_panel(qtbot, config)  # numpy's rate alone: other rows would share its cores
     panel.baseline_combo.setCurrentIndex(panel.baseline_combo.findData("numpy"))
     panel.show()  # painted charts are what slowed the race down
     with qtbot.waitSignal(panel.sigFinished, timeout=60000):
