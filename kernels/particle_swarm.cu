@@ -440,18 +440,22 @@ __device__ __forceinline__ void pso_exchange_warp0(const T* wf, const long long*
 // the tagged slots above. `tag`: this exchange's number within the launch (1, 2, ...), `parity` its
 // parity. ps: the block's personal bests in shared memory (or null), where the block's best point
 // is read without a round trip to L2. memo: see pso_memo_start. sync: the swarm's arrival count.
-// Two __syncthreads: (1) every warp's best is in wf/wi; (2) warp 0 has written *g and g_x. Warp 0
+// Two __syncthreads: (1) every warp's best is in wf/wi; (2) warp 0 has written *g and g_x. `idle`:
+// what the other warps do meanwhile (nothing of the exchange's). Warp 0
 // alone does everything between them (pso_exchange_warp0: the block's best, its point and slot,
 // the count, the slots' argmin, the swarm best's point): memo and ptag are warp 0's, and wf/wi,
 // *g and g_x are next written after (2) and the next move, when every read of them here is done.
 // Before, every thread took part, with five __syncthreads between the steps. H100, rastrigin 30-D
 // (notes-gpu.md v12, with float's tagged points and reduce.cuh's redux argmin): 16,384 2.55-2.59 ->
 // 2.60-2.66 G/s, 131,072 6.71-6.79 -> 6.69-6.99, 1,024 280-283 -> 275-282 M/s, the same numbers.
-template <typename T>
+struct PsoNoIdle {
+    __device__ __forceinline__ void operator()() const {}
+};
+template <typename T, typename Idle = PsoNoIdle>
 __device__ void pso_exchange_tagged(MwBest<T> mine, const T* P, const T* ps, long long n, int d, int m,
                                     const PsoPlace& at, int parity, unsigned int tag, uint4* slots,
                                     unsigned long long* gpart_x, MwGroupSync& sync, T* g_x, MwBest<T>* g,
-                                    MwBest<T>* memo) {
+                                    MwBest<T>* memo, const Idle& idle = Idle()) {
     __shared__ T wf[32];
     __shared__ long long wi[32];
     __shared__ unsigned int ptag[2];  // the tag each parity's point slot was last written with
@@ -463,7 +467,11 @@ __device__ void pso_exchange_tagged(MwBest<T> mine, const T* P, const T* ps, lon
         wi[warp] = v.i;
     }
     __syncthreads();  // (1)
-    if (warp == 0) pso_exchange_warp0(wf, wi, P, ps, n, d, m, at, parity, tag, slots, gpart_x, sync, g_x, g, memo, ptag);
+    if (warp == 0) {
+        pso_exchange_warp0(wf, wi, P, ps, n, d, m, at, parity, tag, slots, gpart_x, sync, g_x, g, memo, ptag);
+    } else {
+        idle();  // the other warps' work while warp 0 exchanges (pso_classic_lanes: PsoDrawsAhead)
+    }
     __syncthreads();  // (2)
 }
 
@@ -609,6 +617,10 @@ __device__ __forceinline__ T pso_classic_step(const MwWords& w, int q, T gj, T l
 #define PSO_X_SHARED 1
 #define PSO_V_SHARED 2
 #define PSO_P_SHARED 4
+// pso_classic_lanes only (bit 3): the next iteration's Philox blocks of the move in shared memory,
+// drawn by warps 1.. while warp 0 does the exchange (PsoDrawsAhead), 16 bytes per (block, particle)
+// after the rows, 16-byte aligned
+#define PSO_DRAWS_SHARED 8
 
 template <typename T> struct PsoRows {
     T* x;
@@ -653,7 +665,7 @@ __device__ void pso_stage(T* X, T* V, T* P, long long n, int d, long long i, T* 
 // block), then the flagged arrays, rows of `width` particles (0: blockDim.x; lanes: fewer).
 template <typename T>
 __device__ __forceinline__ T* pso_split(unsigned char* smem, int used, int d, int g_count, int flags, T** xs,
-                                        T** vs, T** ps, int width = 0) {
+                                        T** vs, T** ps, int width = 0, uint4** pw = 0) {
     T* g_x = (T*)(smem + used);
     T* next = g_x + g_count;
     const int Bd = (width ? width : (int)blockDim.x) * d;
@@ -662,6 +674,11 @@ __device__ __forceinline__ T* pso_split(unsigned char* smem, int used, int d, in
     *vs = (flags & PSO_V_SHARED) ? next : (T*)0;
     next += (flags & PSO_V_SHARED) ? Bd : 0;
     *ps = (flags & PSO_P_SHARED) ? next : (T*)0;
+    next += (flags & PSO_P_SHARED) ? Bd : 0;
+    if (pw) {
+        const unsigned long long at = ((unsigned long long)next + 15ull) & ~15ull;
+        *pw = (flags & PSO_DRAWS_SHARED) ? (uint4*)at : (uint4*)0;
+    }
     return g_x;
 }
 
@@ -798,6 +815,38 @@ template <typename F, typename T, int C> struct PsoLaneEval<F, T, C, true> {
     template <typename X> __device__ __forceinline__ T value(const X&, int d) const { return F::finish(a, d); }
 };
 
+// The Philox blocks of the move of iteration t for the block's particles (columns 0 .. rows - 1,
+// particle first + col), block b of particle col into pw[b * width + col]: by warps 1.. of the
+// block while warp 0 does the exchange that precedes that move (pso_exchange_tagged's idle), so
+// that the move reads 16 bytes of shared memory per block instead of drawing it (the same words:
+// pso_move_lanes). pw null: nothing (the move draws).
+struct PsoDrawsAhead {
+    uint4* pw;
+    int width, rows, blocks;  // columns of pw, particles of the block, Philox blocks per particle
+    long long first, keyed;  // particle `first + col`'s stream is keyed first + col + keyed
+    unsigned long long key, t;
+    __device__ __forceinline__ void operator()() const {
+        if (!pw) return;
+        const int tasks = blocks * width;
+        for (int k = (int)threadIdx.x - 32; k < tasks; k += (int)blockDim.x - 32) {
+            const int b = k / width, col = k - b * width;
+            if (col < rows) {
+                const MwRng rng(key, (unsigned long long)(first + col + keyed), MW_STREAM_STEP);
+                const MwWords w = rng(t * (unsigned long long)blocks + (unsigned long long)b);
+                pw[k] = make_uint4(w.x, w.y, w.z, w.w);
+            }
+        }
+    }
+};
+
+__device__ __forceinline__ PsoDrawsAhead pso_draws_ahead(uint4* pw, int width, int m, const PsoPlace& at,
+                                                       long long keyed, unsigned long long key, int blocks,
+                                                       long long t) {
+    const long long first = (long long)at.block * (long long)at.per_block;  // within the swarm
+    const int rows = (int)max(0LL, min((long long)width, (long long)m - first));
+    return PsoDrawsAhead{pw, width, rows, blocks, at.base + first, keyed, key, (unsigned long long)t};
+}
+
 // Particle i's move, objective and personal best by its lanes (pso_classic_run's loop body when
 // LANED). Lane r makes the coordinates of Philox blocks b = r, r + L, ... (block b: coordinates
 // C b .. C b + C - 1 with their r_p, r_g, draw t per_iter + b), each by the one-thread move's
@@ -809,7 +858,7 @@ __device__ __forceinline__ T pso_move_lanes(const PsoRows<T>& r, T* P, T* f, T* 
                                            long long i, const MwRng& rng, unsigned long long draw0, int blocks,
                                            T omega, T phi_p, T phi_g, T lr, const T* __restrict__ lower,
                                            const T* __restrict__ upper, const T* g_own, bool evaluate, T pf,
-                                           const PsoLanes& g) {
+                                           const PsoLanes& g, const uint4* pw, int width, int col) {
     const int C = MwPerBlock<T>::value / 2;  // coordinates per Philox block
     PsoLaneEval<F, T, C> fold;
     const long long first = (long long)g.r * C, round = (long long)g.L * C;
@@ -821,7 +870,13 @@ __device__ __forceinline__ T pso_move_lanes(const PsoRows<T>& r, T* P, T* f, T* 
     for (int b0 = 0; b0 < blocks; b0 += g.L) {
         const int b = b0 + g.r;
         if (b < blocks) {
-            const MwWords w = rng(draw0 + (unsigned long long)b);
+            MwWords w;
+            if (pw) {  // drawn during the exchange (PsoDrawsAhead): the same words
+                const uint4 u = pw[b * width + col];
+                w = MwWords{u.x, u.y, u.z, u.w};
+            } else {
+                w = rng(draw0 + (unsigned long long)b);
+            }
             T* xb = xq;
             T* vb = vq;
             const T* pc = pq;
@@ -891,7 +946,8 @@ __device__ __forceinline__ void pso_classic_run(T* X, T* V, T* P, T* f, T* Pf, T
     // lanes: shared rows of x, v, p one column per particle (blockDim.x / lanes wide)
     const PsoLanes ln = pso_lanes(LANED ? lanes : 1);
     const int width = LANED ? (int)blockDim.x / lanes : 0;
-    T* g_x = pso_split<T>(pso_smem, used, d, packed ? spb * d : d, flags, &xs, &vs, &ps, width);
+    uint4* pw = 0;  // lanes: the move's Philox blocks, drawn during the exchange (PSO_DRAWS_SHARED)
+    T* g_x = pso_split<T>(pso_smem, used, d, packed ? spb * d : d, flags, &xs, &vs, &ps, width, LANED ? &pw : 0);
     const long long swarms = n / m;
     const PsoPlace at = packed ? pso_place_packed(first_swarm, spb, m, swarms)
                                : (LANED ? pso_place_lanes(first_swarm, bps, m, lanes) : pso_place(first_swarm, bps, m));
@@ -913,6 +969,12 @@ __device__ __forceinline__ void pso_classic_run(T* X, T* V, T* P, T* f, T* Pf, T
     }
     MwGroupSync sync = {bars + at.group, 0ull, bps};  // the exchange's arrival count
     const bool own_one = flags != 0 && at.lt < m;  // flags: the host checked one particle per thread
+    const int C = MwPerBlock<T>::value / 2;  // coordinates per Philox block (r_p and r_g each)
+    const unsigned long long per_iter = (unsigned long long)((d + C - 1) / C);
+    // lanes: the block's particles' next move drawn during each exchange (the host sets the flag
+    // only where every particle has its own lanes and the block has more than one warp); not where
+    // there is no move, a thread has several particles (a column holds one) or the block one warp
+    if (!LANED || iterations < 1 || at.stride < m || blockDim.x <= 32) pw = (uint4*)0;
     if (own_one && LANED) pso_stage_lanes(X, V, P, n, d, at.base + at.lt, xs, vs, ps, true, col, width, ln);
     if (own_one && !LANED) pso_stage(X, V, P, n, d, at.base + at.lt, xs, vs, ps, true);
     MwBest<T> mine = mw_no_best<T>();
@@ -925,11 +987,10 @@ __device__ __forceinline__ void pso_classic_run(T* X, T* V, T* P, T* f, T* Pf, T
     if (packed) {
         pso_exchange_packed(mine, P, ps, n, d, m, spb, at, swarms, red_f, red_i, sbest, g_x);
     } else {
-        pso_exchange_tagged(mine, P, ps, n, d, m, at, parity, 1u, gslots, gpart_x, sync, g_x, &g, memo);
+        pso_exchange_tagged(mine, P, ps, n, d, m, at, parity, 1u, gslots, gpart_x, sync, g_x, &g, memo,
+                            pso_draws_ahead(pw, width, m, at, keyed, gk.seed, (int)per_iter, first_iter));
     }
 
-    const int C = MwPerBlock<T>::value / 2;  // coordinates per Philox block (r_p and r_g each)
-    const unsigned long long per_iter = (unsigned long long)((d + C - 1) / C);
     for (int it = 0; it < iterations; ++it) {
         const unsigned long long t = (unsigned long long)(first_iter + it);
         mine = mw_no_best<T>();
@@ -940,7 +1001,8 @@ __device__ __forceinline__ void pso_classic_run(T* X, T* V, T* P, T* f, T* Pf, T
                 const PsoRows<T> r = pso_rows_lanes(X, V, P, n, i, xs, vs, ps, own_one, col, width);
                 const T pf = pso_move_lanes<F, T>(r, P, f, Pf, n, d, i, rng, t * per_iter, (int)per_iter, omega,
                                                   phi_p, phi_g, lr, lower, upper, g_own,
-                                                  it + 1 < iterations || i < active_end, own_one ? pf_own : Pf[i], ln);
+                                                  it + 1 < iterations || i < active_end, own_one ? pf_own : Pf[i], ln,
+                                                  pw, width, col);
                 if (own_one) pf_own = pf;
                 if (ln.r == 0) mine = mw_better(mine, mw_make_best(pf, i));
                 continue;
@@ -976,8 +1038,11 @@ __device__ __forceinline__ void pso_classic_run(T* X, T* V, T* P, T* f, T* Pf, T
         if (packed) {
             pso_exchange_packed(mine, P, ps, n, d, m, spb, at, swarms, red_f, red_i, sbest, g_x);
         } else {
+            // the next iteration's blocks, if there is one in this launch
             pso_exchange_tagged(mine, P, ps, n, d, m, at, parity, (unsigned int)it + 2u, gslots, gpart_x, sync,
-                                g_x, &g, memo);
+                                g_x, &g, memo,
+                                pso_draws_ahead(it + 1 < iterations ? pw : (uint4*)0, width, m, at, keyed, gk.seed,
+                                                (int)per_iter, first_iter + it + 1));
         }
     }
 

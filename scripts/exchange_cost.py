@@ -408,6 +408,15 @@ VARIANTS["DE blocks of 256"] = []
 HOST["DE blocks of 256"] = [(_DE, "DifferentialEvolutionCuda.wide_block", 256)]
 PER_VARIANT["DE blocks of 256"] = ["DE 131k"]
 
+# classic PSO's lanes kernel drawing each move's Philox blocks during the exchange before it (warps
+# 1.. while warp 0 exchanges; PSO_DRAWS_SHARED, the default on branch pso-lanes-draws-ahead) against
+# the move drawing them (draws_ahead False)
+VARIANTS["pso draws ahead"] = []
+VARIANTS["pso draws in the move"] = []
+HOST["pso draws in the move"] = [(_PSO, "ParticleSwarmCuda.draws_ahead", False)]
+for _v in ("pso draws ahead", "pso draws in the move"):
+    PER_VARIANT[_v] = ["PSO 16k", "PSO 1k", "PSO 32k"]
+
 # the barrier's poll by relaxed loads (no L1 invalidation per poll: an acquire load invalidates the
 # multiprocessor's whole L1, local memory included, so every poll of an early block wipes the spilled
 # values of the blocks still working on that multiprocessor), then one acquire load

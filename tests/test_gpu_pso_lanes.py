@@ -91,15 +91,17 @@ def test_lanes_run_equals_a_thread_per_particle(cupy, problem, dim, dtype, walke
 @pytest.mark.parametrize("variant", ["classic", "spso2011"])
 @pytest.mark.parametrize("lanes", [4, 8])
 @pytest.mark.parametrize("shared", [(0,), (1 | 2 | 4,), (1,)])  # global state / x, v, p shared / x only
-def test_lanes_with_a_max_evals_cut_and_either_state_place(cupy, monkeypatch, variant, lanes, shared):
+@pytest.mark.parametrize("draws", [True, False])  # classic: the move's Philox blocks drawn during the exchange
+def test_lanes_with_a_max_evals_cut_and_either_state_place(cupy, monkeypatch, variant, lanes, shared, draws):
     import solvers.cuda.particle_swarm as pso
 
     monkeypatch.setattr(pso, "SHARED_CHOICES", shared)
     budget = Budget(max_evals=300 * 5 + 137)  # the cut iteration: particles 0..136 of 300
-    runs = [_run(cupy, k, "rastrigin", 9, "float32", 300, 1, chunks=[2, 4], budget=budget, variant=variant)
-            for k in (1, lanes)]
+    runs = [_run(cupy, k, "rastrigin", 9, "float32", 300, 1, chunks=[2, 4], budget=budget, variant=variant,
+                 knobs={"draws_ahead": draws}) for k in (1, lanes)]
     (base_launch, base, base_state), (launch, got, state) = runs
-    assert launch.lanes == lanes and launch.flags == base_launch.flags == shared[0]
+    assert launch.lanes == lanes and launch.flags & 7 == base_launch.flags == shared[0]
+    assert bool(launch.flags & pso.DRAWS_SHARED) == (draws and variant == "classic")
     assert got[4] == base[4] == 300 * 5 + 137  # evaluations
     assert same(base, got)
     _same_state(base_state, state)
@@ -133,6 +135,24 @@ def test_the_automatic_choice_on_the_device(cupy, monkeypatch, variant, laned, l
     monkeypatch.setenv(LANES_ENV, "1")
     forced = launch(16384)
     assert (forced.lanes, forced.kernel) == (1, one)
+
+
+def test_one_swarm_of_16384_draws_its_moves_during_the_exchange_and_is_the_same_run(cupy, monkeypatch):
+    """The automatic shape of one swarm of 16,384 (rastrigin 30-D float32) keeps the move's Philox
+    blocks in shared memory, drawn by warps 1.. while warp 0 exchanges (PSO_DRAWS_SHARED), and runs
+    exactly as with the move drawing them; over launches of 1, 2 and 3 iterations (the first
+    exchange of each launch draws for its first move)."""
+    import solvers.cuda.particle_swarm as pso
+
+    monkeypatch.setattr(ParticleSwarmCuda, "lanes", None)
+    monkeypatch.delenv(LANES_ENV, raising=False)
+    runs = [_run(cupy, None, "rastrigin", 30, "float32", 16384, 1, chunks=[1, 2, 3], knobs={"draws_ahead": draws})
+            for draws in (True, False)]
+    (ahead_launch, ahead, ahead_state), (launch, got, state) = runs
+    assert ahead_launch.lanes > 1 and ahead_launch.flags & pso.DRAWS_SHARED, ahead_launch
+    assert not launch.flags & pso.DRAWS_SHARED and launch.lanes == ahead_launch.lanes
+    assert same(ahead, got)
+    _same_state(ahead_state, state)
 
 
 # ---- SPSO-2011 (pso_spso_rows_lanes) ------------------------------------------------------------

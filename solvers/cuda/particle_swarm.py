@@ -181,6 +181,9 @@ class _Launch:
 
 
 X_SHARED, V_SHARED, P_SHARED = 1, 2, 4
+# pso_classic_lanes: the move's Philox blocks drawn by warps 1.. during the exchange, into shared
+# memory (kernel: PSO_DRAWS_SHARED, PsoDrawsAhead), 16 bytes per (block, particle); the same words
+DRAWS_SHARED = 8
 # Tried in this order, the most traffic saved first, as long as every block of a swarm stays
 # resident: x is read and written by the move and read again by the objective, v read and written,
 # p only read. At 131,072 particles only one of them fits (x).
@@ -212,6 +215,7 @@ class ParticleSwarmCuda(CudaAlgorithm, ParticleSwarm):
     block = MAX_BLOCK
     group_params = ParticleSwarm.group_params  # classic: a tuning grid's runs in one launch
     group_columns = ("omega", "phi_p", "phi_g", "lr")  # pso_classic's gvals row
+    draws_ahead = True  # pso_classic_lanes draws the next move during the exchange where it fits (DRAWS_SHARED)
     # classic swarms per block: None reads MULTIWALK_PSO_SWARMS_PER_BLOCK (unset: the automatic
     # choice, choose_swarms_per_block); 1 keeps a block per swarm (the unpacked kernels); k > 1 packs k
     # where they fit in PACKED_MAX_BLOCK threads. Packed or not, the same numbers.
@@ -359,15 +363,23 @@ class ParticleSwarmCuda(CudaAlgorithm, ParticleSwarm):
         keys_shared = p.variant == "spso2011" and per_group == 1
         blocks = -(-swarms // spb)  # with a block per swarm or packed (per_group 1)
 
+        # lanes: the next move's Philox blocks (r_p, r_g of C coordinates each), drawn during the
+        # exchange by warps 1.. (+ 15 bytes to align them)
+        per_block = 2 if item == 4 else 1
+        draws = rows * -(-d // per_block) * 16 + 15 if (
+            name == "pso_classic_lanes" and block > WARP and self.draws_ahead) else 0
+
         def shared(flags: int) -> int:
             keys = m * 8 * (2 if item == 8 else 1) if keys_shared else 0
             # packed: the segmented argmin's scratch (an index and a value per thread, a best per
             # swarm) and a best point per swarm (pso_classic_run's layout)
             scratch = block * (8 + item) + spb * PACKED_SCRATCH if spb > 1 else 0
-            return keys + scratch + spb * d * item + bin(flags).count("1") * rows * d * item
+            return (keys + scratch + spb * d * item + bin(flags & 7).count("1") * rows * d * item
+                    + (draws if flags & DRAWS_SHARED else 0))
 
         flags, resident, fewest = 0, 0, None
-        for choice in SHARED_CHOICES:
+        choices = ([c | DRAWS_SHARED for c in SHARED_CHOICES] if draws else []) + list(SHARED_CHOICES)
+        for choice in choices:
             if shared(choice) > shared_max and choice:
                 continue
             allow_shared(kernel, shared(choice))
