@@ -146,8 +146,8 @@ def test_one_swarm_of_16384_takes_4_lanes_in_as_many_blocks_as_before(monkeypatc
     launch = shaped(monkeypatch, 16384)
     assert (launch.lanes, launch.kernel) == (4, "pso_classic_lanes")
     # 128 blocks of 512 threads (128 particles each), one per multiprocessor, x, v and p shared
-    assert (launch.shape.per_group, launch.shape.block, launch.flags) == (128, 512, 7)
-    assert launch.shared_bytes == 30 * 4 + 3 * 128 * 30 * 4
+    assert (launch.shape.per_group, launch.shape.block, launch.flags) == (128, 512, 15)  # x, v, p, draws
+    assert launch.shared_bytes == 30 * 4 + 3 * 128 * 30 * 4 + 128 * 15 * 16 + 15  # + 15 Philox blocks a particle
     # 8 lanes forced: 256 blocks of 512 would be needed, one is resident a multiprocessor: the lanes
     # stay, in the 132 resident blocks, each group of 8 lanes then owning several particles
     eight = shaped(monkeypatch, 16384, lanes=8)
@@ -158,8 +158,8 @@ def test_one_swarm_of_16384_takes_4_lanes_in_as_many_blocks_as_before(monkeypatc
 
 def test_one_swarm_of_1024_and_of_131072(monkeypatch):
     small = shaped(monkeypatch, 1024)
-    assert (small.lanes, small.shape.per_group, small.shape.block, small.flags) == (8, 128, 64, 7)
-    assert small.shared_bytes == 30 * 4 + 3 * 8 * 30 * 4  # rows of 8 particles, not 64 threads
+    assert (small.lanes, small.shape.per_group, small.shape.block, small.flags) == (8, 128, 64, 15)
+    assert small.shared_bytes == 30 * 4 + 3 * 8 * 30 * 4 + 8 * 15 * 16 + 15  # rows of 8 particles, not 64 threads
     large = shaped(monkeypatch, 131072)
     assert (large.lanes, large.kernel) == (1, "pso_classic")
     # 128 blocks of 1,024 (pso_classic's bounds), one a multiprocessor, x in shared memory as with
@@ -233,3 +233,18 @@ def test_many_swarms_with_lanes_keep_a_block_per_swarm(monkeypatch):
     # a tuning grid's size, 2,048 swarms of 40: packed, a thread per particle
     packed = shaped(monkeypatch, 40, swarms=2048)
     assert (packed.lanes, packed.spb, packed.kernel) == (1, 4, "pso_classic_packed")
+
+
+def test_the_draws_ahead_take_shared_memory_only_beside_the_state_and_where_it_fits(monkeypatch):
+    import solvers.cuda.particle_swarm as pso
+
+    def flags(**kwargs):
+        return shaped(monkeypatch, 16384, **kwargs).flags
+
+    assert flags() == pso.X_SHARED | pso.V_SHARED | pso.P_SHARED | pso.DRAWS_SHARED
+    # an opt-in too small for the state and the draws together: the state keeps its place
+    assert flags(optin=60 * 1024) == pso.X_SHARED | pso.V_SHARED | pso.P_SHARED
+    monkeypatch.setattr(pso.ParticleSwarmCuda, "draws_ahead", False)
+    assert flags() == pso.X_SHARED | pso.V_SHARED | pso.P_SHARED
+    # the kernels with a thread per particle never draw ahead
+    assert not shaped(monkeypatch, 131072).flags & pso.DRAWS_SHARED

@@ -378,9 +378,14 @@ class ParticleSwarmCuda(CudaAlgorithm, ParticleSwarm):
                     + (draws if flags & DRAWS_SHARED else 0))
 
         flags, resident, fewest = 0, 0, None
-        choices = ([c | DRAWS_SHARED for c in SHARED_CHOICES] if draws else []) + list(SHARED_CHOICES)
+        # each place of the state with the draws first, then without: the state's place is the
+        # choice, the draws come on top of shared_max where the block may have them (the residency
+        # is checked below either way)
+        choices = [c for base in SHARED_CHOICES for c in ((base | DRAWS_SHARED, base) if draws else (base,))]
+        optin = shared_optin()
         for choice in choices:
-            if shared(choice) > shared_max and choice:
+            if choice and (shared(choice) - (draws if choice & DRAWS_SHARED else 0) > shared_max
+                           or shared(choice) > optin):
                 continue
             allow_shared(kernel, shared(choice))
             if per_group == 1:
