@@ -415,7 +415,7 @@ VARIANTS["pso draws ahead"] = []
 VARIANTS["pso draws in the move"] = []
 HOST["pso draws in the move"] = [(_PSO, "ParticleSwarmCuda.draws_ahead", False)]
 for _v in ("pso draws ahead", "pso draws in the move"):
-    PER_VARIANT[_v] = ["PSO 16k", "PSO 1k", "PSO 32k"]
+    PER_VARIANT[_v] = ["PSO 16k", "PSO 1k", "PSO 32k", "PSO 64x256"]
 
 # the barrier's poll by relaxed loads (no L1 invalidation per poll: an acquire load invalidates the
 # multiprocessor's whole L1, local memory included, so every poll of an early block wipes the spilled

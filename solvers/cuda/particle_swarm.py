@@ -215,7 +215,10 @@ class ParticleSwarmCuda(CudaAlgorithm, ParticleSwarm):
     block = MAX_BLOCK
     group_params = ParticleSwarm.group_params  # classic: a tuning grid's runs in one launch
     group_columns = ("omega", "phi_p", "phi_g", "lr")  # pso_classic's gvals row
-    draws_ahead = True  # pso_classic_lanes draws the next move during the exchange where it fits (DRAWS_SHARED)
+    # pso_classic_lanes draws the next move during the exchange where it fits (DRAWS_SHARED). H100,
+    # rastrigin 30-D float32, one swarm: 16,384 2.51-2.53 -> 2.59 G/s, 1,024 265 -> 279 M/s, 32,768
+    # level; the same numbers (docs/benchmarks/notes-gpu.md v16)
+    draws_ahead = True
     # classic swarms per block: None reads MULTIWALK_PSO_SWARMS_PER_BLOCK (unset: the automatic
     # choice, choose_swarms_per_block); 1 keeps a block per swarm (the unpacked kernels); k > 1 packs k
     # where they fit in PACKED_MAX_BLOCK threads. Packed or not, the same numbers.
