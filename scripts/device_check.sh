@@ -8,7 +8,7 @@
 # files (default tests/test_gpu_*.py). "quick" runs the GPU tests
 # without the slow ones and the quick bench suite. Files written (at most 8, flat, so the device
 # tool brings them all back): env.txt, pytest.log, pytest-junit.xml, bench.log, bench.json, bench.md,
-# and in "gui" mode suite-gpu1.log, suite-gpu2.log, suite-rest.log and gui-bench.md. "records" writes the CPU-side
+# and in "gui" mode suite-gpu1.log, suite-gpu2.log, suite-rest1.log, suite-rest2.log and gui-bench.md. "records" writes the CPU-side
 # records of the GPU host (many cores): numba-baseline.json/.log (issue 13), robustness.md (issue 10,
 # 10 seeds in one process per core) and tune-bench.json/.md (issue 12). "cpu-scaling" measures the
 # numba engine's thread scaling in this tree and in $BASE (e.g. `git archive bf24954 | tar -x -C
@@ -93,22 +93,26 @@ if [[ "$MODE" == *gui* ]]; then
   # The whole suite as parts run side by side, so that it fits one device call (600 s): the GPU
   # tests in two processes (gpu1: the files below, gpu2: the other GPU tests; one process took 579 s
   # of 585 on an H100 in November 2026, most of it compiling kernels, which is serial in a process),
-  # and everything else (rest, ~380 s). HALVES=gpu runs all GPU tests in one process. Each part
+  # and everything else in two (rest1: the window tests, rest2: the others; as one process, "rest",
+  # it passed 540 s beside the GPU parts in November 2026). HALVES=gpu runs all GPU tests in one
+  # process, HALVES=rest all the others. Each part
   # logs its failures and slowest tests. RUN_SUITE=0 / RUN_GUI_BENCH=0 leave out one part. Verbose
   # (a line a test): a part cut by the device's time still names the tests that failed before the cut.
   # gpu1's files: ~300 of those 579 s (the slowest test durations of that run).
   gpu1_files=(tests/test_budget_defaults.py tests/test_gpu_numba_cap.py tests/test_gpu_pso_lanes.py
               tests/test_gui_tune.py tests/test_study.py tests/test_gpu_functors.py)
   if [[ "${RUN_SUITE:-1}" != 0 ]]; then
-  parts="${HALVES:-gpu1 gpu2 rest}"
+  parts="${HALVES:-gpu1 gpu2 rest1 rest2}"
   echo "== the whole suite, window and GPU tests included (logs: suite-{${parts// /,}}.log in $OUTDIR)"
   per_test=()
   "$PY" -c "import pytest_timeout" 2>/dev/null && per_test=(--timeout=150)
   for half in $parts; do
-    marker="gpu"; [[ $half == rest ]] && marker="not gpu"
+    marker="gpu"; [[ $half == rest* ]] && marker="not gpu"
     files=()
     [[ $half == gpu1 ]] && files=("${gpu1_files[@]}")
     [[ $half == gpu2 ]] && for f in "${gpu1_files[@]}"; do files+=("--ignore=$f"); done
+    [[ $half == rest1 ]] && files=(tests/test_gui_*.py)  # the window tests
+    [[ $half == rest2 ]] && for f in tests/test_gui_*.py; do files+=("--ignore=$f"); done
     timeout "${SUITE_SECONDS:-420}" "$PY" -m pytest -v -rfEs -m "$marker" --durations=25 -p no:cacheprovider \
         "${per_test[@]}" "${files[@]}" "$@" > "$OUTDIR/suite-$half.log" 2>&1 &
   done
