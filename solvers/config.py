@@ -134,6 +134,22 @@ class RunConfig:
             problem = dataclasses.replace(problem, f_min=self.f_min)
         return problem
 
+    def dropped_minimum(self) -> str | None:
+        """One line when the bounds override leaves the run without the problem's known minimum
+        because nothing says where that minimum lies (f_min given without x_min), so that a run
+        does not silently lose the errors measured against it; None otherwise."""
+        if self.bounds is None or self.f_min is not None:
+            return None
+        problem = self.problem_object
+        if problem is None:
+            problem = get_problem(self.problem, self.dim)
+        if problem.f_min is None or problem.x_min is not None:
+            return None  # nothing known, or with_bounds kept it exactly where its minimiser is inside
+        lo, hi = self.bounds
+        return (f"the known minimum f_min = {problem.f_min:g} is not used over the box [{lo:g}, {hi:g}]: "
+                "without x_min nothing says the minimum lies inside it (give the problem its x_min, or "
+                "build it over that box, to keep it)")
+
     @staticmethod
     def build(algorithm: str, problem: str | Problem, dim: int | None = None, *,
               params: Mapping | None = None,

@@ -182,6 +182,10 @@ class Runner:
         self.algorithm = shards.build(engine, cfg.algorithm, problem, cfg.params, cfg.dtype,
                                       cfg.fast_math, budget=cfg.budget, threads=cfg.threads,
                                       devices=cfg.devices)
+        dropped = cfg.dropped_minimum()
+        if dropped is not None:  # reported with the result, like the budget's warnings
+            self.algorithm.warnings = (*self.algorithm.warnings, dropped)
+            self._status(f"warning: {dropped}")
         if self._on_built is not None:
             self._on_built(self.algorithm)
         warmed = self._compile_first and engine.compiles_when_run

@@ -253,3 +253,21 @@ def test_an_expressions_copy_with_another_fn_is_refused_on_numba_and_cuda_and_ru
         assert evaluates_its_expression(same.definition)
         with pytest.raises(EngineUnavailable, match="needs CuPy"):  # past the function's check
             cuda_algorithm(PS)(same, params, xp=np, dtype=np.float64)
+
+
+def test_a_known_minimum_the_bounds_override_drops_is_said_with_the_result():
+    # f_min without x_min: nothing says the minimum lies in the new box, so the run cannot keep it,
+    # but it says so (it used to drop it silently, and the result had no error to report)
+    typed = Problem.from_expression("sum(x[i]**2) + 1", 3, f_min=1.0)
+    result = solvers.run(PS, typed, bounds=(-1, 2), max_evals=500, seed=1)
+    assert result.f_min is None
+    assert len(result.warnings) == 1 and "f_min = 1" in result.warnings[0] and "[-1, 2]" in result.warnings[0]
+    assert "\n" not in result.warnings[0]
+    # where x_min says it lies inside, the minimum is kept and nothing is said
+    located = Problem.from_expression("sum(x[i]**2) + 1", 3, f_min=1.0, x_min=[0.0, 0.0, 0.0])
+    kept = solvers.run(PS, located, bounds=(-1, 2), max_evals=500, seed=1)
+    assert kept.f_min == 1.0 and kept.warnings == ()
+    # a built-in whose minimiser leaves the box loses it knowingly (x_min is known): no warning
+    assert solvers.run(PS, "sphere", dim=3, bounds=(1, 2), max_evals=500, seed=1).warnings == ()
+    # without bounds nothing changes
+    assert solvers.run(PS, typed, max_evals=500, seed=1).warnings == ()
