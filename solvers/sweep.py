@@ -33,7 +33,8 @@ from .config import DEFAULT_DTYPE, DEFAULT_SEED, check_dtype
 from .engines import get_engine
 from .errors import ConfigError, DeviceMemoryError, EngineUnavailable
 from .params import MAX_WALKERS, make_params, specs
-from .problems import get_problem, param_defaults
+from .problems import Problem, get_problem, param_defaults
+from .problems.base import refuse_impostor
 
 WALKER_PARAM = "walkers"
 MAX_EXP = MAX_WALKERS.bit_length() - 1  # 2^24 walkers: the walkers parameters' upper limit
@@ -65,21 +66,33 @@ class SweepSpec:
     point_cap_s: float = DEFAULT_POINT_CAP_S  # no point may take longer than this (predicted or measured)
     baseline: str | None = "numpy"  # the engine speedups are measured against (swept first)
     threads: int | None = None  # CPU threads of the engines that honour them (None: all cores)
+    # the Problem object given to build (a Python callable or an expression with its own box,
+    # f_min and x_min), which every point runs as it is; None: found by the name `problem`
+    problem_object: Problem | None = field(default=None, repr=False)
 
     @staticmethod
-    def build(algorithm: str, problem: str, dim: int | None = None, *,
+    def build(algorithm: str, problem: str | Problem, dim: int | None = None, *,
               iterations: int = DEFAULT_ITERATIONS, engines: Sequence[str] = ("numpy",),
               min_exp: int = DEFAULT_MIN_EXP, max_exp: int = DEFAULT_MAX_EXP,
               params: Mapping | None = None, dtype: str = DEFAULT_DTYPE, seed: int = DEFAULT_SEED,
               fast_math: bool = False, point_cap_s: float = DEFAULT_POINT_CAP_S, baseline: str | None = None,
               threads: int | None = None) -> "SweepSpec":
-        """Validate; ConfigError with one clear line on the first bad value."""
+        """Validate; ConfigError with one clear line on the first bad value. `problem`: a function's
+        name, or a Problem object, which every point then runs itself (as solvers.run does)."""
         cls = get_algorithm(algorithm)
         if WALKER_PARAM not in {s.name for s in specs(cls.Params)}:
             raise ConfigError(f"algorithm '{algorithm}' has no '{WALKER_PARAM}' parameter to sweep")
         params = {k: v for k, v in dict(params or {}).items() if k != WALKER_PARAM}
         make_params(cls.Params, params)  # the fixed parameters must be valid on their own
-        bound = get_problem(problem, dim)
+        source = None
+        if isinstance(problem, Problem):
+            refuse_impostor(problem)  # its name would find another function in the records
+            if dim is not None and dim != problem.dim:
+                raise ConfigError(f"dim={dim!r} differs from the problem object's dimension {problem.dim}; "
+                                  "give one of them")
+            source, bound, problem = problem, problem, problem.name
+        else:
+            bound = get_problem(problem, dim)
         # the function's own defaults for this algorithm (as a run's), where not given
         params = {**param_defaults(bound, algorithm), **params}  # of the definition, not the name
         if isinstance(iterations, bool) or not isinstance(iterations, int) or iterations < 1:
@@ -120,7 +133,8 @@ class SweepSpec:
         return SweepSpec(algorithm=algorithm, problem=problem, dim=bound.dim, iterations=iterations,
                          engines=engines, min_exp=min_exp, max_exp=max_exp, params=params,
                          dtype=dtype, seed=int(seed), fast_math=bool(fast_math),
-                         point_cap_s=float(point_cap_s), baseline=baseline, threads=threads)
+                         point_cap_s=float(point_cap_s), baseline=baseline, threads=threads,
+                         problem_object=source)
 
     def baseline_label(self) -> str:
         """The baseline as titles name it: "numpy", "numba, 16 threads" ("" when none)."""
@@ -275,7 +289,7 @@ def _build(spec: SweepSpec, engine: str, walkers: int):
     engine = get_engine(engine)
     cls = engine.algorithm_class(spec.algorithm)
     params = make_params(cls.Params, {**spec.params, WALKER_PARAM: walkers})
-    problem = get_problem(spec.problem, spec.dim)
+    problem = spec.problem_object if spec.problem_object is not None else get_problem(spec.problem, spec.dim)
     return engine.build(spec.algorithm, problem, params, spec.dtype, spec.fast_math,
                         threads=spec.threads), engine
 

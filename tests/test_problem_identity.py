@@ -125,8 +125,7 @@ def test_run_config_and_tune_take_the_object():
 def test_where_a_name_is_needed_an_object_is_refused_in_one_line():
     # observed: "unknown function 'Problem(definition=ProblemDef(name=..., fn=<function ...>, ...'"
     p = Problem.from_callable(_bowl, [-1] * 2, [1] * 2, name="identity-sweep")
-    for call in (lambda: SweepSpec.build(PS, p, 2), lambda: get_problem(p),
-                 lambda: get_problem(p, 2, (0, 1))):
+    for call in (lambda: get_problem(p), lambda: get_problem(p, 2, (0, 1))):
         with pytest.raises(ConfigError) as exc:
             call()
         assert _one_line(exc).startswith("expected a function's name, got a Problem object "
@@ -271,3 +270,32 @@ def test_a_known_minimum_the_bounds_override_drops_is_said_with_the_result():
     assert solvers.run(PS, "sphere", dim=3, bounds=(1, 2), max_evals=500, seed=1).warnings == ()
     # without bounds nothing changes
     assert solvers.run(PS, typed, max_evals=500, seed=1).warnings == ()
+
+
+def test_a_sweep_of_an_object_times_the_object_on_every_point():
+    # SweepSpec took names only; an object is now run itself at every walker count, as solvers.run
+    # runs it: here a callable whose name was taken by a newer one before the sweep ran
+    from solvers.sweep import run_sweep
+
+    calls = []
+
+    def counted(X):
+        calls.append(X.shape[0])
+        return (X ** 2).sum(axis=1)
+
+    p = Problem.from_callable(counted, [-1] * 3, [1] * 3, name="identity-sweep-object")
+    Problem.from_callable(_bowl_plus_100, [-1] * 3, [1] * 3, name="identity-sweep-object")
+    spec = SweepSpec.build(PS, p, iterations=2, min_exp=2, max_exp=3)
+    assert spec.problem == p.name and spec.dim == 3 and spec.problem_object is p
+    assert "problem_object" not in repr(spec)
+    records = list(run_sweep(spec))
+    assert [(r.walkers, r.status) for r in records] == [(4, "ok"), (8, "ok")]
+    assert set(calls) >= {4, 8}  # the object's own function ran at both counts
+    with pytest.raises(ConfigError) as exc:
+        SweepSpec.build(PS, p, 2)
+    assert _one_line(exc).startswith("dim=2 differs from the problem object's dimension 3")
+    # an engine that cannot run a Python callable stops with its reason, not a traceback
+    compiled = list(run_sweep(SweepSpec.build(PS, p, iterations=1, min_exp=2, max_exp=2,
+                                              engines=("numpy", "numba"))))
+    assert [r.status for r in compiled if r.engine == "numpy"] == ["ok"]
+    assert all(r.status != "ok" and "numpy and cupy" in r.note for r in compiled if r.engine == "numba")
