@@ -91,6 +91,7 @@ class ConvergenceChart(QtWidgets.QWidget):
         self._items_previous: list[list[pg.PlotDataItem]] = []
         self._log = None
         self._labels = None
+        self._zero = False  # the log axis draws exact zeros at its floor (said in the legend)
         self._unit = ("s", 1.0)
         # the legend is a label under the plots: run labels are long and would hide the curves
         self.legend = QtWidgets.QLabel()
@@ -214,10 +215,17 @@ class ConvergenceChart(QtWidgets.QWidget):
         if labels != self._labels:  # setting a title re-lays out the whole chart: only on change
             self._labels = labels
             self._unit = unit
+            self._zero = zero
             for plot, title in zip(self.plots, ("best value vs evaluations", "best value vs time")):
                 plot.setTitle(title + note, size="9pt")
-                plot.setLabel("left", "best value" + (" (log scale)" if log else "") +
-                              (", 0 drawn at the bottom" if zero else ""))
+                # the titles name the value; the axis says only its scale. "best value (log
+                # scale), 0 drawn at the bottom" was longer than a chart is high in the docked
+                # column (and at a projector's 1024 x 640): the two charts' labels ran into each
+                # other. The note on zeros went to the legend under the charts.
+                if log:
+                    plot.setLabel("left", "log scale")
+                else:
+                    plot.getAxis("left").showLabel(False)
             self.by_seconds.setLabel("bottom", f"compute time ({unit[0]})")
             self._rebuild_previous()
         if self.current is not None:
@@ -253,6 +261,8 @@ class ConvergenceChart(QtWidgets.QWidget):
             lines.append(_legend_line((r, g, b), curve.label))
         if self.current is not None:
             lines.append(_legend_line(CURRENT_PEN.color().getRgb()[:3], self.current.label + " (this run)"))
+        if self._zero:  # a log axis has no 0: the exact zeros are drawn at its floor
+            lines.insert(0, "<i>exact zeros are drawn at the bottom</i>")
         if self.f_min is not None:
             lines.insert(0, f"<i>known minimum f* = {self.f_min:.6g}</i>")
         self.legend.setText("<br>".join(lines))

@@ -410,6 +410,37 @@ def test_convergence_axes_are_log_without_multiplier_and_floor_exact_zeros(qtbot
     assert chart.by_seconds.getAxis("bottom").labelText == "compute time (ms)"
     x_ms, _ = chart._items_current[1].getData()
     np.testing.assert_allclose(x_ms, [2.0, 4.0, 6.0])
+    # the axis says its scale in a few words (a longer label outgrew the chart's height in the
+    # docked column, and the two charts' labels ran into each other); the zeros' note is in the legend
+    assert [plot.getAxis("left").labelText for plot in chart.plots] == ["log scale"] * 2
+    assert "exact zeros are drawn at the bottom" in chart.legend.text()
+
+
+def test_convergence_axis_labels_fit_the_charts_in_a_projector_s_column(qtbot):
+    # at 1024 x 640 the docked column gives each chart ~70 px of axis height; "best value (log
+    # scale), 0 drawn at the bottom" (~270 px of text) ran into the other chart's label
+    from gui.charts import ConvergenceChart
+
+    chart = ConvergenceChart()
+    qtbot.addWidget(chart)
+    chart.resize(260, 400)  # the Best value dock at 1024 x 640 (docs/screenshots)
+    chart.show()
+    qtbot.waitExposed(chart)
+    chart.begin_run(solvers.RunConfig.build("pattern_search", "sphere", 2))
+    for k, best in enumerate([10.0, 1e-3, 0.0]):
+        chart.record(_snap(k, 100 * (k + 1), 0.002 * (k + 1), best))
+    chart.refresh()
+    QtWidgets.QApplication.processEvents()
+    for plot in chart.plots:
+        label = plot.getAxis("left").label
+        height = plot.getAxis("left").geometry().height()
+        assert height > 40, "the charts were not laid out"
+        assert label.isVisible() and label.boundingRect().width() <= height, plot.titleLabel.text
+    # a linear chart (a minimum below 0) has no left label: the titles name the value
+    chart.begin_run(solvers.RunConfig.build("pattern_search", "six_hump_camel", 2))
+    chart.record(_snap(0, 100, 0.001, 1.0))
+    chart.refresh()
+    assert chart._log is False and not chart.by_evals.getAxis("left").label.isVisible()
 
 
 def test_extras_chart_never_flips_back_to_linear_and_holds_constant_series(qtbot):
