@@ -54,6 +54,20 @@ def check_bounds_fit(lo: float, hi: float, dtype: str) -> None:
                           f"stay below {limit:.3g}")
 
 
+def bind_problem(problem, dim) -> tuple[Problem | None, Problem, str]:
+    """(the object given or None, the bound Problem, its name) for a function's name or a Problem
+    object (RunConfig.build, SweepSpec.build); ConfigError in one line for an object whose name
+    finds another function or whose dimension is not `dim`."""
+    if not isinstance(problem, Problem):
+        return None, get_problem(problem, dim), problem
+    # a name that finds another function would show in the result, the records and param_defaults
+    refuse_impostor(problem)
+    if dim is not None and dim != problem.dim:
+        raise ConfigError(f"dim={dim!r} differs from the problem object's dimension {problem.dim}; "
+                          "give one of them")
+    return problem, problem, problem.name
+
+
 def _short(value) -> str:
     """repr(value), cut so a 400-digit number from a file does not flood the message."""
     text = repr(value)
@@ -162,16 +176,7 @@ class RunConfig:
         `problem`: a function's name, or a Problem object, which the run then uses itself (its
         function, box, f_min and x_min; problem_object) and names by its name."""
         cls = get_algorithm(algorithm)
-        source = None
-        if isinstance(problem, Problem):
-            # a name that finds another function would show in the result and in param_defaults
-            refuse_impostor(problem)
-            if dim is not None and dim != problem.dim:
-                raise ConfigError(f"dim={dim!r} differs from the problem object's dimension {problem.dim}; "
-                                  "give one of them")
-            source, bound, problem = problem, problem, problem.name
-        else:
-            bound = get_problem(problem, dim)
+        source, bound, problem = bind_problem(problem, dim)
         check_bounds(bound.lower, bound.upper, problem)
         if bounds is not None:
             try:

@@ -29,12 +29,11 @@ from typing import Callable, Iterable, Iterator, Mapping, Sequence
 from .algorithms import get_algorithm
 from . import measure
 from .atomic_write import atomic_write_text
-from .config import DEFAULT_DTYPE, DEFAULT_SEED, check_dtype
+from .config import DEFAULT_DTYPE, DEFAULT_SEED, bind_problem, check_dtype
 from .engines import get_engine
 from .errors import ConfigError, DeviceMemoryError, EngineUnavailable
 from .params import MAX_WALKERS, make_params, specs
 from .problems import Problem, get_problem, param_defaults
-from .problems.base import refuse_impostor
 
 WALKER_PARAM = "walkers"
 MAX_EXP = MAX_WALKERS.bit_length() - 1  # 2^24 walkers: the walkers parameters' upper limit
@@ -84,15 +83,7 @@ class SweepSpec:
             raise ConfigError(f"algorithm '{algorithm}' has no '{WALKER_PARAM}' parameter to sweep")
         params = {k: v for k, v in dict(params or {}).items() if k != WALKER_PARAM}
         make_params(cls.Params, params)  # the fixed parameters must be valid on their own
-        source = None
-        if isinstance(problem, Problem):
-            refuse_impostor(problem)  # its name would find another function in the records
-            if dim is not None and dim != problem.dim:
-                raise ConfigError(f"dim={dim!r} differs from the problem object's dimension {problem.dim}; "
-                                  "give one of them")
-            source, bound, problem = problem, problem, problem.name
-        else:
-            bound = get_problem(problem, dim)
+        source, bound, problem = bind_problem(problem, dim)
         # the function's own defaults for this algorithm (as a run's), where not given
         params = {**param_defaults(bound, algorithm), **params}  # of the definition, not the name
         if isinstance(iterations, bool) or not isinstance(iterations, int) or iterations < 1:
