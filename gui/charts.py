@@ -193,7 +193,9 @@ class ConvergenceChart(QtWidgets.QWidget):
         curves = self.previous + ([self.current] if self.current is not None else [])
         values = [v for c in curves for v in c.best]
         log = getattr(self, "_log_hint", False) or (bool(values) and min(values) > 0 and self.f_min is None)
-        log = log and not any(v < 0 for v in values)
+        # nothing to draw yet: a plain axis (an empty log axis labels its one decade's minor ticks,
+        # "2 3 4 ... 9", before any run)
+        log = log and bool(values) and not any(v < 0 for v in values)
         if log != self._log:
             for plot in self.plots:
                 plot.setLogMode(x=False, y=log)

@@ -427,6 +427,8 @@ def test_convergence_axis_labels_fit_the_charts_in_a_projector_s_column(qtbot):
     chart.show()
     qtbot.waitExposed(chart)
     chart.begin_run(solvers.RunConfig.build("pattern_search", "sphere", 2))
+    # before the first snapshot nothing is drawn: a plain axis, no "log scale" over an empty decade
+    assert chart._log is False and not chart.by_evals.getAxis("left").label.isVisible()
     for k, best in enumerate([10.0, 1e-3, 0.0]):
         chart.record(_snap(k, 100 * (k + 1), 0.002 * (k + 1), best))
     chart.refresh()
