@@ -161,7 +161,8 @@ class ConvergenceChart(QtWidgets.QWidget):
         # a typed function's known minimum comes with the set-up (RunConfig.f_min), not the registry
         self.f_min = f_min if f_min is not None else get_problem(problem, dim).f_min
         # Log axis for the whole run when values cannot go below zero (a known minimum >= 0),
-        # decided once so a chart never flips between linear and log mid-run.
+        # decided here so that a chart never flips between linear and log mid-run (it is linear
+        # only while there is nothing to draw yet).
         self._log_hint = self.f_min is not None and self.f_min >= 0
 
     def record(self, snap) -> None:
@@ -263,10 +264,12 @@ class ConvergenceChart(QtWidgets.QWidget):
             lines.append(_legend_line((r, g, b), curve.label))
         if self.current is not None:
             lines.append(_legend_line(CURRENT_PEN.color().getRgb()[:3], self.current.label + " (this run)"))
-        if self._zero:  # a log axis has no 0: the exact zeros are drawn at its floor
-            lines.insert(0, "<i>exact zeros are drawn at the bottom</i>")
-        if self.f_min is not None:
-            lines.insert(0, f"<i>known minimum f* = {self.f_min:.6g}</i>")
+        # one line above the runs (the legend shows ~4 lines before it scrolls): a log axis has no
+        # 0, so exact zeros are drawn at its floor
+        head = ([f"known minimum f* = {self.f_min:.6g}"] if self.f_min is not None else []) + (
+            ["exact zeros drawn at the bottom"] if self._zero else [])
+        if head:
+            lines.insert(0, "<i>" + " · ".join(head) + "</i>")
         self.legend.setText("<br>".join(lines))
         self.legend.setToolTip("Previous runs on this function stay as faded curves")
 

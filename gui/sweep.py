@@ -159,7 +159,9 @@ class SweepPanel(QtWidgets.QWidget):
         """The sweep the controls describe; ConfigError if they do not make one."""
         c = self._config
         params = {k: v for k, v in c.params_dict().items() if k != "walkers"}
-        return SweepSpec.build(c.algorithm, c.problem, c.dim, iterations=self.iterations_box.value(),
+        # the set-up's own problem: its box override, a typed function's box per coordinate (by
+        # name alone the sweep timed the function over its default box)
+        return SweepSpec.build(c.algorithm, c.make_problem(), c.dim, iterations=self.iterations_box.value(),
                                engines=self.selected_engines(), min_exp=self.min_exp_box.value(),
                                max_exp=self.max_exp_box.value(), params=params, dtype=c.dtype,
                                seed=c.seed, fast_math=c.fast_math,

@@ -8,7 +8,7 @@
 # files (default tests/test_gpu_*.py). "quick" runs the GPU tests
 # without the slow ones and the quick bench suite. Files written (at most 8, flat, so the device
 # tool brings them all back): env.txt, pytest.log, pytest-junit.xml, bench.log, bench.json, bench.md,
-# and in "gui" mode suite-gpu1.log, suite-gpu2.log, suite-rest1.log, suite-rest2.log and gui-bench.md. "records" writes the CPU-side
+# and in "gui" mode suite-gpu1.log, suite-gpu2.log, suite-rest.log (its two parts one after the other) and gui-bench.md. "records" writes the CPU-side
 # records of the GPU host (many cores): numba-baseline.json/.log (issue 13), robustness.md (issue 10,
 # 10 seeds in one process per core) and tune-bench.json/.md (issue 12). "cpu-scaling" measures the
 # numba engine's thread scaling in this tree and in $BASE (e.g. `git archive bf24954 | tar -x -C
@@ -93,9 +93,9 @@ if [[ "$MODE" == *gui* ]]; then
   # The whole suite as parts run side by side, so that it fits one device call (600 s): the GPU
   # tests in two processes (gpu1: the files below, gpu2: the other GPU tests; one process took 579 s
   # of 585 on an H100 in November 2026, most of it compiling kernels, which is serial in a process),
-  # and everything else in two (rest1: the window tests, rest2: the others; as one process, "rest",
-  # it passed 540 s beside the GPU parts in November 2026). HALVES=gpu runs all GPU tests in one
-  # process, HALVES=rest all the others. Each part
+  # and everything else in two (rest1: tests/test_gui_*.py, most of the window tests; rest2: the
+  # others; as one process, "rest", it passed 540 s beside the GPU parts in November 2026).
+  # HALVES=gpu runs all GPU tests in one process, HALVES=rest all the others. Each part
   # logs its failures and slowest tests. RUN_SUITE=0 / RUN_GUI_BENCH=0 leave out one part. Verbose
   # (a line a test): a part cut by the device's time still names the tests that failed before the cut.
   # gpu1's files: ~300 of those 579 s (the slowest test durations of that run).
@@ -111,7 +111,7 @@ if [[ "$MODE" == *gui* ]]; then
     files=()
     [[ $half == gpu1 ]] && files=("${gpu1_files[@]}")
     [[ $half == gpu2 ]] && for f in "${gpu1_files[@]}"; do files+=("--ignore=$f"); done
-    [[ $half == rest1 ]] && files=(tests/test_gui_*.py)  # the window tests
+    [[ $half == rest1 ]] && files=(tests/test_gui_*.py)  # most of the window tests
     [[ $half == rest2 ]] && for f in tests/test_gui_*.py; do files+=("--ignore=$f"); done
     timeout "${SUITE_SECONDS:-420}" "$PY" -m pytest -v -rfEs -m "$marker" --durations=25 -p no:cacheprovider \
         "${per_test[@]}" "${files[@]}" "$@" > "$OUTDIR/suite-$half.log" 2>&1 &
@@ -122,6 +122,13 @@ if [[ "$MODE" == *gui* ]]; then
   for half in $parts; do
     echo "-- $half"; grep -E "^(FAILED|ERROR)|passed|failed|error" "$OUTDIR/suite-$half.log" | tail -n 15
   done
+  # one file for the non-GPU parts: the device tool brings back at most 8 ("gui+bench" writes env,
+  # gpu1, gpu2, rest, gui-bench and the three bench files)
+  if [[ -f "$OUTDIR/suite-rest1.log" && -f "$OUTDIR/suite-rest2.log" ]]; then
+    cat "$OUTDIR/suite-rest1.log" "$OUTDIR/suite-rest2.log" > "$OUTDIR/suite-rest.log" \
+        && rm "$OUTDIR/suite-rest1.log" "$OUTDIR/suite-rest2.log" \
+        && echo "(rest1 and rest2: suite-rest.log)"
+  fi
   [[ $status -ne 0 ]] && echo "pytest: a half failed or timed out (exit 124)"
   fi
   if [[ "${RUN_GUI_BENCH:-1}" != 0 ]]; then

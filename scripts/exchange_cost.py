@@ -409,7 +409,7 @@ HOST["DE blocks of 256"] = [(_DE, "DifferentialEvolutionCuda.wide_block", 256)]
 PER_VARIANT["DE blocks of 256"] = ["DE 131k"]
 
 # classic PSO's lanes kernel drawing each move's Philox blocks during the exchange before it (warps
-# 1.. while warp 0 exchanges; PSO_DRAWS_SHARED, the default on branch pso-lanes-draws-ahead) against
+# 1.. while warp 0 exchanges; PSO_DRAWS_SHARED, committed as 33422df) against
 # the move drawing them (draws_ahead False)
 VARIANTS["pso draws ahead"] = []
 VARIANTS["pso draws in the move"] = []

@@ -154,13 +154,11 @@ class RunConfig:
         does not silently lose the errors measured against it; None otherwise."""
         if self.bounds is None or self.f_min is not None:
             return None
-        problem = self.problem_object
-        if problem is None:
-            problem = get_problem(self.problem, self.dim)
-        if problem.f_min is None or problem.x_min is not None:
-            return None  # nothing known, or with_bounds kept it exactly where its minimiser is inside
-        lo, hi = self.bounds
-        return (f"the known minimum f_min = {problem.f_min:g} is not used over the box [{lo:g}, {hi:g}]: "
+        own = self.problem_object if self.problem_object is not None else get_problem(self.problem, self.dim)
+        if own.f_min is None or own.x_min is not None or self.make_problem().f_min is not None:
+            return None  # nothing known, kept (its minimiser inside, or the same box), or dropped knowingly
+        lo, hi = float(np.min(self.bounds[0])), float(np.max(self.bounds[1]))  # scalars or per coordinate
+        return (f"the known minimum f_min = {own.f_min:g} is not used over the box [{lo:g}, {hi:g}]: "
                 "without x_min nothing says the minimum lies inside it (give the problem its x_min, or "
                 "build it over that box, to keep it)")
 

@@ -250,7 +250,9 @@ def write_csv(records: Iterable[SweepRecord], path: str | Path, spec: SweepSpec 
 
 def describe(spec: SweepSpec) -> dict:
     """The sweep's fixed setting as flat key/value pairs (for CSV headers and plot titles)."""
-    return {"algorithm": spec.algorithm, "problem": spec.problem, "dim": spec.dim,
+    problem = spec.problem_object if spec.problem_object is not None else get_problem(spec.problem, spec.dim)
+    box = f"[{float(problem.lower.min()):g}, {float(problem.upper.max()):g}]"  # its extent if per coordinate
+    return {"algorithm": spec.algorithm, "problem": spec.problem, "box": box, "dim": spec.dim,
             "iterations": spec.iterations, "dtype": spec.dtype, "seed": spec.seed,
             "engines": " ".join(spec.engines), "walkers": f"2^{spec.min_exp}..2^{spec.max_exp}",
             "speedup_vs": spec.baseline_label(),

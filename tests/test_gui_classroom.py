@@ -413,7 +413,7 @@ def test_convergence_axes_are_log_without_multiplier_and_floor_exact_zeros(qtbot
     # the axis says its scale in a few words (a longer label outgrew the chart's height in the
     # docked column, and the two charts' labels ran into each other); the zeros' note is in the legend
     assert [plot.getAxis("left").labelText for plot in chart.plots] == ["log scale"] * 2
-    assert "exact zeros are drawn at the bottom" in chart.legend.text()
+    assert "known minimum f* = 0 · exact zeros drawn at the bottom" in chart.legend.text()
 
 
 def test_convergence_axis_labels_fit_the_charts_in_a_projector_s_column(qtbot):

@@ -178,3 +178,17 @@ def test_panel_starts_from_the_sweeps_declared_defaults(qtbot):
     assert panel.cap_box.value() == spec.point_cap_s
     assert panel.max_exp_box.maximum() == solver_sweep.MAX_EXP
     assert 2 ** solver_sweep.MAX_EXP == solver_sweep.MAX_WALKERS
+
+
+def test_the_sweep_times_the_set_up_s_own_box(qtbot):
+    # the tab passed the function's name alone: a box override, or a typed function's box per
+    # coordinate, was left out and the sweep timed the function over its default box
+    panel = make_panel(qtbot)
+    panel.set_config(RunConfig.build("pattern_search", "rastrigin", 3, bounds=(-1.0, 2.0)))
+    spec = panel.build_spec()
+    assert (spec.problem, spec.dim) == ("rastrigin", 3)
+    assert np.all(spec.problem_object.lower == -1.0) and np.all(spec.problem_object.upper == 2.0)
+    assert solver_sweep.describe(spec)["box"] == "[-1, 2]"
+    typed = RunConfig.build("pattern_search", "expr: sum(x[i]**2)", 2)
+    panel.set_config(typed)
+    assert solver_sweep.describe(panel.build_spec())["box"] == "[-5, 5]"

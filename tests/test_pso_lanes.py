@@ -248,3 +248,19 @@ def test_the_draws_ahead_take_shared_memory_only_beside_the_state_and_where_it_f
     assert flags() == pso.X_SHARED | pso.V_SHARED | pso.P_SHARED
     # the kernels with a thread per particle never draw ahead
     assert not shaped(monkeypatch, 131072).flags & pso.DRAWS_SHARED
+
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("walkers", [16384, 8192, 4096])
+def test_the_draws_never_take_the_kernel_s_static_shared_memory(monkeypatch, dtype, walkers):
+    # shared_optin is the static and dynamic shared memory together: the draws, allowed above
+    # shared_max, once came within ~105 bytes of the opt-in (16,384 float particles at d = 226),
+    # where the lanes kernel's ~850 static bytes would not have fitted and the launch failed
+    optin = 227 * 1024
+    drawn = 0
+    for dim in range(100, 600, 7) if dtype == "float32" else range(50, 460, 7):
+        launch = shaped(monkeypatch, walkers, dim=dim, dtype=dtype, optin=optin)
+        assert launch.shared_bytes + pso.STATIC_MARGIN <= optin, (dim, launch.flags)
+        drawn += bool(launch.flags & pso.DRAWS_SHARED)
+    assert drawn > 0  # the draws were taken at some of these sizes (the check is not vacuous)

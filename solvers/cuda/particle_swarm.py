@@ -166,7 +166,7 @@ class _Links:
 @dataclass(frozen=True)
 class _Launch:
     shape: Any  # resident.GroupShape
-    flags: int  # which of a thread's x, v, p live in shared memory for a launch (kernel's PSO_*_SHARED)
+    flags: int  # which of a thread's x, v, p (and the lanes' next draws, DRAWS_SHARED) live in shared memory (kernel's PSO_*_SHARED)
     keys_shared: bool
     shared_bytes: int
     kernel: str = ""  # the step kernel's name
@@ -216,7 +216,7 @@ class ParticleSwarmCuda(CudaAlgorithm, ParticleSwarm):
     group_params = ParticleSwarm.group_params  # classic: a tuning grid's runs in one launch
     group_columns = ("omega", "phi_p", "phi_g", "lr")  # pso_classic's gvals row
     # pso_classic_lanes draws the next move during the exchange where it fits (DRAWS_SHARED). H100,
-    # rastrigin 30-D float32, one swarm: 16,384 2.51-2.53 -> 2.59 G/s, 1,024 265 -> 279 M/s, 32,768
+    # rastrigin 30-D float32, one swarm: 16,384 2.51-2.53 -> 2.57-2.59 G/s, 1,024 265 -> 279 M/s, 32,768
     # level; the same numbers (docs/benchmarks/notes-gpu.md v16)
     draws_ahead = True
     # classic swarms per block: None reads MULTIWALK_PSO_SWARMS_PER_BLOCK (unset: the automatic
@@ -385,7 +385,10 @@ class ParticleSwarmCuda(CudaAlgorithm, ParticleSwarm):
         # choice, the draws come on top of shared_max where the block may have them (the residency
         # is checked below either way)
         choices = [c for base in SHARED_CHOICES for c in ((base | DRAWS_SHARED, base) if draws else (base,))]
-        optin = shared_optin()
+        # what a block may have beside the kernel's static shared memory (shared_optin counts both;
+        # pso_classic_lanes has ~850 bytes of its own): the draws may come within a few hundred
+        # bytes of the opt-in (16,384 float particles at d = 226), where the launch would fail
+        optin = shared_optin() - max(STATIC_MARGIN, int(getattr(kernel, "shared_size_bytes", 0)))
         for choice in choices:
             if choice and (shared(choice) - (draws if choice & DRAWS_SHARED else 0) > shared_max
                            or shared(choice) > optin):

@@ -179,7 +179,8 @@ def prepare(algorithm: str, problem: str | Problem, grid: Sequence[str] | str, *
     table = TuneTable(algorithm=algorithm, problem=config.problem, dim=config.dim, engine=eng.name,
                       dtype=dtype, grid=checked, base_params=effective, f_min=problem_obj.f_min,
                       tolerance=tolerance, batched=isinstance(plan, BatchedPlan), path=path,
-                      notes=tuple(notes) + tuple(probe.warnings),
+                      notes=tuple(notes) + tuple(probe.warnings) + tuple(
+                          note for note in (config.dropped_minimum(),) if note is not None),
                       switched={k: v for k, v in base.items() if k not in (params or {})})
     return Tuning(table, plan)
 
