@@ -28,7 +28,8 @@
 //      immediate offsets). A gene that left the box is flagged (a ballot per trial) and redrawn
 //      after the chunk by its trial's owner lane, the warp's trials in parallel;
 //   3. each lane evaluates its individual's trial from the scratch (its column), then the selected
-//      rows are written as coalesced rows (the target's row re-read where the trial lost).
+//      rows are written as coalesced rows (the target's row re-read where the trial lost, and only
+//      where the next buffer does not hold it already: see de_select_batch).
 // Issue 14: built this way, a trial costs about a third of the instructions it did (SASS counts
 // in docs/benchmarks/notes-gpu.md), with the same numbers bit for bit.
 // Reads of the population use ld.global.cg: another block wrote it in the last generation, and a
@@ -256,23 +257,30 @@ __device__ __forceinline__ void de_build_batch(DePick* pick, int nk, const T* co
 // Gene j of the next population's rows k0 + u of a tile (bit u of `taken`: the trial replaced its
 // target) and, in the last generation (LAST), of the trial rows. `col`, `col_next`, `col_trials`:
 // gene j of row 0 of the population in the current and next buffer and in the trials; `own`: the
-// offset of row k0 of the tile; `in`: the batch's first scratch row. Rejected trials re-read the
-// target's row, all in one batch before the stores.
+// offset of row k0 of the tile; `in`: the batch's first scratch row. A rejected trial's target row
+// is re-read (all in one batch before the stores) and copied only where the next buffer's row is
+// stale (bit u of `stale`); where it is not, that buffer already holds the target's row (it held
+// the population of the generation before, and the target has not changed since), and nothing is
+// read or written.
 template <typename T, int SELECT, bool FULL, bool LAST>
-__device__ __forceinline__ void de_select_batch(int nk, unsigned int taken, const T* col, T* col_next,
-                                                T* col_trials, unsigned int own, unsigned int rbytes, bool jv,
-                                                const T* in) {
+__device__ __forceinline__ void de_select_batch(int nk, unsigned int taken, unsigned int stale, const T* col,
+                                                T* col_next, T* col_trials, unsigned int own, unsigned int rbytes,
+                                                bool jv, const T* in) {
     T kept[SELECT], trial[SELECT];  // unset where not live or not needed: never used
 #pragma unroll
     for (int u = 0; u < SELECT; ++u) {
         const bool live = jv && (FULL || u < nk);
-        de_ldcg_if(live && !((taken >> u) & 1u), de_at(col, own + u * rbytes), kept[u]);  // unset: unused
+        const bool tk = (taken >> u) & 1u, copy = !tk && ((stale >> u) & 1u);
+        de_ldcg_if(live && copy, de_at(col, own + u * rbytes), kept[u]);  // unset: unused
+        // read even where not taken: predicated on the taken bit, the wide kernel in blocks of 256 ran
+        // 5% slower (512 populations of 256 on an H100; docs/benchmarks/notes-gpu.md v17)
         if (live) trial[u] = in[u];  // unset: unused
     }
 #pragma unroll
     for (int u = 0; u < SELECT; ++u) {
         if (jv && (FULL || u < nk)) {
-            *de_at(col_next, own + u * rbytes) = ((taken >> u) & 1u) ? trial[u] : kept[u];
+            const bool tk = (taken >> u) & 1u;
+            if (tk || ((stale >> u) & 1u)) *de_at(col_next, own + u * rbytes) = tk ? trial[u] : kept[u];
             if (LAST) *de_at(col_trials, own + u * rbytes) = trial[u];
         }
     }
@@ -427,6 +435,13 @@ __device__ __forceinline__ void de_generations_run(DE_GENERATIONS_PARAMS) {
     const int chunks = (d + 31) >> 5;
     const unsigned int rbytes = (unsigned int)d * sizeof(T);
 
+    // The next buffer's rows that differ from the population (bit k: row k of the warp's tile): every
+    // row at a launch's start (what that buffer holds is not known here), then the rows whose trials
+    // were taken in the generation before, where the warp has one tile (else every row, always).
+    // A rejected trial's row is copied only where stale: late in a run most trials are rejected two
+    // generations running, and their rows are neither read again nor written.
+    const bool one_tile = wg + wstride >= tiles;
+    unsigned int stale = 0xFFFFFFFFu;
     for (int gen = 0; gen < generations; ++gen) {
         const unsigned long long t = (unsigned long long)(first_gen + gen);
         const bool last = gen == generations - 1;
@@ -512,26 +527,27 @@ __device__ __forceinline__ void de_generations_run(DE_GENERATIONS_PARAMS) {
                 int k0 = 0;
                 if (last) {
                     for (; k0 + SELECT <= count; k0 += SELECT) {
-                        de_select_batch<T, SELECT, true, true>(SELECT, taken >> k0, col, col_next, col_trials, own,
+                        de_select_batch<T, SELECT, true, true>(SELECT, taken >> k0, stale >> k0, col, col_next, col_trials, own,
                                                                rbytes, jv, in);
                         own += SELECT * rbytes;
                         in += SELECT;
                     }
                     if (k0 < count)
-                        de_select_batch<T, SELECT, false, true>(count - k0, taken >> k0, col, col_next, col_trials, own,
+                        de_select_batch<T, SELECT, false, true>(count - k0, taken >> k0, stale >> k0, col, col_next, col_trials, own,
                                                         rbytes, jv, in);
                 } else {
                     for (; k0 + SELECT <= count; k0 += SELECT) {
-                        de_select_batch<T, SELECT, true, false>(SELECT, taken >> k0, col, col_next, col_trials, own,
+                        de_select_batch<T, SELECT, true, false>(SELECT, taken >> k0, stale >> k0, col, col_next, col_trials, own,
                                                                 rbytes, jv, in);
                         own += SELECT * rbytes;
                         in += SELECT;
                     }
                     if (k0 < count)
-                        de_select_batch<T, SELECT, false, false>(count - k0, taken >> k0, col, col_next, col_trials, own,
+                        de_select_batch<T, SELECT, false, false>(count - k0, taken >> k0, stale >> k0, col, col_next, col_trials, own,
                                                          rbytes, jv, in);
                 }
             }
+            if (one_tile) stale = taken;
             if (valid) {
                 if (take) f[i] = fu;
                 if (last) accepted[i] = take ? 1 : 0;

@@ -417,6 +417,18 @@ HOST["pso draws in the move"] = [(_PSO, "ParticleSwarmCuda.draws_ahead", False)]
 for _v in ("pso draws ahead", "pso draws in the move"):
     PER_VARIANT[_v] = ["PSO 16k", "PSO 1k", "PSO 32k", "PSO 64x256"]
 
+# DE copying a rejected trial's target row into the next buffer only where that buffer's row is
+# stale (the trial two generations back was taken), against main's kernel ($EXCHANGE_BASE, the host
+# as in this tree) and the same kernel copying every rejected row (as before)
+VARIANTS["DE skip unchanged"] = []
+VARIANTS["DE main kernel"] = [(loader.read_text("differential_evolution.cu"),
+                               (_BASE_DIR / "differential_evolution.cu").read_text())] \
+    if (_BASE_DIR / "differential_evolution.cu").exists() else []
+VARIANTS["DE copy every row"] = [("            if (one_tile) stale = taken;\n", "")]
+VARIANTS["DE skip trial read if taken"] = [("if (live) trial[u] = in[u];", "if (live && (tk || LAST)) trial[u] = in[u];")]
+for _v in ("DE skip unchanged", "DE main kernel", "DE copy every row", "DE skip trial read if taken"):
+    PER_VARIANT[_v] = ["DE 131k", "DE 512x256", "DE 64k", "DE 32k", "DE 16k", "DE 1k"]
+
 # the barrier's poll by relaxed loads (no L1 invalidation per poll: an acquire load invalidates the
 # multiprocessor's whole L1, local memory included, so every poll of an early block wipes the spilled
 # values of the blocks still working on that multiprocessor), then one acquire load

@@ -62,6 +62,26 @@ def test_the_same_run_after_any_generation_count_and_a_budget_cut(cupy, chunks):
     assert np.array_equal(best_x, positions[int(np.argmin(fitness))])  # and its point
 
 
+@pytest.mark.parametrize("wide", [True, False])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("dim, walkers, populations, knobs", [
+    (6, 256, 4, None),  # a tile a warp
+    (40, 70, 3, None),  # two gene chunks, rows not whole warps
+    (6, 200, 2, {"block": 32, "scratch_shared_max": 0}),  # over blocks, scratch in global memory
+    (6, 300_000, 1, None),  # more tiles than resident warps: warps with several tiles copy every row
+])
+def test_a_launch_copies_only_stale_rows_and_gives_the_run_of_a_launch_a_generation(
+        cupy, wide, dtype, dim, walkers, populations, knobs):
+    # Within a launch, a rejected trial's row is copied into the next buffer only where that row is
+    # stale (the generation before took its trial); a launch's first generation copies every one.
+    # One launch of 60 generations against 60 launches of one: the same run, once most trials are
+    # rejected two generations running (sphere converges: few are taken by the end).
+    one = _run(cupy, wide, dtype, dim, walkers, populations, chunks=(60,), knobs=knobs, problem="sphere")
+    each = _run(cupy, wide, dtype, dim, walkers, populations, chunks=(1,) * 60, knobs=knobs, problem="sphere")
+    assert _same(one, each)
+    assert 0.0 < float(np.mean(one[7])) < 0.5  # the last generation took some trials, and rejected most
+
+
 def test_the_host_takes_the_wide_kernel_from_many_warps_a_multiprocessor(cupy):
     from solvers.cuda.differential_evolution import WIDE_WARPS_PER_SM
     from solvers.cuda.resident import multiprocessors
