@@ -6,7 +6,7 @@ generation costs less as fewer trials are taken. This prints, window by window o
 initial draw (one population, rastrigin 30-D float32, precise math; one launch a window), the
 window's G evaluations/s and the fraction of trials its last generation took, for this tree's
 kernel and, where $EXCHANGE_BASE (default baseline/) holds another tree, for that tree's kernel in
-the same process (scripts/exchange_cost.py's "DE main kernel"):
+the same process (scripts/exchange_cost.py's "DE main kernel"), each twice, in the order A B B A:
 
     python3 scripts/de_acceptance.py [N] [WINDOWS]   (default 131072 and 1,10,100,1000,1000,1000)
 """
@@ -55,16 +55,19 @@ def run(n: int, windows: list[int]) -> list[tuple[int, float, float]]:
 def main() -> None:
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 131072
     windows = [int(w) for w in sys.argv[2].split(",")] if len(sys.argv) > 2 else [1, 10, 100, 1000, 1000, 1000]
-    kernels = ["DE"] + (["DE main kernel"] if exchange_cost.VARIANTS.get("DE main kernel") else [])
-    results = {}
-    for variant in kernels:
+    # each kernel twice, in the order A B B A, so that a drift over the process (clocks) shows
+    order = (["DE main kernel", "DE", "DE", "DE main kernel"] if exchange_cost.VARIANTS.get("DE main kernel")
+             else ["DE", "DE"])
+    results = []
+    for variant in order:
         exchange_cost.use(variant if variant != "DE" else "DE skip unchanged")
-        results[variant] = run(n, windows)
-    print(f"| generations (end of window) | {' | '.join(f'{k}: G/s, taken' for k in kernels)} |")
-    print("| ---: " * (len(kernels) + 1) + "|")
-    for i, w in enumerate(windows):
-        cells = [f"{results[k][i][1]:.3f}, {results[k][i][2]:.3f}" for k in kernels]
-        print(f"| {results[kernels[0]][i][0]} | {' | '.join(cells)} |")
+        results.append(run(n, windows))
+    names = ["this tree" if v == "DE" else "main's kernel" for v in order]
+    print(f"| generations (end of window) | {' | '.join(f'{k}: G/s, taken' for k in names)} |")
+    print("| ---: " * (len(order) + 1) + "|")
+    for i, _ in enumerate(windows):
+        cells = [f"{r[i][1]:.3f}, {r[i][2]:.3f}" for r in results]
+        print(f"| {results[0][i][0]} | {' | '.join(cells)} |")
 
 
 if __name__ == "__main__":
