@@ -31,6 +31,40 @@ def quiet_axes(plot: pg.PlotItem) -> None:
         axis.enableAutoSIPrefix(False)
 
 
+# The left axis of a log chart says its scale (the titles name the value): the longest of these
+# that fits the axis's height, where the label is drawn turned a quarter.
+LOG_LABELS = ("log scale", "log")
+
+
+def label_width(axis: pg.AxisItem, text: str) -> float:
+    """How wide `axis` would draw `text` as its label (the label's font, style and margins)."""
+    shown = axis.labelText
+    axis.labelText = text  # labelString() formats the axis's own text (units, style, spacing)
+    try:
+        html = axis.labelString()
+    finally:
+        axis.labelText = shown
+    probe = QtWidgets.QGraphicsTextItem()
+    probe.setFont(axis.label.font())
+    probe.setHtml(html)
+    return probe.boundingRect().width()
+
+
+def fit_left_label(plot: pg.PlotItem, log: bool) -> None:
+    """The left axis's label: the longest of LOG_LABELS that fits its height on a log chart, none
+    where even the shortest does not (a chart squeezed short, or a font twice the usual width: the
+    offscreen Qt of the GPU machine) nor on a linear chart. pyqtgraph draws a label past its axis
+    rather than cropping it, into the chart above or below."""
+    axis = plot.getAxis("left")
+    height = axis.geometry().height()
+    text = next((t for t in LOG_LABELS if log and label_width(axis, t) <= height), None)
+    if text is None:
+        if axis.label.isVisible():
+            axis.showLabel(False)
+    elif axis.labelText != text or not axis.label.isVisible():
+        plot.setLabel("left", text)
+
+
 def log_floor(values) -> float:
     """Where exact zeros are drawn on a log axis: a decade below the smallest positive value."""
     positive = [v for v in values if v > 0]
@@ -111,6 +145,10 @@ class ConvergenceChart(QtWidgets.QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.view, 1)
         layout.addLayout(bottom)
+        # a chart made shorter or taller (a dock dragged, the window resized) fits its label again
+        for plot in self.plots:
+            plot.getAxis("left").geometryChanged.connect(
+                lambda plot=plot: fit_left_label(plot, bool(self._log)))
 
     # --- feeding -------------------------------------------------------------------------------
     def begin_run(self, config: RunConfig) -> None:
@@ -225,10 +263,7 @@ class ConvergenceChart(QtWidgets.QWidget):
                 # scale), 0 drawn at the bottom" was longer than a chart is high in the docked
                 # column (and at a projector's 1024 x 640): the two charts' labels ran into each
                 # other. The note on zeros went to the legend under the charts.
-                if log:
-                    plot.setLabel("left", "log scale")
-                else:
-                    plot.getAxis("left").showLabel(False)
+                fit_left_label(plot, log)
             self.by_seconds.setLabel("bottom", f"compute time ({unit[0]})")
             self._rebuild_previous()
         if self.current is not None:

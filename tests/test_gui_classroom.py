@@ -445,6 +445,38 @@ def test_convergence_axis_labels_fit_the_charts_in_a_projector_s_column(qtbot):
     assert chart._log is False and not chart.by_evals.getAxis("left").label.isVisible()
 
 
+def test_a_log_axis_shows_the_longest_label_that_fits_its_height_or_none(qtbot):
+    # The GPU machine's offscreen Qt draws text about twice as wide as desktop fonts: there "log
+    # scale" (128 px) was taller than the docked column's ~76 px axis and ran into the other
+    # chart's. At every height, the longest of LOG_LABELS that fits is shown, or none.
+    from gui.charts import LOG_LABELS, ConvergenceChart, label_width
+
+    chart = ConvergenceChart()
+    qtbot.addWidget(chart)
+    chart.resize(260, 400)
+    chart.show()
+    qtbot.waitExposed(chart)
+    chart.begin_run(solvers.RunConfig.build("pattern_search", "sphere", 2))
+    for k, best in enumerate([10.0, 1e-3]):
+        chart.record(_snap(k, 100 * (k + 1), 0.002 * (k + 1), best))
+    chart.refresh()
+    seen = set()
+    for height in range(800, 40, -10):  # the charts shrink with the widget
+        chart.resize(260, height)
+        QtWidgets.QApplication.processEvents()
+        for plot in chart.plots:
+            axis = plot.getAxis("left")
+            room = axis.geometry().height()
+            fitting = [t for t in LOG_LABELS if label_width(axis, t) <= room]
+            if fitting:
+                assert axis.label.isVisible() and axis.labelText == fitting[0], (height, room)
+                assert axis.label.boundingRect().width() <= room
+            else:
+                assert not axis.label.isVisible(), (height, room)
+            seen.add(fitting[0] if fitting else None)
+    assert seen == set(LOG_LABELS) | {None}  # the sizes passed through every case
+
+
 def test_extras_chart_never_flips_back_to_linear_and_holds_constant_series(qtbot):
     from gui.charts import ExtrasPanel
 
