@@ -7,7 +7,8 @@ kernel, then the source lines with the most samples, each with its main reasons.
 
     python3 scripts/stall_summary.py DIR CASE [lines]   (DIR: the unpacked stall.tgz; CASE e.g. de131k)
 
-Needs nvdisasm (the CUDA toolkit) on this machine, not a GPU.
+Needs nvdisasm (the CUDA toolkit, or PyPI's nvidia-cuda-nvdisasm wheel unpacked: nvidia/cu13/bin) on
+this machine's PATH, not a GPU.
 """
 from __future__ import annotations
 
