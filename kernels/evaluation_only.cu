@@ -200,7 +200,7 @@ __global__ void __launch_bounds__(128, EoMinBlocks<T>::value) eo_rounds(const T*
         __threadfence();  // best_round is read by the last block, after the grid reduction
     }
     if (mw_grid_argmin(mine, part_f, part_i, ticket, &winner)) {
-        if (winner.f < *best_f) {  // uniform across the block
+        if (mw_replaces_best<false>(winner, *best_f, *best_i)) {  // uniform across the block
             const long long w = winner.i;
             const long long t = ((volatile long long*)best_round)[w];
             const MwRng rng(seed, (unsigned long long)w, MW_STREAM_SAMPLE);

@@ -329,7 +329,7 @@ __device__ void mds_finish(unsigned long long evals, unsigned long long still, u
         if (last) atomicMax(counters + 2, last);
     }
     if (mw_grid_argmin(mine, part_f, part_i, ticket, &winner)) {
-        if (winner.f < *best_f) {  // uniform across the block
+        if (mw_replaces_best<false>(winner, *best_f, *best_i)) {  // uniform across the block
             const volatile T* row = keep_x + winner.i * n;
             for (int j = threadIdx.x; j < n; j += blockDim.x) best_x[j] = row[j];
             __syncthreads();

@@ -522,7 +522,7 @@ __device__ void pso_commit(MwBest<T> mine, const T* P, long long n, int d, T* pa
                            unsigned int* ticket, T* best_f, T* best_x, long long* best_i) {
     __shared__ MwBest<T> winner;
     if (mw_grid_argmin(mine, part_f, part_i, ticket, &winner)) {
-        if (winner.f < *best_f) {  // uniform across the block
+        if (mw_replaces_best<false>(winner, *best_f, *best_i)) {  // uniform across the block
             for (int j = threadIdx.x; j < d; j += blockDim.x) best_x[j] = mw_ldcg(P + (long long)j * n + winner.i);
             __syncthreads();
             if (threadIdx.x == 0) {

@@ -92,7 +92,7 @@ __device__ __forceinline__ void ps_fold(MwBest<T> mine, const T* X, long long n,
     __shared__ MwBest<T> winner;
     __threadfence();  // this thread's X writes are visible to the block that commits the best
     if (mw_grid_argmin(mine, part_f, part_i, ticket, &winner)) {
-        mw_commit_best(winner, X, n, d, best_f, best_x, best_i);
+        mw_commit_best<true>(winner, X, n, d, best_f, best_x, best_i);  // walkers move at equal values
     }
 }
 

@@ -135,12 +135,26 @@ __device__ bool mw_grid_argmin(MwBest<T> mine, T* part_f, long long* part_i, uns
     return true;
 }
 
-// Called by every thread of one block: if `winner` beats the run's best, copy its point (column
-// winner.i of a (d, ld) array) into best_x and update best_f/best_i. One block only.
-template <typename T>
+// Whether a launch's winner replaces the run's best (best_f, best_i as the device holds them): a
+// smaller value, or the same finite value at a smaller walker index, or at the same walker where
+// MOVES (the kernel's rows can move to another point of the same value: pattern search and DE take
+// an equal trial). Folded once a launch from rows whose values never rise, this gives the run's
+// smallest (value, walker) pair and its point however the iterations are split into launches; on
+// the value alone, a tie went to whichever walker reached it in an earlier launch (the step
+// function's plateaus). solvers/numba/base.py's replaces_best is the same rule.
+template <bool MOVES, typename T>
+__device__ __forceinline__ bool mw_replaces_best(const MwBest<T>& winner, T best_f, long long best_i) {
+    if (winner.f < best_f) return true;
+    return winner.f == best_f && winner.f < mw_inf<T>() && (winner.i < best_i || (MOVES && winner.i == best_i));
+}
+
+// Called by every thread of one block: if `winner` replaces the run's best (mw_replaces_best), copy
+// its point (column winner.i of a (d, ld) array) into best_x and update best_f/best_i. One block only.
+template <bool MOVES = false, typename T>
 __device__ void mw_commit_best(MwBest<T> winner, const T* X, long long ld, int d, T* best_f,
                                T* best_x, long long* best_i) {
-    if (!(winner.f < *best_f)) return;  // uniform across the block: every thread reads the same
+    // uniform across the block: every thread reads the same
+    if (!mw_replaces_best<MOVES>(winner, *best_f, *best_i)) return;
     for (int j = threadIdx.x; j < d; j += blockDim.x) best_x[j] = X[(long long)j * ld + winner.i];
     __syncthreads();  // every thread has read *best_f before thread 0 overwrites it
     if (threadIdx.x == 0) {
@@ -151,10 +165,11 @@ __device__ void mw_commit_best(MwBest<T> winner, const T* X, long long ld, int d
 
 // Kernel: the run's best from values f (n,) of points X (d, n); one launch, any grid size (a
 // grid-stride loop; 256 to 1024 blocks suit). part_f/part_i: gridDim.x entries; ticket: 0.
+// `moves`: the algorithm's rows move at equal values (mw_replaces_best's MOVES).
 template <typename T>
 __global__ void mw_argmin_update(const T* f, const T* X, long long n, int d, T* part_f,
                                  long long* part_i, unsigned int* ticket, T* best_f, T* best_x,
-                                 long long* best_i) {
+                                 long long* best_i, int moves) {
     __shared__ MwBest<T> winner;
     MwBest<T> v = mw_no_best<T>();
     for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
@@ -162,7 +177,11 @@ __global__ void mw_argmin_update(const T* f, const T* X, long long n, int d, T* 
         v = mw_better(v, mw_make_best(f[i], i));
     }
     if (mw_grid_argmin(v, part_f, part_i, ticket, &winner)) {
-        mw_commit_best(winner, X, n, d, best_f, best_x, best_i);
+        if (moves) {
+            mw_commit_best<true>(winner, X, n, d, best_f, best_x, best_i);
+        } else {
+            mw_commit_best<false>(winner, X, n, d, best_f, best_x, best_i);
+        }
     }
 }
 

@@ -231,7 +231,7 @@ __global__ void sa_anneal(T* X, T* f, unsigned char* accepted, T* B, unsigned ch
     }
     if (mw_grid_argmin(mine, part_f, part_i, ticket, &winner)) {
         const long long w = winner.i;
-        if (winner.f < *best_f) {
+        if (mw_replaces_best<false>(winner, *best_f, *best_i)) {  // uniform across the block
             const T* src = ((volatile unsigned char*)at_best)[w] ? X : B;
             for (int j = threadIdx.x; j < d; j += blockDim.x) {
                 best_x[j] = ((volatile T*)src)[(long long)j * n + w];

@@ -23,10 +23,10 @@ ENGINES = ["numpy"] + (["numba"] if importlib.util.find_spec("numba") else []) +
 MAX_EVALS = 2345  # divides no algorithm's evaluations per iteration at these sizes
 
 
-def _run(algorithm, params, engine, chunk, monkeypatch):
+def _run(algorithm, params, engine, chunk, monkeypatch, problem="rastrigin", dim=3, max_evals=MAX_EVALS):
     monkeypatch.setattr(Runner, "_clamp_chunk", lambda self, iters: chunk)
-    cfg = RunConfig.build(algorithm, "rastrigin", 3, params=params, engine=engine, seed=5,
-                          max_evals=MAX_EVALS, snapshot_hz=1000.0)
+    cfg = RunConfig.build(algorithm, problem, dim, params=params, engine=engine, seed=5,
+                          max_evals=max_evals, snapshot_hz=1000.0)
     return Runner(cfg).run()
 
 
@@ -41,3 +41,19 @@ def test_chunk_size_changes_nothing(algorithm, params, engine, monkeypatch):
     assert many.best_f == one.best_f
     # the run stops at the first iteration boundary at or past the budget, not before it
     assert one.evals >= MAX_EVALS or one.stop_reason == "converged"
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("algorithm,params", [c[:2] for c in variant_cases()],
+                         ids=[c[2] for c in variant_cases()])
+def test_chunk_size_changes_not_even_the_best_point_among_equal_values(algorithm, params, engine,
+                                                                       monkeypatch):
+    # The step function's plateaus: many walkers end on the same best value at different points.
+    # The engines that fold the best once a launch (numba, cuda) gave that tie to whichever walker
+    # reached it in an earlier launch, so best_x differed between chunks of 1 and of 1,000
+    # iterations (pattern search, DE, both PSOs and MDS on numba); the rule is now the smallest
+    # (value, walker) pair (Algorithm.rows_move_at_ties).
+    one = _run(algorithm, params, engine, 1, monkeypatch, "step", 2, 6000)
+    many = _run(algorithm, params, engine, 1000, monkeypatch, "step", 2, 6000)
+    assert many.best_f == one.best_f
+    assert list(many.best_x) == list(one.best_x)

@@ -30,6 +30,15 @@ def _draws(key, chain, stream, draw):
     return np.random.default_rng([int(key), int(chain), stream, int(draw)])
 
 
+def _replaces_best(value, i, best_f, best_i, moves) -> bool:
+    """reduce.cuh's mw_replaces_best: a smaller value, or the same finite value at a smaller walker
+    index (at the same index too where `moves`)."""
+    if value < best_f:
+        return True
+    held = int(np.ravel(best_i)[0])
+    return bool(value == best_f and np.isfinite(value) and (i < held or (moves and i == held)))
+
+
 class EmulatedKernels:
     """The kernels that SimulatedAnnealingCuda launches (annealing only), one chain at a time."""
 
@@ -106,9 +115,9 @@ class EmulatedKernels:
             for slot, part in enumerate(np.split(np.asarray(count), [e + 1 for e in ends])):
                 level_counts[slot] += np.uint64(part.sum())
         w = int(np.argmin(bests))  # the first of equal minima
-        if bests[w] < best_f:
+        if _replaces_best(bests[w], w, best_f, best_i, False):
             best_x[...] = X[:, w] if at_best[w] else B[:, w]
-            best_f[...] = bests[w]
+            best_f[...], best_i[...] = bests[w], w
 
     def sa_anneal_groups(self, X, f, accepted, B, at_best, chain_best, lower, upper, n, d, gseeds,
                          gsize, gtemp, first_iter, iterations, width, last_chains, group_counts, staged):
@@ -120,9 +129,9 @@ class EmulatedKernels:
                 width, float(gtemp[g]), lambda it, temp: temp)
             group_counts[g] += np.uint64(sum(count))
 
-    def mw_argmin_update(self, f, XT, n, d, part_f, part_i, ticket, best_f, best_x, best_i):
+    def mw_argmin_update(self, f, XT, n, d, part_f, part_i, ticket, best_f, best_x, best_i, moves):
         w = int(np.argmin(f))
-        if f[w] < best_f:
+        if _replaces_best(f[w], w, best_f, best_i, bool(moves)):
             best_x[...], best_f[...], best_i[...] = XT[:, w], f[w], w
 
     def mw_broadcast_point(self, XT, f, n, d, src_x, src_f):

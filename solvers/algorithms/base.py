@@ -44,6 +44,9 @@ class State:
     # only when the walkers form independent runs of a parameter grid (Algorithm.set_groups):
     group_best_f: Any = None  # (groups,) best value each run has evaluated
     group_reach: Any = None  # (groups,) its evaluations when it first reached the target; -1: not yet
+    # the walker (row) whose point best_x is, where an engine folds the best once a launch (numba;
+    # the cuda engine keeps it on the device): ties between walkers go to the smaller index
+    best_i: Any = None
 
 
 @dataclass
@@ -85,6 +88,11 @@ class Algorithm(abc.ABC):
     # settings x seeds runs as one batch (solvers/tune). Empty: the tuner falls back to one run per
     # (setting, seed); engines whose kernels take no per-group values set it empty again.
     group_params: ClassVar[tuple[str, ...]] = ()
+    # Whether a walker's point can change while its value stays the same (pattern search and DE take
+    # an equal trial). Engines that fold the run's best once a launch (numba, cuda) then let a fold at
+    # the same value and walker take the newer point, as one longer launch would read it; rows that
+    # keep the first point of their value (personal bests, chain bests, kept vertices) leave it False.
+    rows_move_at_ties: ClassVar[bool] = False
     # Parameters a grid may not vary, with why (the tuner refuses them with this reason).
     structural_params: ClassVar[dict[str, str]] = {
         "walkers": "it sets the size of every run; tune it by hand, a grid compares settings at one size"}

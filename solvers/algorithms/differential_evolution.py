@@ -110,6 +110,7 @@ class DifferentialEvolution(Algorithm):
     name = "differential_evolution"
     title = "Differential evolution (DE/rand/1/bin)"
     Params = DifferentialEvolutionParams
+    rows_move_at_ties = True  # a trial of the same value replaces its target
     reference = "Storn & Price 1997, DE/rand/1/bin; seed 004 (Kralj, DE with CUDA)"
     walker_word = "individuals"
     group_params = ("F", "Cr")  # one value per population in a grid

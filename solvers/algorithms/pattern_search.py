@@ -55,6 +55,7 @@ class PatternSearch(Algorithm):
     name = "pattern_search"
     title = "Multi-walk pattern search"
     Params = PatternSearchParams
+    rows_move_at_ties = True  # a trial of the same value moves the walker
     reference = "Zhu & Curry, Multi-walk Parallel Pattern Search on a GPU (seed 000), Fig. 1"
     split_field = "walkers"  # independent compass searches: a split run is exact
     group_params = ("delta0", "tol_halvings")  # one value per group of walkers in a grid

@@ -266,7 +266,7 @@ class CudaAlgorithm(Algorithm):
         n = int(f.shape[0])
         grid = min(tracker.parts, self.blocks(n, 256))
         self.kernels.get("mw_argmin_update")((grid,), (256,), (
-            f, XT, np.int64(n), np.int32(self.problem.dim), *tracker.args()))
+            f, XT, np.int64(n), np.int32(self.problem.dim), *tracker.args(), np.int32(self.rows_move_at_ties)))
 
     def take_best(self, state: State, x, f) -> None:
         """The host point x (value f) becomes the run's best, written into the tracker's buffers."""

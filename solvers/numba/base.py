@@ -284,10 +284,28 @@ class NumbaAlgorithm(Algorithm):
         """Add a kernel's non-finite evaluations to the run's count (what the numpy engine counts)."""
         state.nonfinite = int(state.nonfinite) + int(bad.sum())
 
+    def replaces_best(self, state: State, value, i: int) -> bool:
+        """Whether walker i's `value` replaces the run's best (recording i if so): a smaller value,
+        or the same (finite) value at a smaller walker index, or at the same walker where
+        rows_move_at_ties (Algorithm). Folded once a launch from rows whose values never rise, this gives the
+        run's smallest (value, walker) pair and its point however the iterations are split into
+        launches; folding on the value alone, a tie went to whichever walker reached it in an
+        earlier launch (the step function's plateaus: best_x differed between 1 launch of 30
+        iterations and 30 of 1)."""
+        best_f, best_i = state.best_f, state.best_i
+        if value < best_f:
+            pass
+        elif not (value == best_f and np.isfinite(value) and best_i is not None):
+            return False
+        elif not (i < best_i or (self.rows_move_at_ties and i == best_i)):
+            return False
+        state.best_i = int(i)
+        return True
+
     def fold_best(self, state: State, X, f) -> None:
-        """Fold the first minimum of f (n,) at rows of X into state.best_x/best_f."""
+        """Fold the first minimum of f (n,) at rows of X into state.best_x/best_f (replaces_best)."""
         i = int(np.argmin(f))
-        if f[i] < state.best_f:
+        if self.replaces_best(state, f[i], i):
             state.best_f = np.asarray(f[i], dtype=self.dtype)
             state.best_x = np.array(X[i], dtype=self.dtype)
 

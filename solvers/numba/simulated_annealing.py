@@ -193,6 +193,6 @@ class SimulatedAnnealingNumba(NumbaAlgorithm, SimulatedAnnealing):
 
     def _fold_chain_bests(self, state: SimulatedAnnealingNumbaState) -> None:
         i = int(np.argmin(state.Bf))
-        if state.Bf[i] < state.best_f:
+        if self.replaces_best(state, state.Bf[i], i):
             state.best_f = np.asarray(state.Bf[i], dtype=self.dtype)
             state.best_x = np.array(state.X[i] if state.at_best[i] else state.B[i], dtype=self.dtype)
