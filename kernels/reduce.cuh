@@ -185,8 +185,8 @@ __global__ void mw_argmin_update(const T* f, const T* X, long long n, int d, T* 
     }
 }
 
-// Kernel: every walker takes the point and value of walker `best_i` (1-element device array):
-// the synchronous broadcast, with no host round trip. X is (d, n).
+// Kernel: every walker takes the point src_x and value *src_f (device buffers, such as the run's
+// best): the synchronous broadcast, with no host round trip. X is (d, n).
 template <typename T>
 __global__ void mw_broadcast_point(T* X, T* f, long long n, int d, const T* src_x, const T* src_f) {
     const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;

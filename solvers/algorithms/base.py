@@ -322,9 +322,11 @@ class Algorithm(abc.ABC):
         split run replaces this to make the best of every shard its own first."""
 
     def take_best(self, state: State, x, f) -> None:
-        """Make host point x with value f the run's best (a shard receiving the best of all)."""
+        """Make host point x with value f the run's best (a shard receiving the best of all; its
+        walker is another shard's, index -1: only a strictly smaller value replaces it)."""
         state.best_x = self.xp.asarray(np.asarray(x), dtype=self.dtype)
         state.best_f = self.xp.asarray(np.asarray(f), dtype=self.dtype)
+        state.best_i = -1
 
     # --- helpers for subclasses --------------------------------------------------------------
     def evaluate(self, state: State, X):

@@ -269,9 +269,12 @@ class CudaAlgorithm(Algorithm):
             f, XT, np.int64(n), np.int32(self.problem.dim), *tracker.args(), np.int32(self.rows_move_at_ties)))
 
     def take_best(self, state: State, x, f) -> None:
-        """The host point x (value f) becomes the run's best, written into the tracker's buffers."""
+        """The host point x (value f) becomes the run's best, written into the tracker's buffers.
+        Its walker is another shard's: index -1, so that only a strictly smaller value of this
+        shard's walkers replaces it (mw_replaces_best's ties go to the smaller index)."""
         self.tracker.best_x[...] = self.xp.asarray(np.asarray(x, dtype=self.dtype))
         self.tracker.best_f[...] = self.dtype.type(f)
+        self.tracker.best_i[...] = -1
 
     def link_best(self, state: State, tracker: BestTracker) -> None:
         """Point state.best_x/best_f at the tracker's device buffers (updated in place)."""
