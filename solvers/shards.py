@@ -34,8 +34,9 @@ Couplings between walkers, per algorithm (declared on the reference class, ``spl
   broadcast it on their device (``exchange_best``); exact.
 - simulated annealing hybrid (Nelder-Mead polishing of the best chains of the whole run) and
   multi-directional search: refused with a message (see docs/multi-gpu.md).
-Exact ties between shards' best values may pick a different (equally good) point than the unsplit
-run, which keeps the first one found in time.
+Exact ties between shards' best values: on numba and cuda, whose runs keep the smallest (value,
+walker) pair, the merge (the lower shard on equal values) gives the unsplit run's point; on numpy
+and cupy, whose runs keep the first point found in time, it may pick another point of that value.
 """
 from __future__ import annotations
 

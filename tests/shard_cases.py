@@ -23,8 +23,9 @@ CASES = [  # (algorithm, params, budget): every algorithm x variant that splits
 PSO_CASES = [c for c in CASES if c[0] == "particle_swarm"]
 
 
-def run_case(algorithm, params, budget, engine="numpy", devices=None, sample=64, dtype="float64"):
-    cfg = RunConfig.build(algorithm, "rastrigin", 4, params=params, engine=engine, seed=11,
+def run_case(algorithm, params, budget, engine="numpy", devices=None, sample=64, dtype="float64",
+             problem="rastrigin", dim=4):
+    cfg = RunConfig.build(algorithm, problem, dim, params=params, engine=engine, seed=11,
                           devices=devices, sample_size=sample, snapshot_hz=1000.0, dtype=dtype,
                           **budget)
     runner = Runner(cfg)

@@ -23,9 +23,9 @@ ENGINES = ["numpy"] + (["numba"] if importlib.util.find_spec("numba") else []) +
 MAX_EVALS = 2345  # divides no algorithm's evaluations per iteration at these sizes
 
 
-def _run(algorithm, params, engine, chunk, monkeypatch, problem="rastrigin", dim=3, max_evals=MAX_EVALS):
+def _run(algorithm, params, engine, chunk, monkeypatch, problem="rastrigin", dim=3, max_evals=MAX_EVALS, seed=5):
     monkeypatch.setattr(Runner, "_clamp_chunk", lambda self, iters: chunk)
-    cfg = RunConfig.build(algorithm, problem, dim, params=params, engine=engine, seed=5,
+    cfg = RunConfig.build(algorithm, problem, dim, params=params, engine=engine, seed=seed,
                           max_evals=max_evals, snapshot_hz=1000.0)
     return Runner(cfg).run()
 
@@ -53,7 +53,9 @@ def test_chunk_size_changes_not_even_the_best_point_among_equal_values(algorithm
     # reached it in an earlier launch, so best_x differed between chunks of 1 and of 1,000
     # iterations (pattern search, DE, both PSOs and MDS on numba); the rule is now the smallest
     # (value, walker) pair (Algorithm.rows_move_at_ties).
-    one = _run(algorithm, params, engine, 1, monkeypatch, "step", 2, 6000)
-    many = _run(algorithm, params, engine, 1000, monkeypatch, "step", 2, 6000)
-    assert many.best_f == one.best_f
-    assert list(many.best_x) == list(one.best_x)
+    # (seed 2 too: a rule wrong only for annealing's chains shows there, not at seed 5)
+    for seed in (5, 2):
+        one = _run(algorithm, params, engine, 1, monkeypatch, "step", 2, 6000, seed)
+        many = _run(algorithm, params, engine, 1000, monkeypatch, "step", 2, 6000, seed)
+        assert many.best_f == one.best_f
+        assert list(many.best_x) == list(one.best_x), seed

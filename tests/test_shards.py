@@ -39,6 +39,20 @@ def test_numba_split_equals_unsplit(algorithm, params, budget):
         assert whole[0].evals == budget["max_evals"]
 
 
+@pytest.mark.parametrize("algorithm,params,budget", CASES)
+def test_numba_split_equals_unsplit_on_plateaus(algorithm, params, budget):
+    # the step function: walkers of several shards end on the same best value. numba folds the
+    # best once a chunk by the smallest (value, walker) pair, which the merge of the shards' bests
+    # (the lower shard on equal values) keeps: the unsplit run's point (11 of these runs reported
+    # another point of the same value before that rule)
+    if not get_engine("numba").available:
+        pytest.skip(get_engine("numba").status()[1])
+    whole = run_case(algorithm, params, budget, engine="numba", problem="step", dim=2)
+    for devices in ((0, 0), (0, 0, 0)):
+        assert_same_run(whole, run_case(algorithm, params, budget, engine="numba", devices=devices,
+                                         problem="step", dim=2))
+
+
 def test_one_device_by_number_equals_default():
     algorithm, params, budget = CASES[0]
     assert_same_run(run_case(algorithm, params, budget), run_case(algorithm, params, budget, devices="0"))

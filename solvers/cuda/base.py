@@ -261,12 +261,14 @@ class CudaAlgorithm(Algorithm):
     def new_best(self, parts: int = REDUCE_BLOCKS) -> BestTracker:
         return BestTracker(self.xp, self.dtype, self.problem.dim, parts)
 
-    def reduce_best(self, tracker: BestTracker, f, XT) -> None:
-        """Fold the best of values f (n,) at points XT (d, n) into the run's best, on the GPU."""
+    def reduce_best(self, tracker: BestTracker, f, XT, moves: bool | None = None) -> None:
+        """Fold the best of values f (n,) at points XT (d, n) into the run's best, on the GPU.
+        `moves`: a row's point can change at its value (default: the algorithm's rows_move_at_ties)."""
         n = int(f.shape[0])
         grid = min(tracker.parts, self.blocks(n, 256))
+        moves = self.rows_move_at_ties if moves is None else moves
         self.kernels.get("mw_argmin_update")((grid,), (256,), (
-            f, XT, np.int64(n), np.int32(self.problem.dim), *tracker.args(), np.int32(self.rows_move_at_ties)))
+            f, XT, np.int64(n), np.int32(self.problem.dim), *tracker.args(), np.int32(moves)))
 
     def take_best(self, state: State, x, f) -> None:
         """The host point x (value f) becomes the run's best, written into the tracker's buffers.

@@ -121,6 +121,7 @@ class SimulatedAnnealingCuda(CudaAlgorithm, SimulatedAnnealing):
         sched.level_accepts = xp.zeros(groups, dtype=np.int64)
         sched.best_x = xp.zeros((d, groups), dtype=self.dtype)  # (d, groups), as the tracker's zeros
         sched.best_f = xp.full(groups, np.inf, dtype=self.dtype)
+        sched.best_local = xp.full(groups, -1, dtype=np.int64)  # the chain (within its run) at best_x
         state.schedule = sched
         self._temperatures = xp.asarray(sched.temperature)
         state.at_best.fill(1)
@@ -130,7 +131,8 @@ class SimulatedAnnealingCuda(CudaAlgorithm, SimulatedAnnealing):
     def _fold_group_points(self, state: SimulatedAnnealingCudaState, values) -> None:
         """Each run's best from each chain's best `values` (n,) of the launch, at X where the chain
         sits on it (at_best), else at B: the first of equal minima (the kernels' tie rule), taken
-        when strictly better (as mw_argmin_update keeps a run's best)."""
+        where smaller, or equal at a smaller chain of the run (reduce.cuh's mw_replaces_best, as a
+        run alone keeps its best: then a grid's run equals it on plateaus too)."""
         xp, sched, groups = self.xp, state.schedule, self.groups
         m = int(values.shape[0]) // groups
         local = xp.argmin(values.reshape(groups, m), axis=1)
@@ -138,10 +140,13 @@ class SimulatedAnnealingCuda(CudaAlgorithm, SimulatedAnnealing):
         candidate = values[rows]
         on_x = state.at_best[rows].astype(bool)
         points = xp.where(on_x[None, :], state.XT[:, rows], state.B[:, rows])
-        better = candidate < sched.best_f
+        tie = (candidate == sched.best_f) & xp.isfinite(candidate) & (local < sched.best_local)
+        better = (candidate < sched.best_f) | tie
         sched.best_f = xp.where(better, candidate, sched.best_f)
+        sched.best_local = xp.where(better, local, sched.best_local)
         sched.best_x = xp.ascontiguousarray(xp.where(better[None, :], points, sched.best_x))
-        self.reduce_best(self.tracker, sched.best_f, sched.best_x)  # the best of all runs
+        # the best of all runs; a run's point can change at its value (a smaller chain's tie)
+        self.reduce_best(self.tracker, sched.best_f, sched.best_x, moves=True)
         self.fold_group_best(state, sched.best_f)
 
     def broadcast_groups(self, state: SimulatedAnnealingCudaState, on) -> None:
