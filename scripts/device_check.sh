@@ -197,15 +197,17 @@ fi
 if [[ "$MODE" == *compare* ]]; then
   # A kernel change against the tree in $BASE (e.g. `git archive <commit> | tar -x -C baseline`):
   # digests of every cuda algorithm's numbers in both trees (must be identical: issue 14's rule),
-  # then the benchmark rows of both, one tree after the other on the same GPU.
+  # then the benchmark rows of both, one tree after the other on the same GPU. DIGEST_ALGOS narrows
+  # the algorithms, DIGEST_JOBS gives each of them that many processes (kernel_digests.py --jobs: the
+  # compiles are what take the time), COMPARE_BENCH=0 leaves the benchmark rows out.
   base="${BASE:-baseline}"
   echo "== kernel digests, $base vs this tree (files: $OUTDIR/digests-*.txt)"
   cp scripts/kernel_digests.py "$base/scripts/"  # the same cases in both trees
-  algos="evaluation_only pattern_search simulated_annealing multidirectional_search particle_swarm differential_evolution"
+  algos="${DIGEST_ALGOS:-evaluation_only pattern_search simulated_annealing multidirectional_search particle_swarm differential_evolution}"
   for tree in "$base" .; do
     tag=$([[ $tree == . ]] && echo after || echo before)
     for a in $algos; do
-      (cd "$tree" && timeout "${DIGEST_SECONDS:-300}" "$PY" scripts/kernel_digests.py --algorithms "$a" > "/tmp/digest-$tag-$a.txt" 2>&1) &
+      (cd "$tree" && timeout "${DIGEST_SECONDS:-300}" "$PY" scripts/kernel_digests.py --algorithms "$a" --jobs "${DIGEST_JOBS:-1}" > "/tmp/digest-$tag-$a.txt" 2>&1) &
     done
   done
   wait
@@ -218,6 +220,7 @@ if [[ "$MODE" == *compare* ]]; then
     echo "DIGESTS DIFFER:"; cat /tmp/digest.diff | head -n 60; status=1
   fi
   grep -c ERROR "$OUTDIR/digests-after.txt" | sed 's/^/cases with an error (after): /'
+  if [[ "${COMPARE_BENCH:-1}" != 0 ]]; then
   echo "== bench --suite h100 --engines cuda, both trees (files: $OUTDIR/compare-before/after.json, compare.log)"
   for tree in "$base" .; do
     tag=$([[ $tree == . ]] && echo after || echo before)
@@ -227,6 +230,7 @@ if [[ "$MODE" == *compare* ]]; then
     cat "/tmp/compare-$tag.log" >> "$OUTDIR/compare.log"
     tail -n 45 "/tmp/compare-$tag.log"
   done
+  fi
 fi
 if [[ "$MODE" == cpu-scaling ]]; then
   base="${BASE:-baseline}"

@@ -136,21 +136,28 @@ def main() -> int:
     import argparse  # noqa: PLC0415
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--algorithms", default="", help="comma-separated: only these (one process each, in parallel)")
-    wanted = {a for a in parser.parse_args().algorithms.split(",") if a}
+    parser.add_argument("--algorithms", default="", help="comma-separated: only these")
+    parser.add_argument("--jobs", type=int, default=1,
+                        help="processes computing digests side by side (each compiles its own kernels: "
+                             "a cold tree's PSO cases take ~150 s in one on an H100's host)")
+    args = parser.parse_args()
+    wanted = {a for a in args.algorithms.split(",") if a}
+    cases = []  # (label, digest's arguments), in the order printed
     for algorithm, params, walkers in CASES:
         if wanted and algorithm not in wanted:
             continue
         for function, dim in FUNCTIONS:
             for dtype in ("float32", "float64"):
-                label = f"{algorithm} {params} n={walkers} {function}-{dim} {dtype}"
-                report(label, lambda: digest(algorithm, params, walkers, function, dim, dtype))
-    seen = {}
+                cases.append((f"{algorithm} {params} n={walkers} {function}-{dim} {dtype}",
+                              (algorithm, params, walkers, function, dim, dtype)))
+    shapes = []
     for name, algorithm, function, dim, dtype, params, chunks, knobs in SHAPES:
         if not wanted or algorithm in wanted:
-            seen[name] = report(name, lambda: digest(algorithm, params, None, function, dim, dtype, chunks, knobs))
+            shapes.append(name)
+            cases.append((name, (algorithm, params, None, function, dim, dtype, chunks, knobs)))
+    seen = dict(zip([label for label, _ in cases], _run_all(cases, max(1, args.jobs))))
     # a shape run again on another kernel of the same algorithm ("-wide") must give its base's digest
-    pairs = [(name, name[:-len("-wide")]) for name in seen if name.endswith("-wide") and name[:-len("-wide")] in seen]
+    pairs = [(name, name[:-len("-wide")]) for name in shapes if name.endswith("-wide") and name[:-len("-wide")] in shapes]
     if pairs:
         differing = [name for name, base in pairs if seen[name] != seen[base] or seen[name] is None]
         print(f"-wide shapes equal to their base: {len(pairs) - len(differing)} of {len(pairs)}"
@@ -158,16 +165,37 @@ def main() -> int:
     return 0
 
 
-def report(label: str, compute) -> str | None:
-    """One line: the case and its digest, or the error (a case the tree cannot run is a line); the
-    digest, None after an error."""
+def _run_all(cases: list, jobs: int) -> list:
+    """Each case's digest (None after an error), its line printed in the cases' order."""
+    if jobs == 1:
+        return _printed(map(_line, cases))
+    import multiprocessing  # noqa: PLC0415
+    from concurrent.futures import ProcessPoolExecutor  # noqa: PLC0415
+
+    # spawned, not forked (a CUDA context does not survive a fork); each worker compiles the kernels
+    # of the cases it is given (CuPy's on-disk cache is shared among them)
+    with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
+        return _printed(pool.map(_line, cases))
+
+
+def _printed(lines) -> list:
+    """Print each (line, digest) as it comes, in order; the digests."""
+    results = []
+    for line, value in lines:
+        print(line, flush=True)
+        results.append(value)
+    return results
+
+
+def _line(case) -> tuple[str, str | None]:
+    """One case's line (its label and digest, or the error: a case the tree cannot run is a line)
+    and its digest, None after an error."""
+    label, args = case
     try:
-        value = compute()
+        value = digest(*args)
     except Exception as exc:  # noqa: BLE001
-        print(label, f"ERROR {type(exc).__name__}: {str(exc).splitlines()[0][:120]}", flush=True)
-        return None
-    print(label, value, flush=True)
-    return value
+        return f"{label} ERROR {type(exc).__name__}: {str(exc).splitlines()[0][:120]}", None
+    return f"{label} {value}", value
 
 
 if __name__ == "__main__":
