@@ -14,7 +14,9 @@ from solvers.params import specs
 from solvers.problems import get_problem
 
 MAX_PREVIOUS = 6  # faded curves kept for comparison
-PLOT_HEIGHT = 130  # pixels per extras chart; more charts scroll
+# the least height an extras chart is drawn at (its title, ticks and a readable curve): where the
+# panel has less than this for each, it shows one chart and a picker of the quantity
+PLOT_HEIGHT = 100
 LOG_SPAN = 100.0  # extras whose positive values span more than this ratio get a log axis
 CURRENT_PEN = pg.mkPen(255, 170, 40, width=2.2)
 PREVIOUS_HUES = [(110, 170, 255), (140, 220, 140), (230, 120, 200), (120, 220, 220), (230, 220, 110),
@@ -322,11 +324,14 @@ def _legend_line(rgb, label: str) -> str:
 
 
 class ExtrasPanel(QtWidgets.QWidget):
-    """One small chart per scalar the algorithm publishes in Snapshot.extras, against iteration."""
+    """One small chart per scalar the algorithm publishes in Snapshot.extras, against iteration.
+
+    Where the panel is too short for every chart at PLOT_HEIGHT (a 1024 x 640 projector: room for
+    one, PSO publishes four or five), it shows one chart, filling the panel, and a picker of the
+    quantity above it, instead of a scrolled column whose charts are cut."""
 
     def __init__(self, parent: QtWidgets.QWidget | None = None):
         super().__init__(parent)
-        self.view = pg.GraphicsLayoutWidget()
         self.placeholder = QtWidgets.QLabel("The algorithm's own quantities (step size, temperature, "
                                             "acceptance, spread...) appear here during a run.")
         self.placeholder.setWordWrap(True)
@@ -336,22 +341,67 @@ class ExtrasPanel(QtWidgets.QWidget):
         self.phase_label.setToolTip("The phase the algorithm is in (the hybrid anneals, then "
                                     "polishes the best points with Nelder-Mead)")
         self.phase_label.hide()
+        self.picker = QtWidgets.QComboBox()
+        self.picker.setToolTip("The panel is too short for every chart: the one shown (make the panel "
+                               "taller, or undock it, to see them all)")
+        self.picker.setSizeAdjustPolicy(QtWidgets.QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.picker.setMinimumContentsLength(12)
+        self.picker.hide()
+        self.picker.textActivated.connect(self._pick)
+        self.view = pg.GraphicsLayoutWidget()
         layout = QtWidgets.QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.placeholder)
         layout.addWidget(self.phase_label)
-        # one readable chart per quantity, scrolled when there are many
-        scroll = QtWidgets.QScrollArea()
-        scroll.setWidget(self.view)
-        scroll.setWidgetResizable(True)
-        scroll.setHorizontalScrollBarPolicy(QtCore.Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        scroll.setFrameShape(QtWidgets.QFrame.Shape.NoFrame)
-        layout.addWidget(scroll, 1)
+        layout.addWidget(self.picker)
+        layout.addWidget(self.view, 1)
         self.series: dict[str, tuple[list, list]] = {}
         self._plots: dict[str, tuple[pg.PlotItem, pg.PlotDataItem]] = {}
         self._log: dict[str, bool] = {}
         self._sticky_log: set[str] = set()
+        self._shown: list[str] = []  # the charts in the view, in order
+        self.chosen = ""  # the quantity picked when only one chart fits ("": the first)
         self.phase = ""  # the algorithm's phase in words, when it publishes one
+
+    def fits_all(self) -> bool:
+        """Whether every chart gets PLOT_HEIGHT pixels (the picker's row not counted, so that
+        showing it cannot change the answer; the placeholder is hidden whenever there are charts)."""
+        room = self.height() - (self.phase_label.sizeHint().height() if self.phase else 0)
+        return room >= PLOT_HEIGHT * max(1, len(self._plots))
+
+    def shown(self) -> list[str]:
+        """The quantities whose charts are in the view now."""
+        return list(self._shown)
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        super().resizeEvent(event)
+        self._show_fitting()
+
+    def _pick(self, key: str) -> None:
+        """The user picked the quantity to chart (kept across runs that publish it)."""
+        self.chosen = key
+        self._show_fitting()
+
+    def _show_fitting(self) -> None:
+        """Every chart where they fit, else the picked one alone under the picker."""
+        keys = list(self._plots)
+        fits = self.fits_all() or len(keys) <= 1
+        wanted = keys if fits else [self.chosen if self.chosen in keys else keys[0]]
+        self.picker.setHidden(fits)
+        if not fits:
+            if [self.picker.itemText(i) for i in range(self.picker.count())] != keys:
+                self.picker.clear()
+                self.picker.addItems(keys)
+            self.picker.setCurrentText(wanted[0])
+        if wanted == self._shown:
+            return
+        for key in self._shown:
+            self.view.ci.removeItem(self._plots[key][0])
+        for row, key in enumerate(wanted):
+            plot = self._plots[key][0]
+            self.view.ci.addItem(plot, row=row, col=0)
+            plot.setTitle(key if fits else None)  # alone, the picker names it
+        self._shown = wanted
 
     def begin_run(self, config: RunConfig | None = None) -> None:
         # keep the charts (same algorithm, same quantities, usually); refresh() rebuilds them
@@ -380,9 +430,10 @@ class ExtrasPanel(QtWidgets.QWidget):
     def refresh(self) -> None:
         if self.series and list(self.series) != list(self._plots):
             self.view.clear()
-            self._plots, self._log = {}, {}
+            self._plots, self._log, self._shown = {}, {}, []
             for key in self.series:
                 self._add_plot(key)
+            self._show_fitting()
         for key, (xs, ys) in self.series.items():
             plot, curve = self._plots[key]
             y = np.asarray(ys, dtype=np.float64)
@@ -409,10 +460,11 @@ class ExtrasPanel(QtWidgets.QWidget):
         self.placeholder.setVisible(not self.series)
         self.phase_label.setText(f"phase: {self.phase}")
         self.phase_label.setVisible(bool(self.phase))
+        self._show_fitting()  # a phase line takes room
 
     def _add_plot(self, key: str) -> None:
-        row = len(self._plots)
-        plot = self.view.addPlot(row=row, col=0, title=key)
+        """A chart for `key`, not yet in the view (_show_fitting places it)."""
+        plot = pg.PlotItem(title=key)
         plot.setMenuEnabled(False)
         quiet_axes(plot)
         if self._plots:
@@ -420,4 +472,3 @@ class ExtrasPanel(QtWidgets.QWidget):
         plot.setLabel("bottom", "iteration")
         curve = plot.plot(pen=pg.mkPen(120, 200, 255, width=1.8))
         self._plots[key] = (plot, curve)
-        self.view.setMinimumHeight(PLOT_HEIGHT * len(self._plots))

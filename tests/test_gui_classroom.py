@@ -492,6 +492,58 @@ def test_extras_chart_never_flips_back_to_linear_and_holds_constant_series(qtbot
     assert lo < 3.0 < hi and hi - lo < 1.0
 
 
+def test_a_short_algorithm_panel_shows_one_whole_chart_and_a_picker(qtbot):
+    # at 1024 x 640 the panel has room for one chart; PSO publishes four or five quantities, which
+    # were a scrolled column whose first chart was cut (and its title too): now one chart fills the
+    # panel and a picker names it and offers the others; with room again, every chart
+    from gui.charts import PLOT_HEIGHT, ExtrasPanel
+
+    panel = ExtrasPanel()
+    qtbot.addWidget(panel)
+    panel.resize(260, 190)
+    panel.show()
+    keys = ["swarm spread", "mean speed", "swarm best (median)", "swarm best (worst)"]
+    panel.begin_run()
+    for k in range(3):
+        panel.record(_snap(k, k, k, 1.0, {key: float(k + i) for i, key in enumerate(keys)}))
+        panel.refresh()
+    assert not panel.fits_all() and not panel.picker.isHidden()
+    assert panel.shown() == keys[:1] and panel.picker.currentText() == keys[0]
+    assert [panel.picker.itemText(i) for i in range(panel.picker.count())] == keys
+    plot = panel._plots[keys[0]][0]
+    assert not plot.titleLabel.isVisible()  # the picker names it
+    qtbot.waitUntil(lambda: plot.sceneBoundingRect().height() > panel.height() - 2 * panel.picker.height() - 20)
+    panel.picker.textActivated.emit(keys[2])  # the user picks another
+    assert panel.shown() == [keys[2]] and panel.chosen == keys[2]
+    panel.begin_run()  # the next run of the same algorithm keeps the pick
+    panel.record(_snap(0, 0, 0, 1.0, {key: 1.0 for key in keys}))
+    panel.refresh()
+    assert panel.shown() == [keys[2]] and panel.picker.currentText() == keys[2]
+    panel.resize(260, PLOT_HEIGHT * len(keys))  # room for all: every chart, titled, no picker
+    qtbot.waitUntil(lambda: panel.shown() == keys)
+    assert panel.picker.isHidden() and all(panel._plots[k][0].titleLabel.isVisible() for k in keys)
+    panel.resize(260, 190)  # short again: the pick again
+    qtbot.waitUntil(lambda: panel.shown() == [keys[2]])
+    # another algorithm's quantities: the first of them, a single one needs no picker
+    panel.begin_run()
+    panel.record(_snap(0, 0, 0, 1.0, {"temperature": 5.0}))
+    panel.refresh()
+    assert panel.shown() == ["temperature"] and panel.picker.isHidden()
+
+
+def test_pso_at_1024_x_640_shows_its_first_quantity_whole(qtbot, make_window):
+    window = make_window()
+    window.resize(1024, 640)
+    qtbot.waitUntil(lambda: window.width() == 1024, timeout=2000)
+    configure(window, "particle_swarm", problem="rastrigin", budget="10")
+    run_to_end(qtbot, window)
+    extras = window.extras
+    qtbot.waitUntil(lambda: len(extras.series) >= 4, timeout=2000)
+    assert not extras.fits_all() and not extras.picker.isHidden()
+    assert extras.shown() == [next(iter(extras.series))]
+    assert not extras.findChildren(QtWidgets.QScrollArea)  # nothing scrolls
+
+
 # --- 11, 12: loading a set-up -------------------------------------------------------------------------
 def test_loading_a_preset_clears_charts_panel_and_numbers(qtbot, make_window):
     window = make_window()
