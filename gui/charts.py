@@ -309,6 +309,9 @@ class ConvergenceChart(QtWidgets.QWidget):
             lines.insert(0, "<i>" + " · ".join(head) + "</i>")
         self.legend.setText("<br>".join(lines))
         self.legend.setToolTip("Previous runs on this function stay as faded curves")
+        # nothing to clear, no button: the legend gets the width (a 1024 x 640 projector's column is
+        # ~260 px, and the button took half, wrapping one run's label into four lines)
+        self.clear_button.setHidden(not self.previous)
 
 
 def _floored(values, floor: float | None) -> np.ndarray:

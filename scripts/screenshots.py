@@ -45,6 +45,23 @@ def wait_for(signal, timeout_ms: int) -> None:
     signal.disconnect(loop.quit)
 
 
+def settle(ms: int = 150) -> None:
+    """Run the event loop a moment: the layouts a run's last refresh asked for (a picker shown, a
+    button hidden) are applied by posted events, and a grab taken before them shows the panels half
+    laid out."""
+    loop = QtCore.QEventLoop()
+    QtCore.QTimer.singleShot(ms, loop.quit)
+    loop.exec()
+
+
+def save(window, path: Path) -> None:
+    """The window's picture, once its layouts have settled, as a compact PNG."""
+    settle()
+    if not window.grab().save(str(path)):
+        raise SystemExit(f"could not write {path}")
+    compact(path)
+
+
 def compact(path: Path) -> None:
     """Rewrite a PNG with a dithered 256-colour palette: a quarter of the size, same look."""
     from PIL import Image  # noqa: PLC0415
@@ -87,9 +104,7 @@ def shoot(window, algorithm: str, problem: str, dim: int, iterations: int, path:
     wait_for(window.controller.sigFinished, 120_000)
     if dim > 2:  # let the slice through the final best point arrive
         wait_for(window.landscape.sigLandscapeReady, 5_000)
-    if not window.grab().save(str(path)):
-        raise SystemExit(f"could not write {path}")
-    compact(path)
+    save(window, path)
     result = window.results[-1] if window.results else None
     print(f"{path}: {algorithm} on {problem} {dim}-D, "
           f"best {result.best_f:.4g}" if result else f"{path}: no result ({window.controller.last_error})")
@@ -112,9 +127,7 @@ def shoot_current(window, path: Path) -> None:
     if not window.start():
         raise SystemExit(f"{path.stem}: the run did not start: {window.form.errors()}")
     wait_for(window.controller.sigFinished, 120_000)
-    if not window.grab().save(str(path)):
-        raise SystemExit(f"could not write {path}")
-    compact(path)
+    save(window, path)
     print(f"{path}: {window.statusBar().currentMessage()}")
 
 
@@ -132,9 +145,7 @@ def shoot_tune(window, stem: str, path: Path) -> None:
     if best is not None:
         panel.hover_label.setText(panel.cell_text(best))
         panel.map.mark_hovered(best)
-    if not window.grab().save(str(path)):
-        raise SystemExit(f"could not write {path}")
-    compact(path)
+    save(window, path)
     print(f"{path}: {panel.status_label.text()}")
 
 

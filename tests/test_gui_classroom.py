@@ -531,6 +531,25 @@ def test_a_short_algorithm_panel_shows_one_whole_chart_and_a_picker(qtbot):
     assert panel.shown() == ["temperature"] and panel.picker.isHidden()
 
 
+def test_clear_previous_runs_shows_only_when_there_are_some(qtbot):
+    # the button took half of a projector's column beside the legend, wrapping the one run's label
+    # into four lines in a box of two; with no previous run it has nothing to clear
+    from gui.charts import ConvergenceChart
+
+    chart = ConvergenceChart()
+    qtbot.addWidget(chart)
+    chart.show()
+    config = solvers.RunConfig.build("pattern_search", "rastrigin", 2, params={"walkers": 16}, seed=1,
+                                     max_iters=5)
+    chart.begin_run(config)
+    chart.record(_snap(1, 16, 0.01, 3.0))
+    assert chart.clear_button.isHidden()
+    chart.begin_run(config)  # the first run becomes a faded, previous one
+    assert len(chart.previous) == 1 and not chart.clear_button.isHidden()
+    chart.clear_button.click()
+    assert not chart.previous and chart.clear_button.isHidden()
+
+
 def test_pso_at_1024_x_640_shows_its_first_quantity_whole(qtbot, make_window):
     window = make_window()
     window.resize(1024, 640)
