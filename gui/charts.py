@@ -135,6 +135,7 @@ class ConvergenceChart(QtWidgets.QWidget):
         self.legend.setTextFormat(QtCore.Qt.TextFormat.RichText)
         self.clear_button = QtWidgets.QPushButton("Clear previous runs")
         self.clear_button.clicked.connect(self.clear_previous)
+        self.clear_button.hide()  # until there are previous runs (_rebuild_previous)
         legend_scroll = QtWidgets.QScrollArea()
         legend_scroll.setWidget(self.legend)
         legend_scroll.setWidgetResizable(True)
@@ -368,7 +369,8 @@ class ExtrasPanel(QtWidgets.QWidget):
 
     def fits_all(self) -> bool:
         """Whether every chart gets PLOT_HEIGHT pixels (the picker's row not counted, so that
-        showing it cannot change the answer; the placeholder is hidden whenever there are charts)."""
+        showing it cannot change the answer; nor the placeholder's, shown only before a run's first
+        quantities, when there is no picker)."""
         room = self.height() - (self.phase_label.sizeHint().height() if self.phase else 0)
         return room >= PLOT_HEIGHT * max(1, len(self._plots))
 
@@ -388,7 +390,7 @@ class ExtrasPanel(QtWidgets.QWidget):
     def _show_fitting(self) -> None:
         """Every chart where they fit, else the picked one alone under the picker."""
         keys = list(self._plots)
-        fits = self.fits_all() or len(keys) <= 1
+        fits = self.fits_all() or len(keys) <= 1 or not self.series  # no picker before the quantities come
         wanted = keys if fits else [self.chosen if self.chosen in keys else keys[0]]
         self.picker.setHidden(fits)
         if not fits:
@@ -404,7 +406,14 @@ class ExtrasPanel(QtWidgets.QWidget):
             plot = self._plots[key][0]
             self.view.ci.addItem(plot, row=row, col=0)
             plot.setTitle(key if fits else None)  # alone, the picker names it
+            if not fits:  # a hidden title's text still sets the chart's least width (past the panel's)
+                plot.titleLabel.setText("")
         self._shown = wanted
+        # the charts just taken out held the layout at their summed minimum height, taller than the
+        # view (the view was resized before this panel's resizeEvent): fit it to the view again, or
+        # the one chart left runs past the panel's bottom
+        self.view.ci.updateGeometry()
+        self.view.ci.setGeometry(self.view.range)
 
     def begin_run(self, config: RunConfig | None = None) -> None:
         # keep the charts (same algorithm, same quantities, usually); refresh() rebuilds them

@@ -512,8 +512,10 @@ def test_a_short_algorithm_panel_shows_one_whole_chart_and_a_picker(qtbot):
     assert [panel.picker.itemText(i) for i in range(panel.picker.count())] == keys
     plot = panel._plots[keys[0]][0]
     assert not plot.titleLabel.isVisible()  # the picker names it
-    qtbot.waitUntil(lambda: plot.sceneBoundingRect().height() > panel.height() - 2 * panel.picker.height() - 20)
-    panel.picker.textActivated.emit(keys[2])  # the user picks another
+    qtbot.waitUntil(lambda: _fills_the_view(panel, keys[0]))
+    panel.picker.setFocus()
+    qtbot.keyClick(panel.picker, QtCore.Qt.Key.Key_Down)  # the user picks another (the next one)
+    qtbot.keyClick(panel.picker, QtCore.Qt.Key.Key_Down)
     assert panel.shown() == [keys[2]] and panel.chosen == keys[2]
     panel.begin_run()  # the next run of the same algorithm keeps the pick
     panel.record(_snap(0, 0, 0, 1.0, {key: 1.0 for key in keys}))
@@ -522,13 +524,21 @@ def test_a_short_algorithm_panel_shows_one_whole_chart_and_a_picker(qtbot):
     panel.resize(260, PLOT_HEIGHT * len(keys))  # room for all: every chart, titled, no picker
     qtbot.waitUntil(lambda: panel.shown() == keys)
     assert panel.picker.isHidden() and all(panel._plots[k][0].titleLabel.isVisible() for k in keys)
-    panel.resize(260, 190)  # short again: the pick again
-    qtbot.waitUntil(lambda: panel.shown() == [keys[2]])
+    panel.resize(260, 190)  # short again: the pick again, whole (the four charts' layout had
+    qtbot.waitUntil(lambda: panel.shown() == [keys[2]])  # held the one left taller than the view)
+    qtbot.waitUntil(lambda: _fills_the_view(panel, keys[2]))
     # another algorithm's quantities: the first of them, a single one needs no picker
     panel.begin_run()
     panel.record(_snap(0, 0, 0, 1.0, {"temperature": 5.0}))
     panel.refresh()
     assert panel.shown() == ["temperature"] and panel.picker.isHidden()
+
+
+def _fills_the_view(panel, key) -> bool:
+    """The chart of `key` lies within the panel's view and takes most of its height."""
+    plot, view = panel._plots[key][0], panel.view
+    inside = QtCore.QRectF(view.rect()).adjusted(-1, -1, 1, 1).contains(plot.sceneBoundingRect())
+    return inside and plot.sceneBoundingRect().height() > view.height() - 20
 
 
 def test_clear_previous_runs_shows_only_when_there_are_some(qtbot):
@@ -539,6 +549,7 @@ def test_clear_previous_runs_shows_only_when_there_are_some(qtbot):
     chart = ConvergenceChart()
     qtbot.addWidget(chart)
     chart.show()
+    assert chart.clear_button.isHidden()  # a window just opened
     config = solvers.RunConfig.build("pattern_search", "rastrigin", 2, params={"walkers": 16}, seed=1,
                                      max_iters=5)
     chart.begin_run(config)
@@ -547,6 +558,11 @@ def test_clear_previous_runs_shows_only_when_there_are_some(qtbot):
     chart.begin_run(config)  # the first run becomes a faded, previous one
     assert len(chart.previous) == 1 and not chart.clear_button.isHidden()
     chart.clear_button.click()
+    assert not chart.previous and chart.clear_button.isHidden()
+    chart.record(_snap(1, 16, 0.01, 3.0))
+    chart.begin_run(config)
+    assert not chart.clear_button.isHidden()
+    chart.clear_for("ackley", 2)  # another function: the faded runs are not comparable, gone
     assert not chart.previous and chart.clear_button.isHidden()
 
 
@@ -561,6 +577,8 @@ def test_pso_at_1024_x_640_shows_its_first_quantity_whole(qtbot, make_window):
     assert not extras.fits_all() and not extras.picker.isHidden()
     assert extras.shown() == [next(iter(extras.series))]
     assert not extras.findChildren(QtWidgets.QScrollArea)  # nothing scrolls
+    qtbot.waitUntil(lambda: _fills_the_view(extras, extras.shown()[0]), timeout=2000)
+    assert window.chart.clear_button.isHidden()  # the first run: nothing to clear
 
 
 # --- 11, 12: loading a set-up -------------------------------------------------------------------------
