@@ -64,8 +64,9 @@
 // passes (written and read by its own thread). When a thread owns exactly one particle,
 // its x, v and p stay in shared memory for the whole launch as far as they fit with every block of
 // the swarm resident (the host picks: all three for a swarm spread thin, 16,384 or 1,024 over the
-// multiprocessors, where an iteration is latency-bound; x alone at 131,072, where 993 particles
-// share a multiprocessor): x and v are private to the particle and read and written every
+// multiprocessors, where an iteration is latency-bound; at 131,072, where 993 particles share a
+// multiprocessor, x and the v of most warps: PSO_V_WARPS_SHIFT): x and v are private to the
+// particle and read and written every
 // iteration, x read again by the objective. The global P is kept current for other blocks (in SPSO
 // a new personal best is written after the iteration's exchange barrier: other particles gather
 // personal bests during the move, and the reference's update is synchronous); SPSO's swarms of
@@ -617,6 +618,12 @@ __device__ __forceinline__ T pso_classic_step(const MwWords& w, int q, T gj, T l
 #define PSO_X_SHARED 1
 #define PSO_V_SHARED 2
 #define PSO_P_SHARED 4
+// pso_classic only (bits 8 up, PSO_V_SHARED off): the v of the block's first 32 k threads (k in these
+// bits) in shared memory, rows of 32 k, the other threads' in the global V. One swarm of 131,072 in
+// blocks of 1,024: x takes 120 KB of a block's 227, v's rows for 864 of the threads 101 KB more. A
+// thread's v is in one place for the whole launch (its running address and stride, as for x), so
+// the move's loop is the same code either way.
+#define PSO_V_WARPS_SHIFT 8
 // pso_classic_lanes only (bit 3): the next iteration's Philox blocks of the move in shared memory,
 // drawn by warps 1.. while warp 0 does the exchange (PsoDrawsAhead), 16 bytes per (block, particle)
 // after the rows, 16-byte aligned
@@ -629,34 +636,44 @@ template <typename T> struct PsoRows {
     int xs, vs, ps;  // strides (blockDim.x or n; n < 2^31 by the Params' limits)
 };
 
+// How many of a block's threads have their v in shared memory (the width of its rows): all where
+// PSO_V_SHARED is set, else the warps the host packed into flags' bits 8 up (0: none).
+__device__ __forceinline__ int pso_v_width(int flags) {
+    return (flags & PSO_V_SHARED) ? (int)blockDim.x : 32 * (flags >> PSO_V_WARPS_SHIFT);
+}
+
+// vw: the width of v's shared rows (pso_v_width; threads from vw on keep v in the global V).
 template <typename T>
 __device__ __forceinline__ PsoRows<T> pso_rows(T* X, T* V, T* P, long long n, long long i, T* xs, T* vs,
-                                               T* ps, bool own_one) {
+                                               T* ps, bool own_one, int vw) {
     PsoRows<T> r;
     const int B = blockDim.x;
+    const bool v_shared = own_one && vs && (int)threadIdx.x < vw;
     r.x = own_one && xs ? xs + threadIdx.x : X + i;
     r.xs = own_one && xs ? B : (int)n;
-    r.v = own_one && vs ? vs + threadIdx.x : V + i;
-    r.vs = own_one && vs ? B : (int)n;
+    r.v = v_shared ? vs + threadIdx.x : V + i;
+    r.vs = v_shared ? vw : (int)n;
     r.p = own_one && ps ? ps + threadIdx.x : P + i;
     r.ps = own_one && ps ? B : (int)n;
     return r;
 }
 
 // Shared copies of the own particle at the start (to_shared) or end of a launch.
+// vw: the width of v's shared rows (threads from vw on keep v in the global V; pso_v_width).
 template <typename T>
 __device__ void pso_stage(T* X, T* V, T* P, long long n, int d, long long i, T* xs, T* vs, T* ps,
-                          bool to_shared) {
-    const int B = blockDim.x, t = threadIdx.x;
+                          bool to_shared, int vw) {
+    const int B = blockDim.x, t = threadIdx.x, W = vw < B ? vw : B;
+    const bool v_shared = vs && t < vw;
     for (int j = 0; j < d; ++j) {
         const long long g = (long long)j * n + i;
         if (to_shared) {
             if (xs) xs[j * B + t] = X[g];
-            if (vs) vs[j * B + t] = V[g];
+            if (v_shared) vs[j * W + t] = V[g];
             if (ps) ps[j * B + t] = P[g];
         } else {
             if (xs) X[g] = xs[j * B + t];
-            if (vs) V[g] = vs[j * B + t];
+            if (v_shared) V[g] = vs[j * W + t];
         }
     }
 }
@@ -669,10 +686,12 @@ __device__ __forceinline__ T* pso_split(unsigned char* smem, int used, int d, in
     T* g_x = (T*)(smem + used);
     T* next = g_x + g_count;
     const int Bd = (width ? width : (int)blockDim.x) * d;
+    // v: all the block's rows (PSO_V_SHARED), or the first warps' (pso_v_width; never with lanes)
+    const int Vd = (flags & PSO_V_SHARED) ? Bd : pso_v_width(flags) * d;
     *xs = (flags & PSO_X_SHARED) ? next : (T*)0;
     next += (flags & PSO_X_SHARED) ? Bd : 0;
-    *vs = (flags & PSO_V_SHARED) ? next : (T*)0;
-    next += (flags & PSO_V_SHARED) ? Bd : 0;
+    *vs = Vd ? next : (T*)0;
+    next += Vd;
     *ps = (flags & PSO_P_SHARED) ? next : (T*)0;
     next += (flags & PSO_P_SHARED) ? Bd : 0;
     if (pw) {
@@ -976,7 +995,7 @@ __device__ __forceinline__ void pso_classic_run(T* X, T* V, T* P, T* f, T* Pf, T
     // there is no move, a thread has several particles (a column holds one) or the block one warp
     if (!LANED || iterations < 1 || at.stride < m || blockDim.x <= 32) pw = (uint4*)0;
     if (own_one && LANED) pso_stage_lanes(X, V, P, n, d, at.base + at.lt, xs, vs, ps, true, col, width, ln);
-    if (own_one && !LANED) pso_stage(X, V, P, n, d, at.base + at.lt, xs, vs, ps, true);
+    if (own_one && !LANED) pso_stage(X, V, P, n, d, at.base + at.lt, xs, vs, ps, true, pso_v_width(flags));
     MwBest<T> mine = mw_no_best<T>();
     for (int p = at.lt; p < m; p += at.stride) mine = mw_better(mine, mw_make_best(Pf[at.base + p], at.base + p));
     if (LANED && ln.r != 0) mine = mw_no_best<T>();  // a particle's best enters the exchange once
@@ -1007,26 +1026,41 @@ __device__ __forceinline__ void pso_classic_run(T* X, T* V, T* P, T* f, T* Pf, T
                 if (ln.r == 0) mine = mw_better(mine, mw_make_best(pf, i));
                 continue;
             }
-            const PsoRows<T> r = pso_rows(X, V, P, n, i, xs, vs, ps, own_one);
-            // running addresses (x, v, p advance by their strides): no 64-bit j * stride per access;
-            // a fold functor (problems.cuh: MwFold) takes each new coordinate as it is made, so the
-            // objective does not read the point back (the same value)
-            T* xq = r.x;
-            T* vq = r.v;
-            const T* pq = r.p;
+            const PsoRows<T> r = pso_rows(X, V, P, n, i, xs, vs, ps, own_one, pso_v_width(flags));
             MwRunningEval<F, T> fold;
-            unsigned long long draw = t * per_iter;
+            // the move in two copies, v in shared memory (rows pso_v_width wide) or in the global V (n
+            // wide), a warp's threads all in one: each copy's v stride comes from the kernel's
+            // arguments, not a register. With the stride in a register (one copy) ptxas kept the
+            // block's best and pf_own in local memory across the move, and the kernel ran 7% slower
+            // at 131,072 with v global (H100; notes-gpu.md v18)
+            auto move = [&](const PsoRows<T>& rr) {
+                // running addresses (x, v, p advance by their strides): no 64-bit j * stride per
+                // access; a fold functor (problems.cuh: MwFold) takes each new coordinate as it is
+                // made, so the objective does not read the point back (the same value)
+                T* xq = rr.x;
+                T* vq = rr.v;
+                const T* pq = rr.p;
+                unsigned long long draw = t * per_iter;
 #pragma unroll 2
-            for (int j0 = 0; j0 < d; j0 += C, ++draw) {  // unrolled: two Philox chains in flight
-                const MwWords w = rng(draw);
+                for (int j0 = 0; j0 < d; j0 += C, ++draw) {  // unrolled: two Philox chains in flight
+                    const MwWords w = rng(draw);
 #pragma unroll
-                for (int q = 0; q < C; ++q) {
-                    const int j = j0 + q;
-                    if (j < d) {
-                        fold.add(pso_classic_step(w, q, g_own[j], lower[j], upper[j], omega, phi_p, phi_g, lr, r,
-                                                  xq, vq, pq), j);
+                    for (int q = 0; q < C; ++q) {
+                        const int j = j0 + q;
+                        if (j < d) {
+                            fold.add(pso_classic_step(w, q, g_own[j], lower[j], upper[j], omega, phi_p, phi_g, lr,
+                                                      rr, xq, vq, pq), j);
+                        }
                     }
                 }
+            };
+            PsoRows<T> rv = r;
+            if (r.v != V + i) {
+                rv.vs = pso_v_width(flags);
+                move(rv);
+            } else {
+                rv.vs = (int)n;
+                move(rv);
             }
             const T fx = it + 1 < iterations || i < active_end
                              ? mw_sanitize(fold.value(StridedPoint<T>{r.x, r.xs}, d)) : mw_inf<T>();
@@ -1047,7 +1081,7 @@ __device__ __forceinline__ void pso_classic_run(T* X, T* V, T* P, T* f, T* Pf, T
     }
 
     if (own_one && LANED) pso_stage_lanes(X, V, P, n, d, at.base + at.lt, xs, vs, ps, false, col, width, ln);
-    if (own_one && !LANED) pso_stage(X, V, P, n, d, at.base + at.lt, xs, vs, ps, false);
+    if (own_one && !LANED) pso_stage(X, V, P, n, d, at.base + at.lt, xs, vs, ps, false, pso_v_width(flags));
     // the swarm's leader: block 0's thread 0, or in a packed block the swarm's first thread (lt 0;
     // idle threads have lt = m)
     const bool leader = PACKED ? at.lt == 0 : at.block == 0 && threadIdx.x == 0;
@@ -1390,7 +1424,7 @@ __device__ __forceinline__ void pso_spso_run(PSO_SPSO_PARAMS) {
     MwGroupSync sync = {bars + at.group, 0ull, bps};
     const bool own_one = flags != 0 && at.lt < m;
     if (own_one && LANED) pso_stage_lanes(X, V, P, n, d, at.base + at.lt, xs, vs, ps, true, col, width, ln);
-    if (own_one && !LANED) pso_stage(X, V, P, n, d, at.base + at.lt, xs, vs, ps, true);
+    if (own_one && !LANED) pso_stage(X, V, P, n, d, at.base + at.lt, xs, vs, ps, true, pso_v_width(flags));
     MwBest<T> mine = mw_no_best<T>();
     for (int p = at.lt; p < m; p += at.stride) mine = mw_better(mine, mw_make_best(Pf[at.base + p], at.base + p));
     if (!lead) mine = mw_no_best<T>();  // a particle's best enters the exchange once
@@ -1463,7 +1497,7 @@ __device__ __forceinline__ void pso_spso_run(PSO_SPSO_PARAMS) {
                 if (lead) mine = mw_better(mine, mw_make_best(pf, i));
                 continue;
             }
-            const PsoRows<T> r = pso_rows(X, V, P, n, i, xs, vs, ps, own_one);
+            const PsoRows<T> r = pso_rows(X, V, P, n, i, xs, vs, ps, own_one, pso_v_width(flags));
             // pass 1: |G - x| and |direction|. The informant's coordinates of one Philox block come
             // in one load (pso_gather). From PR one block at a time: unrolled by two, the pass held
             // two blocks' loads and normals and ptxas spilled in the scatter (116/192 bytes against
@@ -1556,7 +1590,7 @@ __device__ __forceinline__ void pso_spso_run(PSO_SPSO_PARAMS) {
             if (new_best) {
                 if (lead) pending[i] = 0;
                 const PsoRows<T> r = LANED ? pso_rows_lanes(X, V, P, n, i, xs, vs, ps, own_one, col, width)
-                                           : pso_rows(X, V, P, n, i, xs, vs, ps, own_one);
+                                           : pso_rows(X, V, P, n, i, xs, vs, ps, own_one, pso_v_width(flags));
                 // PR's row in the same loop: a second loop reading x again cost 8% at 16,384 (H100).
                 // Lanes: a share of the coordinates each (the barrier above made every lane's x visible)
                 T* row = PR + i * pso_row(d);
@@ -1574,7 +1608,7 @@ __device__ __forceinline__ void pso_spso_run(PSO_SPSO_PARAMS) {
     }
 
     if (own_one && LANED) pso_stage_lanes(X, V, P, n, d, at.base + at.lt, xs, vs, ps, false, col, width, ln);
-    if (own_one && !LANED) pso_stage(X, V, P, n, d, at.base + at.lt, xs, vs, ps, false);
+    if (own_one && !LANED) pso_stage(X, V, P, n, d, at.base + at.lt, xs, vs, ps, false, pso_v_width(flags));
     const bool leader = at.block == 0 && threadIdx.x == 0;
     if (leader) {
         swarm_f[at.swarm] = g.f;

@@ -478,6 +478,42 @@ for _v in ("spso large", "spso normals again", "spso normals again unroll 1"):
     PER_VARIANT[_v] = ["SPSO 131k", "SPSO 64k"]
 
 
+# pso_classic with the v of a block's first warps in shared memory beside x (V_WARPS_SHIFT; the host's
+# ParticleSwarmCuda.v_warps: at most that many, 0 none), on the sizes whose blocks hold x alone
+VARIANTS["pso v warps"] = []
+PER_VARIANT["pso v warps"] = ["PSO 131k", "PSO 512x256", "PSO 64k", "PSO 32k"]
+for _warps in (0, 16, 24):
+    VARIANTS[f"pso v warps {_warps}"] = []
+    HOST[f"pso v warps {_warps}"] = [(_PSO, "ParticleSwarmCuda.v_warps", _warps)]
+    PER_VARIANT[f"pso v warps {_warps}"] = PER_VARIANT["pso v warps"]
+HOST["pso start kernel"] = [(_PSO, "ParticleSwarmCuda.v_warps", 0)]  # a kernel that has no v part
+PER_VARIANT["pso start kernel"] = PER_VARIANT["pso v warps"]
+# whether a kernel's opt-in dynamic shared memory attribute, once raised (resident.allow_shared only
+# raises it), slows a later launch that needs less: the start kernel with the attribute at the
+# device's opt-in limit before every launch shape (pso v warps 0 had run 7% slower than the start
+# kernel after pso v warps had raised it in the same process)
+
+
+def _allow_most(kernel, shared_bytes):
+    from solvers.cuda.resident import allow_shared, shared_optin  # noqa: PLC0415
+
+    allow_shared(kernel, shared_optin() - max(1024, int(getattr(kernel, "shared_size_bytes", 0))))
+
+
+VARIANTS["pso start kernel most shared"] = VARIANTS["pso start kernel"]
+HOST["pso start kernel most shared"] = HOST["pso start kernel"] + [(_PSO, "allow_shared", _allow_most)]
+PER_VARIANT["pso start kernel most shared"] = ["PSO 131k", "PSO 512x256", "PSO 32k"]
+# other versions of particle_swarm.cu beside this tree's, one folder each under $EXCHANGE_ALT (default
+# alt/): variant "pso alt NAME" (the automatic v warps) and "pso alt NAME 0" (none), same cases
+_ALT = Path(__import__("os").environ.get("EXCHANGE_ALT", "alt"))
+for _dir in sorted(_ALT.glob("*/particle_swarm.cu")) if _ALT.is_dir() else []:
+    _edit = [(loader.read_text("particle_swarm.cu"), _dir.read_text())]
+    VARIANTS[f"pso alt {_dir.parent.name}"] = _edit
+    VARIANTS[f"pso alt {_dir.parent.name} 0"] = _edit
+    HOST[f"pso alt {_dir.parent.name} 0"] = [(_PSO, "ParticleSwarmCuda.v_warps", 0)]
+    PER_VARIANT[f"pso alt {_dir.parent.name}"] = PER_VARIANT[f"pso alt {_dir.parent.name} 0"] = PER_VARIANT["pso v warps"]
+
+
 def main() -> None:
     repeats = int(sys.argv[1]) if len(sys.argv) > 1 else 3
     chosen = sys.argv[2].split(",") if len(sys.argv) > 2 else list(PER_VARIANT)

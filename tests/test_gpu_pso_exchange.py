@@ -6,7 +6,9 @@ blocks of up to 256 threads (one warp reads; 71 of 128 on an H100), classic PSO 
 both dtypes. And one classic swarm of 131,072 in blocks of 1,024 threads (pso_classic's own cap,
 CLASSIC_MAX_BLOCK) against the same swarm in blocks of 128. And swarms of several blocks batched
 over several launches (fewer resident than there are): the classic exchange's tagged slots and
-SPSO's barrier counters start afresh in every launch, so the run is the one launch's."""
+SPSO's barrier counters start afresh in every launch, so the run is the one launch's. And the v of a
+block's first warps in shared memory beside x (pso_classic's v warps), however many, give the run of
+v in global memory."""
 from __future__ import annotations
 
 import pytest
@@ -17,11 +19,12 @@ from tests.gpu_run import build, everything, same
 pytestmark = pytest.mark.gpu
 
 
-def _run(cupy, variant, dtype, block, walkers=9000, dim=7, swarms=1):
+def _run(cupy, variant, dtype, block, walkers=9000, dim=7, swarms=1, v_warps=None):
     algo = build(cupy, "particle_swarm", {"variant": variant, "swarms": swarms}, problem="rastrigin", dim=dim,
                  walkers=walkers, dtype=dtype)
     algo.block = block
     algo.lanes = 1
+    algo.v_warps = v_warps
     state = algo.init(ArrayRNG(cupy, 7))
     for k in (3, 4):
         algo.step(state, k)
@@ -61,3 +64,17 @@ def test_swarms_batched_over_launches_give_the_run_of_one_launch(cupy, monkeypat
     assert whole.shape.groups_per_launch >= 5 and whole.shape.per_group == 47, whole.shape  # one launch
     assert batched.shape.groups_per_launch == 2 and batched.shape.per_group == 47, batched.shape
     assert same(a, b)
+
+
+@pytest.mark.parametrize(("dtype", "dim"), [("float32", 30), ("float64", 15)])
+def test_v_of_some_warps_in_shared_memory_gives_the_run_of_v_in_global_memory(cupy, dtype, dim):
+    from solvers.cuda.particle_swarm import MAX_BLOCK, V_WARPS_SHIFT, X_SHARED
+
+    runs = {warps: _run(cupy, "classic", dtype, MAX_BLOCK, walkers=131072, dim=dim, v_warps=warps)
+            for warps in (0, 3, None)}
+    assert runs[0][0].flags == X_SHARED, runs[0][0]
+    assert runs[3][0].flags == X_SHARED | 3 << V_WARPS_SHIFT, runs[3][0]
+    most = runs[None][0].flags >> V_WARPS_SHIFT
+    assert 3 < most < 32 and runs[None][0].flags & 0xFF == X_SHARED, runs[None][0]
+    assert same(runs[0][1], runs[3][1])
+    assert same(runs[0][1], runs[None][1])

@@ -125,7 +125,7 @@ def resident_h100(kernel, block, shared_bytes):
 
 
 def shaped(monkeypatch, walkers, swarms=1, dim=30, dtype="float32", lanes=None, resident=resident_h100,
-           optin=227 * 1024, variant="classic", block=None):
+           optin=227 * 1024, variant="classic", block=None, v_warps=None):
     import solvers.cuda.resident as resident_module
 
     monkeypatch.delenv(LANES_ENV, raising=False)
@@ -137,6 +137,7 @@ def shaped(monkeypatch, walkers, swarms=1, dim=30, dtype="float32", lanes=None, 
                      variant=variant)
     if block is not None:
         algo.block = block
+    algo.v_warps = v_warps
     algo.kernels = _Kernels()
     algo.swarms_per_block = None
     return algo._launch_shape()
@@ -163,15 +164,23 @@ def test_one_swarm_of_1024_and_of_131072(monkeypatch):
     large = shaped(monkeypatch, 131072)
     assert (large.lanes, large.kernel) == (1, "pso_classic")
     # 128 blocks of 1,024 (pso_classic's bounds), one a multiprocessor, x in shared memory as with
-    # 256-thread blocks (x, v and p do not fit: 3 x 120 KB)
-    assert (large.shape.block, large.shape.per_group, large.flags) == (1024, 128, 1)
-    assert large.shared_bytes == 30 * 4 + 1024 * 30 * 4
-    # an A100's 163 KB of opt-in shared memory: blocks of 512, x still shared
+    # 256-thread blocks (x, v and p do not fit: 3 x 120 KB), and beside it the v of as many warps
+    # as the rest of the 227 KB holds: 28 of 32 (3,840 bytes a warp)
+    assert (large.shape.block, large.shape.per_group, large.flags) == (1024, 128, pso.X_SHARED | 28 << pso.V_WARPS_SHIFT)
+    assert large.shared_bytes == 30 * 4 + 1024 * 30 * 4 + 28 * 32 * 30 * 4
+    # an A100's 163 KB of opt-in shared memory: blocks of 512, x still shared, two blocks a
+    # multiprocessor (256 blocks resident on 132), so the v of 14 warps, not 16 (one block's worth)
     a100 = shaped(monkeypatch, 131072, optin=163 * 1024)
-    assert (a100.shape.block, a100.shape.per_group, a100.flags) == (512, 256, 1)
-    # 65,536: 64 blocks of 1,024 would leave half the multiprocessors idle: 128 of 512 (spread)
+    assert (a100.shape.block, a100.shape.per_group, a100.flags) == (512, 256, pso.X_SHARED | 14 << pso.V_WARPS_SHIFT)
+    # 65,536: 64 blocks of 1,024 would leave half the multiprocessors idle: 128 of 512 (spread); x
+    # and now all of v shared (the v of all 16 warps fits: the flag, not a count)
     half = shaped(monkeypatch, 65536)
-    assert (half.shape.block, half.shape.per_group, half.flags) == (512, 128, 1)
+    assert (half.shape.block, half.shape.per_group, half.flags) == (512, 128, pso.X_SHARED | pso.V_SHARED)
+    # 32,768: blocks of 256, below V_WARPS_MIN_BLOCK: x alone (v's loads measured no cost there)
+    quarter = shaped(monkeypatch, 32768)
+    assert (quarter.shape.block, quarter.flags) == (256, pso.X_SHARED)
+    # no v in shared memory where asked (ParticleSwarmCuda.v_warps = 0)
+    assert shaped(monkeypatch, 131072, v_warps=0).flags == pso.X_SHARED
 
 
 def test_swarms_that_fit_one_large_block_keep_blocks_of_256(monkeypatch):

@@ -186,8 +186,19 @@ X_SHARED, V_SHARED, P_SHARED = 1, 2, 4
 DRAWS_SHARED = 8
 # Tried in this order, the most traffic saved first, as long as every block of a swarm stays
 # resident: x is read and written by the move and read again by the objective, v read and written,
-# p only read. At 131,072 particles only one of them fits (x).
+# p only read. At 131,072 particles only one of them fits (x; then the v of some warps: V_WARPS_SHIFT).
 SHARED_CHOICES = (X_SHARED | V_SHARED | P_SHARED, X_SHARED | V_SHARED, X_SHARED, V_SHARED, 0)
+# pso_classic: where x alone is shared, the v of the block's first warps beside it, as many as the
+# opt-in shared memory holds while the swarm's blocks stay resident (kernel: PSO_V_WARPS_SHIFT, the
+# count of warps in the bits from here up). Only for a swarm spread over blocks of at least
+# V_WARPS_MIN_BLOCK threads. H100, rastrigin 30-D float32, against the kernel before
+# (docs/benchmarks/notes-gpu.md v18): one swarm of 131,072 (blocks of 1,024, 28 of 32 warps' v)
+# 6.62-6.63 -> 6.98-7.03 G/s, of 65,536 (blocks of 512: all of v) 5.38 -> 5.82-5.88; but with v in
+# shared memory at every size, 32,768 (blocks of 256) 3.99-4.00 -> 3.84-3.86 and 512 swarms of 256
+# (independent blocks) 7.29-7.32 -> 6.76-6.81 (a reading, not profiled: with few particles a
+# multiprocessor, v's loads are not what an iteration waits for, and L1 gets less of the 256 KB)
+V_WARPS_SHIFT = 8
+V_WARPS_MIN_BLOCK = 512
 
 
 def pr_row(d: int) -> int:
@@ -228,6 +239,9 @@ class ParticleSwarmCuda(CudaAlgorithm, ParticleSwarm):
     # forced (ordinary launches only: a tuning grid or packed blocks keep 1; SPSO only where
     # _spso_lanes allows). The same numbers.
     lanes: ClassVar[int | str | None] = None
+    # pso_classic: the v of at most this many warps of a block in shared memory beside x
+    # (V_WARPS_SHIFT; None: as many as fit, 0: none)
+    v_warps: ClassVar[int | None] = None
 
     def set_groups(self, groups: int, values: dict, target: float | None = None) -> None:
         if self.params.variant != "classic":
@@ -412,8 +426,41 @@ class ParticleSwarmCuda(CudaAlgorithm, ParticleSwarm):
         if shape.per_group * shape.block < m * lanes:  # threads own several particles: state stays global
             flags = 0
         nbytes = shared(flags)
+        warps = self._v_warps(kernel, name, flags, shape, nbytes, optin)
+        # every thread's v: its own flag; some warps': their count in the bits above
+        flags |= V_SHARED if warps * WARP == block else warps << V_WARPS_SHIFT
+        nbytes += warps * WARP * d * item
         allow_shared(kernel, nbytes)
         return _Launch(shape, flags, keys_shared, nbytes, name, spb, lanes)
+
+    def _v_warps(self, kernel, name: str, flags: int, shape, nbytes: int, optin: int) -> int:
+        """How many of a pso_classic block's warps keep their v in shared memory beside x: the most
+        that fit `optin` while the swarm's blocks all stay resident, for a swarm spread over blocks
+        of at least V_WARPS_MIN_BLOCK threads."""
+        if (name != "pso_classic" or flags != X_SHARED or self.v_warps == 0 or shape.per_group == 1
+                or shape.block < V_WARPS_MIN_BLOCK):
+            return 0
+        row = WARP * self.problem.dim * self.dtype.itemsize  # a warp's v
+        most = min(shape.block // WARP, (optin - nbytes) // row)
+        if self.v_warps is not None:
+            most = min(most, int(self.v_warps))
+        for warps in range(most, 0, -1):
+            allow_shared(kernel, nbytes + warps * row)
+            if resident_blocks(kernel, shape.block, nbytes + warps * row) >= shape.per_group:
+                return warps
+        return 0
+        d, item = self.problem.dim, self.dtype.itemsize
+        step = 2 if item == 4 else 1  # coordinates per Philox block (the kernel's C)
+        most = min(d, (optin - nbytes) // (rows * item))
+        if self.v_part is not None:
+            most = min(most, int(self.v_part))
+        waves = -(-blocks // max(1, resident_blocks(kernel, shape.block, nbytes)))
+        for part in [most] + list(range(most // step * step, 0, -step)):
+            allow_shared(kernel, nbytes + part * rows * item)
+            resident = resident_blocks(kernel, shape.block, nbytes + part * rows * item)
+            if resident >= shape.per_group if shape.per_group > 1 else -(-blocks // max(1, resident)) <= waves:
+                return part
+        return 0
 
     # --- init and step ---------------------------------------------------------------------------
     def init(self, rng) -> ParticleSwarmCudaState:
