@@ -193,10 +193,10 @@ SHARED_CHOICES = (X_SHARED | V_SHARED | P_SHARED, X_SHARED | V_SHARED, X_SHARED,
 # count of warps in the bits from here up). Only for a swarm spread over blocks of at least
 # V_WARPS_MIN_BLOCK threads. H100, rastrigin 30-D float32, against the kernel before
 # (docs/benchmarks/notes-gpu.md v18): one swarm of 131,072 (blocks of 1,024, 28 of 32 warps' v)
-# 6.62-6.63 -> 6.98-7.03 G/s, of 65,536 (blocks of 512: all of v) 5.38 -> 5.82-5.88; but with v in
-# shared memory at every size, 32,768 (blocks of 256) 3.99-4.00 -> 3.84-3.86 and 512 swarms of 256
-# (independent blocks) 7.29-7.32 -> 6.76-6.81 (a reading, not profiled: with few particles a
-# multiprocessor, v's loads are not what an iteration waits for, and L1 gets less of the 256 KB)
+# 6.62-6.63 -> 6.98-7.03 G/s, of 65,536 (blocks of 512: all of v) 5.38 -> 5.82-5.88. Smaller blocks
+# gained nothing (32,768 in blocks of 256: 3.82-3.86 G/s with all of v shared or none) or lost (512
+# swarms of 256, independent blocks: 7.21-7.23 -> 6.76-6.81; a reading, not profiled: with few
+# particles a multiprocessor v's loads are not what an iteration waits for, and L1 gets less)
 V_WARPS_SHIFT = 8
 V_WARPS_MIN_BLOCK = 512
 
