@@ -488,6 +488,13 @@ for _warps in (0, 16, 24):
     PER_VARIANT[f"pso v warps {_warps}"] = PER_VARIANT["pso v warps"]
 HOST["pso start kernel"] = [(_PSO, "ParticleSwarmCuda.v_warps", 0)]  # a kernel that has no v part
 PER_VARIANT["pso start kernel"] = PER_VARIANT["pso v warps"]
+# SPSO-2011's pso_spso (one swarm of 65,536 or more: blocks of 256, four a multiprocessor) with the v
+# of most warps in shared memory beside x, as classic PSO's blocks of 1,024 have it (untried: its
+# move keeps v's stride in a register, the form that cost classic PSO 7% where v was global)
+VARIANTS["spso v warps"] = []
+HOST["spso v warps"] = [(_PSO, "ParticleSwarmCuda.v_warps_kernels", ("pso_classic", "pso_spso")),
+                        (_PSO, "V_WARPS_MIN_BLOCK", 256)]
+PER_VARIANT["spso v warps"] = ["SPSO 131k", "SPSO 64k"]
 # whether a kernel's opt-in dynamic shared memory attribute, once raised (resident.allow_shared only
 # raises it), slows a later launch that needs less: the start kernel with the attribute at the
 # device's opt-in limit before every launch shape (pso v warps 0 had run 7% slower than the start

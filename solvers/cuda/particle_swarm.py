@@ -242,6 +242,9 @@ class ParticleSwarmCuda(CudaAlgorithm, ParticleSwarm):
     # pso_classic: the v of at most this many warps of a block in shared memory beside x
     # (V_WARPS_SHIFT; None: as many as fit, 0: none)
     v_warps: ClassVar[int | None] = None
+    # the step kernels that may take them (the host's rule; SPSO's pso_spso reads the same rows:
+    # scripts/exchange_cost.py "spso v warps" tries it)
+    v_warps_kernels: ClassVar[tuple[str, ...]] = ("pso_classic",)
 
     def set_groups(self, groups: int, values: dict, target: float | None = None) -> None:
         if self.params.variant != "classic":
@@ -437,7 +440,7 @@ class ParticleSwarmCuda(CudaAlgorithm, ParticleSwarm):
         """How many of a pso_classic block's warps keep their v in shared memory beside x: the most
         that fit `optin` while the swarm's blocks all stay resident, for a swarm spread over blocks
         of at least V_WARPS_MIN_BLOCK threads."""
-        if (name != "pso_classic" or flags != X_SHARED or self.v_warps == 0 or shape.per_group == 1
+        if (name not in self.v_warps_kernels or flags != X_SHARED or self.v_warps == 0 or shape.per_group == 1
                 or shape.block < V_WARPS_MIN_BLOCK):
             return 0
         row = WARP * self.problem.dim * self.dtype.itemsize  # a warp's v
