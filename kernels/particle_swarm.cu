@@ -618,11 +618,11 @@ __device__ __forceinline__ T pso_classic_step(const MwWords& w, int q, T gj, T l
 #define PSO_X_SHARED 1
 #define PSO_V_SHARED 2
 #define PSO_P_SHARED 4
-// pso_classic only (bits 8 up, PSO_V_SHARED off): the v of the block's first 32 k threads (k in these
-// bits) in shared memory, rows of 32 k, the other threads' in the global V. One swarm of 131,072 in
-// blocks of 1,024: x takes 120 KB of a block's 227, v's rows for 864 of the threads 101 KB more. A
-// thread's v is in one place for the whole launch (its running address and stride, as for x), so
-// the move's loop is the same code either way.
+// Bits 8 up (PSO_V_SHARED off; the host gives them to pso_classic: ParticleSwarmCuda.v_warps_kernels):
+// the v of the block's first 32 k threads (k in these bits) in shared memory, rows of 32 k, the other
+// threads' in the global V. One swarm of 131,072 in blocks of 1,024: x takes 120 KB of a block's 227,
+// v's rows for 896 of the threads 105 KB more. A thread's v stays in one place for the whole launch,
+// and a warp's threads are all in the same place (pso_classic_run's move has a copy for each).
 #define PSO_V_WARPS_SHIFT 8
 // pso_classic_lanes only (bit 3): the next iteration's Philox blocks of the move in shared memory,
 // drawn by warps 1.. while warp 0 does the exchange (PsoDrawsAhead), 16 bytes per (block, particle)
@@ -1031,8 +1031,8 @@ __device__ __forceinline__ void pso_classic_run(T* X, T* V, T* P, T* f, T* Pf, T
             // the move in two copies, v in shared memory (rows pso_v_width wide) or in the global V (n
             // wide), a warp's threads all in one: each copy's v stride comes from the kernel's
             // arguments, not a register. With the stride in a register (one copy) ptxas kept the
-            // block's best and pf_own in local memory across the move, and the kernel ran 7% slower
-            // at 131,072 with v global (H100; notes-gpu.md v18)
+            // block's best and pf_own in local memory across the move, and the kernel ran 6-8%
+            // slower at 131,072 with v global (H100; notes-gpu.md v18)
             auto move = [&](const PsoRows<T>& rr) {
                 // running addresses (x, v, p advance by their strides): no 64-bit j * stride per
                 // access; a fold functor (problems.cuh: MwFold) takes each new coordinate as it is
