@@ -94,7 +94,7 @@
 //
 // MW_KERNELS: pso_init<F,T> pso_classic<F,T> pso_classic_grid<F,T> pso_spso<F,T> pso_spso_rows<F,T> pso_links<T>
 // MW_KERNELS: pso_spso_local<F,T> pso_spso_rows_local<F,T> pso_spso_rows_lanes<F,T>
-// MW_KERNELS: pso_classic_packed<F,T> pso_classic_grid_packed<F,T> pso_classic_lanes<F,T>
+// MW_KERNELS: pso_classic_packed<F,T> pso_classic_grid_packed<F,T> pso_classic_lanes<F,T> pso_classic_vwarps<F,T>
 // MW_HEADERS: group_sync.cuh
 // MW_DEFINES: MW_COSPI_LIBRARY=1
 
@@ -636,44 +636,53 @@ template <typename T> struct PsoRows {
     int xs, vs, ps;  // strides (blockDim.x or n; n < 2^31 by the Params' limits)
 };
 
-// How many of a block's threads have their v in shared memory (the width of its rows): all where
-// PSO_V_SHARED is set, else the warps the host packed into flags' bits 8 up (0: none).
-__device__ __forceinline__ int pso_v_width(int flags) {
-    return (flags & PSO_V_SHARED) ? (int)blockDim.x : 32 * (flags >> PSO_V_WARPS_SHIFT);
+// How many of a block's threads have their v in shared memory (the width of its rows): in
+// pso_classic_vwarps (VWARPS) the warps the host packed into flags' bits 8 up; in every other kernel
+// PSO_V_ALL, a constant: v is shared by all the block's threads (PSO_V_SHARED) or by none, and the
+// rows' code is what it was before the warps (a width from flags cost SPSO 5-7% at 131,072 and
+// classic PSO 3% at 32,768, H100: notes-gpu.md v19).
+#define PSO_V_ALL (-1)
+template <bool VWARPS> __device__ __forceinline__ int pso_v_width(int flags) {
+    return VWARPS ? 32 * (flags >> PSO_V_WARPS_SHIFT) : PSO_V_ALL;
 }
 
-// vw: the width of v's shared rows (pso_v_width; threads from vw on keep v in the global V).
+// vw: the width of v's shared rows (pso_v_width; threads from vw on keep v in the global V; PSO_V_ALL:
+// every thread's v where it is shared).
 template <typename T>
 __device__ __forceinline__ PsoRows<T> pso_rows(T* X, T* V, T* P, long long n, long long i, T* xs, T* vs,
                                                T* ps, bool own_one, int vw) {
     PsoRows<T> r;
     const int B = blockDim.x;
-    const bool v_shared = own_one && vs && (int)threadIdx.x < vw;
     r.x = own_one && xs ? xs + threadIdx.x : X + i;
     r.xs = own_one && xs ? B : (int)n;
-    r.v = v_shared ? vs + threadIdx.x : V + i;
-    r.vs = v_shared ? vw : (int)n;
+    r.v = own_one && vs ? vs + threadIdx.x : V + i;
+    r.vs = own_one && vs ? B : (int)n;
     r.p = own_one && ps ? ps + threadIdx.x : P + i;
     r.ps = own_one && ps ? B : (int)n;
+    if (vw != PSO_V_ALL) {  // pso_classic_vwarps (the other kernels' code is what it was)
+        const bool v_shared = own_one && vs && (int)threadIdx.x < vw;
+        r.v = v_shared ? vs + threadIdx.x : V + i;
+        r.vs = v_shared ? vw : (int)n;
+    }
     return r;
 }
 
 // Shared copies of the own particle at the start (to_shared) or end of a launch.
-// vw: the width of v's shared rows (threads from vw on keep v in the global V; pso_v_width).
+// vw: the width of v's shared rows (pso_rows).
 template <typename T>
 __device__ void pso_stage(T* X, T* V, T* P, long long n, int d, long long i, T* xs, T* vs, T* ps,
                           bool to_shared, int vw) {
-    const int B = blockDim.x, t = threadIdx.x, W = vw < B ? vw : B;
-    const bool v_shared = vs && t < vw;
+    const int B = blockDim.x, t = threadIdx.x, W = vw == PSO_V_ALL ? B : vw;
+    if (vw != PSO_V_ALL && t >= vw) vs = (T*)0;  // pso_classic_vwarps: this thread's v stays in V
     for (int j = 0; j < d; ++j) {
         const long long g = (long long)j * n + i;
         if (to_shared) {
             if (xs) xs[j * B + t] = X[g];
-            if (v_shared) vs[j * W + t] = V[g];
+            if (vs) vs[j * W + t] = V[g];
             if (ps) ps[j * B + t] = P[g];
         } else {
             if (xs) X[g] = xs[j * B + t];
-            if (v_shared) V[g] = vs[j * W + t];
+            if (vs) V[g] = vs[j * W + t];
         }
     }
 }
@@ -686,12 +695,10 @@ __device__ __forceinline__ T* pso_split(unsigned char* smem, int used, int d, in
     T* g_x = (T*)(smem + used);
     T* next = g_x + g_count;
     const int Bd = (width ? width : (int)blockDim.x) * d;
-    // v: all the block's rows (PSO_V_SHARED), or the first warps' (pso_v_width; never with lanes)
-    const int Vd = (flags & PSO_V_SHARED) ? Bd : pso_v_width(flags) * d;
     *xs = (flags & PSO_X_SHARED) ? next : (T*)0;
     next += (flags & PSO_X_SHARED) ? Bd : 0;
-    *vs = Vd ? next : (T*)0;
-    next += Vd;
+    *vs = (flags & PSO_V_SHARED) ? next : (T*)0;
+    next += (flags & PSO_V_SHARED) ? Bd : 0;
     *ps = (flags & PSO_P_SHARED) ? next : (T*)0;
     next += (flags & PSO_P_SHARED) ? Bd : 0;
     if (pw) {
@@ -943,7 +950,7 @@ __device__ __forceinline__ T pso_move_lanes(const PsoRows<T>& r, T* P, T* f, T* 
 // (pso_place_packed). Either way each particle does the same arithmetic on the same numbers, and
 // its swarm's best is the same particle: packed or not, the same run. LANED (pso_classic_lanes;
 // neither grouped nor packed): `lanes` lanes per particle (pso_move_lanes), again the same run.
-template <typename F, typename T, bool GROUPED, bool PACKED, bool LANED = false>
+template <typename F, typename T, bool GROUPED, bool PACKED, bool LANED = false, bool VWARPS = false>
 __device__ __forceinline__ void pso_classic_run(T* X, T* V, T* P, T* f, T* Pf, T* swarm_f, long long* swarm_i, const T* __restrict__ lower,
             const T* __restrict__ upper, long long n, int m, int d, long long first_swarm, int bps, int spb, int lanes,
             unsigned long long seed, long long walker0, long long first_iter, int iterations, long long last_active,
@@ -967,6 +974,9 @@ __device__ __forceinline__ void pso_classic_run(T* X, T* V, T* P, T* f, T* Pf, T
     const int width = LANED ? (int)blockDim.x / lanes : 0;
     uint4* pw = 0;  // lanes: the move's Philox blocks, drawn during the exchange (PSO_DRAWS_SHARED)
     T* g_x = pso_split<T>(pso_smem, used, d, packed ? spb * d : d, flags, &xs, &vs, &ps, width, LANED ? &pw : 0);
+    // pso_classic_vwarps (flags: x alone shared, and the count of warps above PSO_V_WARPS_SHIFT): the
+    // first warps' v rows right after x's
+    if (VWARPS && xs && (flags >> PSO_V_WARPS_SHIFT)) vs = xs + (long long)blockDim.x * d;
     const long long swarms = n / m;
     const PsoPlace at = packed ? pso_place_packed(first_swarm, spb, m, swarms)
                                : (LANED ? pso_place_lanes(first_swarm, bps, m, lanes) : pso_place(first_swarm, bps, m));
@@ -995,7 +1005,7 @@ __device__ __forceinline__ void pso_classic_run(T* X, T* V, T* P, T* f, T* Pf, T
     // there is no move, a thread has several particles (a column holds one) or the block one warp
     if (!LANED || iterations < 1 || at.stride < m || blockDim.x <= 32) pw = (uint4*)0;
     if (own_one && LANED) pso_stage_lanes(X, V, P, n, d, at.base + at.lt, xs, vs, ps, true, col, width, ln);
-    if (own_one && !LANED) pso_stage(X, V, P, n, d, at.base + at.lt, xs, vs, ps, true, pso_v_width(flags));
+    if (own_one && !LANED) pso_stage(X, V, P, n, d, at.base + at.lt, xs, vs, ps, true, pso_v_width<VWARPS>(flags));
     MwBest<T> mine = mw_no_best<T>();
     for (int p = at.lt; p < m; p += at.stride) mine = mw_better(mine, mw_make_best(Pf[at.base + p], at.base + p));
     if (LANED && ln.r != 0) mine = mw_no_best<T>();  // a particle's best enters the exchange once
@@ -1026,13 +1036,13 @@ __device__ __forceinline__ void pso_classic_run(T* X, T* V, T* P, T* f, T* Pf, T
                 if (ln.r == 0) mine = mw_better(mine, mw_make_best(pf, i));
                 continue;
             }
-            const PsoRows<T> r = pso_rows(X, V, P, n, i, xs, vs, ps, own_one, pso_v_width(flags));
-            MwRunningEval<F, T> fold;
-            // the move in two copies, v in shared memory (rows pso_v_width wide) or in the global V (n
-            // wide), a warp's threads all in one: each copy's v stride comes from the kernel's
-            // arguments, not a register. With the stride in a register (one copy) ptxas kept the
-            // block's best and pf_own in local memory across the move, and the kernel ran 6-8%
-            // slower at 131,072 with v global (H100; notes-gpu.md v18)
+            const PsoRows<T> r = pso_rows(X, V, P, n, i, xs, vs, ps, own_one, pso_v_width<VWARPS>(flags));
+            // the move and the objective: VWARPS in two copies, v in shared memory (rows pso_v_width
+            // wide) or in the global V (n wide), a warp's threads all in one: each copy's v stride
+            // comes from the kernel's arguments, not a register. With the stride in a register (one
+            // copy) ptxas kept the block's best and pf_own in local memory across the move, and the
+            // kernel ran 6-8% slower at 131,072 with v global (H100; notes-gpu.md v18). Other kernels:
+            // one copy, the code as before the warps
             auto move = [&](const PsoRows<T>& rr) {
                 // running addresses (x, v, p advance by their strides): no 64-bit j * stride per
                 // access; a fold functor (problems.cuh: MwFold) takes each new coordinate as it is
@@ -1040,6 +1050,7 @@ __device__ __forceinline__ void pso_classic_run(T* X, T* V, T* P, T* f, T* Pf, T
                 T* xq = rr.x;
                 T* vq = rr.v;
                 const T* pq = rr.p;
+                MwRunningEval<F, T> fold;
                 unsigned long long draw = t * per_iter;
 #pragma unroll 2
                 for (int j0 = 0; j0 < d; j0 += C, ++draw) {  // unrolled: two Philox chains in flight
@@ -1053,17 +1064,21 @@ __device__ __forceinline__ void pso_classic_run(T* X, T* V, T* P, T* f, T* Pf, T
                         }
                     }
                 }
+                return it + 1 < iterations || i < active_end
+                           ? mw_sanitize(fold.value(StridedPoint<T>{rr.x, rr.xs}, d)) : mw_inf<T>();
             };
-            PsoRows<T> rv = r;
-            if (r.v != V + i) {
-                rv.vs = pso_v_width(flags);
-                move(rv);
-            } else {
+            T fx;
+            if (VWARPS && r.v != V + i) {
+                PsoRows<T> rv = r;
+                rv.vs = pso_v_width<VWARPS>(flags);
+                fx = move(rv);
+            } else if (VWARPS) {
+                PsoRows<T> rv = r;
                 rv.vs = (int)n;
-                move(rv);
+                fx = move(rv);
+            } else {
+                fx = move(r);
             }
-            const T fx = it + 1 < iterations || i < active_end
-                             ? mw_sanitize(fold.value(StridedPoint<T>{r.x, r.xs}, d)) : mw_inf<T>();
             const T pf = pso_remember(r, P, f, Pf, n, d, i, fx, own_one ? pf_own : Pf[i]);
             if (own_one) pf_own = pf;
             mine = mw_better(mine, mw_make_best(pf, i));
@@ -1081,7 +1096,7 @@ __device__ __forceinline__ void pso_classic_run(T* X, T* V, T* P, T* f, T* Pf, T
     }
 
     if (own_one && LANED) pso_stage_lanes(X, V, P, n, d, at.base + at.lt, xs, vs, ps, false, col, width, ln);
-    if (own_one && !LANED) pso_stage(X, V, P, n, d, at.base + at.lt, xs, vs, ps, false, pso_v_width(flags));
+    if (own_one && !LANED) pso_stage(X, V, P, n, d, at.base + at.lt, xs, vs, ps, false, pso_v_width<VWARPS>(flags));
     // the swarm's leader: block 0's thread 0, or in a packed block the swarm's first thread (lt 0;
     // idle threads have lt = m)
     const bool leader = PACKED ? at.lt == 0 : at.block == 0 && threadIdx.x == 0;
@@ -1121,6 +1136,14 @@ __device__ __forceinline__ void pso_classic_run(T* X, T* V, T* P, T* f, T* Pf, T
 template <typename F, typename T>
 __global__ void __launch_bounds__(PSO_CLASSIC_MAX_BLOCK, 1) pso_classic(PSO_CLASSIC_PARAMS) {
     pso_classic_run<F, T, false, false>(PSO_CLASSIC_ARGS);
+}
+
+// pso_classic with the v of the block's first warps in shared memory beside x (the host: a swarm
+// spread over blocks of 512 or more where x alone is shared and v's rows fit for some warps but not
+// all; flags' bits 8 up): the same run.
+template <typename F, typename T>
+__global__ void __launch_bounds__(PSO_CLASSIC_MAX_BLOCK, 1) pso_classic_vwarps(PSO_CLASSIC_PARAMS) {
+    pso_classic_run<F, T, false, false, false, true>(PSO_CLASSIC_ARGS);
 }
 
 // Lanes per particle (lanes = 2, 4 or 8; the host's choice where particles per multiprocessor are
@@ -1424,7 +1447,7 @@ __device__ __forceinline__ void pso_spso_run(PSO_SPSO_PARAMS) {
     MwGroupSync sync = {bars + at.group, 0ull, bps};
     const bool own_one = flags != 0 && at.lt < m;
     if (own_one && LANED) pso_stage_lanes(X, V, P, n, d, at.base + at.lt, xs, vs, ps, true, col, width, ln);
-    if (own_one && !LANED) pso_stage(X, V, P, n, d, at.base + at.lt, xs, vs, ps, true, pso_v_width(flags));
+    if (own_one && !LANED) pso_stage(X, V, P, n, d, at.base + at.lt, xs, vs, ps, true, PSO_V_ALL);
     MwBest<T> mine = mw_no_best<T>();
     for (int p = at.lt; p < m; p += at.stride) mine = mw_better(mine, mw_make_best(Pf[at.base + p], at.base + p));
     if (!lead) mine = mw_no_best<T>();  // a particle's best enters the exchange once
@@ -1497,7 +1520,7 @@ __device__ __forceinline__ void pso_spso_run(PSO_SPSO_PARAMS) {
                 if (lead) mine = mw_better(mine, mw_make_best(pf, i));
                 continue;
             }
-            const PsoRows<T> r = pso_rows(X, V, P, n, i, xs, vs, ps, own_one, pso_v_width(flags));
+            const PsoRows<T> r = pso_rows(X, V, P, n, i, xs, vs, ps, own_one, PSO_V_ALL);
             // pass 1: |G - x| and |direction|. The informant's coordinates of one Philox block come
             // in one load (pso_gather). From PR one block at a time: unrolled by two, the pass held
             // two blocks' loads and normals and ptxas spilled in the scatter (116/192 bytes against
@@ -1590,7 +1613,7 @@ __device__ __forceinline__ void pso_spso_run(PSO_SPSO_PARAMS) {
             if (new_best) {
                 if (lead) pending[i] = 0;
                 const PsoRows<T> r = LANED ? pso_rows_lanes(X, V, P, n, i, xs, vs, ps, own_one, col, width)
-                                           : pso_rows(X, V, P, n, i, xs, vs, ps, own_one, pso_v_width(flags));
+                                           : pso_rows(X, V, P, n, i, xs, vs, ps, own_one, PSO_V_ALL);
                 // PR's row in the same loop: a second loop reading x again cost 8% at 16,384 (H100).
                 // Lanes: a share of the coordinates each (the barrier above made every lane's x visible)
                 T* row = PR + i * pso_row(d);
@@ -1608,7 +1631,7 @@ __device__ __forceinline__ void pso_spso_run(PSO_SPSO_PARAMS) {
     }
 
     if (own_one && LANED) pso_stage_lanes(X, V, P, n, d, at.base + at.lt, xs, vs, ps, false, col, width, ln);
-    if (own_one && !LANED) pso_stage(X, V, P, n, d, at.base + at.lt, xs, vs, ps, false, pso_v_width(flags));
+    if (own_one && !LANED) pso_stage(X, V, P, n, d, at.base + at.lt, xs, vs, ps, false, PSO_V_ALL);
     const bool leader = at.block == 0 && threadIdx.x == 0;
     if (leader) {
         swarm_f[at.swarm] = g.f;

@@ -481,20 +481,16 @@ for _v in ("spso large", "spso normals again", "spso normals again unroll 1"):
 # pso_classic with the v of a block's first warps in shared memory beside x (V_WARPS_SHIFT; the host's
 # ParticleSwarmCuda.v_warps: at most that many, 0 none), on the sizes whose blocks hold x alone
 VARIANTS["pso v warps"] = []
-PER_VARIANT["pso v warps"] = ["PSO 131k", "PSO 512x256", "PSO 64k", "PSO 32k"]
+PER_VARIANT["pso v warps"] = ["PSO 131k", "PSO 512x256", "PSO 64k", "PSO 32k", "PSO 16k", "PSO 1k"]
 for _warps in (0, 16, 24):
     VARIANTS[f"pso v warps {_warps}"] = []
     HOST[f"pso v warps {_warps}"] = [(_PSO, "ParticleSwarmCuda.v_warps", _warps)]
     PER_VARIANT[f"pso v warps {_warps}"] = PER_VARIANT["pso v warps"]
 HOST["pso start kernel"] = [(_PSO, "ParticleSwarmCuda.v_warps", 0)]  # a kernel that has no v part
 PER_VARIANT["pso start kernel"] = PER_VARIANT["pso v warps"]
-# SPSO-2011's pso_spso (one swarm of 65,536 or more: blocks of 256, four a multiprocessor) with the v
-# of most warps in shared memory beside x, as classic PSO's blocks of 1,024 have it (untried: its
-# move keeps v's stride in a register, the form that cost classic PSO 7% where v was global)
-VARIANTS["spso v warps"] = []
-HOST["spso v warps"] = [(_PSO, "ParticleSwarmCuda.v_warps_kernels", ("pso_classic", "pso_spso")),
-                        (_PSO, "V_WARPS_MIN_BLOCK", 256)]
-PER_VARIANT["spso v warps"] = ["SPSO 131k", "SPSO 64k"]
+# (SPSO-2011's pso_spso with the v of 6 of its 8 warps shared, "spso v warps", measured level with
+# main's kernel: 1.94-1.97 against 1.94 G/s at 131,072, notes-gpu.md v19; the variant is gone with
+# the host's ParticleSwarmCuda.v_warps_kernels, the warps now a kernel of their own)
 # whether a kernel's opt-in dynamic shared memory attribute, once raised (resident.allow_shared only
 # raises it), slows a later launch that needs less: the start kernel with the attribute at the
 # device's opt-in limit before every launch shape (pso v warps 0 had run 7% slower than the start

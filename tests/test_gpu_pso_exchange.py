@@ -72,8 +72,8 @@ def test_v_of_some_warps_in_shared_memory_gives_the_run_of_v_in_global_memory(cu
 
     runs = {warps: _run(cupy, "classic", dtype, MAX_BLOCK, walkers=131072, dim=dim, v_warps=warps)
             for warps in (0, 3, None)}
-    assert runs[0][0].flags == X_SHARED, runs[0][0]
-    assert runs[3][0].flags == X_SHARED | 3 << V_WARPS_SHIFT, runs[3][0]
+    assert (runs[0][0].flags, runs[0][0].kernel) == (X_SHARED, "pso_classic"), runs[0][0]
+    assert (runs[3][0].flags, runs[3][0].kernel) == (X_SHARED | 3 << V_WARPS_SHIFT, "pso_classic_vwarps"), runs[3][0]
     most = runs[None][0].flags >> V_WARPS_SHIFT
     assert 3 < most < 32 and runs[None][0].flags & 0xFF == X_SHARED, runs[None][0]
     assert same(runs[0][1], runs[3][1])

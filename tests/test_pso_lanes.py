@@ -162,11 +162,12 @@ def test_one_swarm_of_1024_and_of_131072(monkeypatch):
     assert (small.lanes, small.shape.per_group, small.shape.block, small.flags) == (8, 128, 64, 15)
     assert small.shared_bytes == 30 * 4 + 3 * 8 * 30 * 4 + 8 * 15 * 16 + 15  # rows of 8 particles, not 64 threads
     large = shaped(monkeypatch, 131072)
-    assert (large.lanes, large.kernel) == (1, "pso_classic")
+    assert large.lanes == 1
     # 128 blocks of 1,024 (pso_classic's bounds), one a multiprocessor, x in shared memory as with
     # 256-thread blocks (x, v and p do not fit: 3 x 120 KB), and beside it the v of as many warps
     # as the rest of the 227 KB holds: 28 of 32 (3,840 bytes a warp)
     assert (large.shape.block, large.shape.per_group, large.flags) == (1024, 128, pso.X_SHARED | 28 << pso.V_WARPS_SHIFT)
+    assert large.kernel == "pso_classic_vwarps"  # the move's two copies; the others keep pso_classic's code
     assert large.shared_bytes == 30 * 4 + 1024 * 30 * 4 + 28 * 32 * 30 * 4
     # an A100's 163 KB of opt-in shared memory: blocks of 512, x still shared, two blocks a
     # multiprocessor (256 blocks resident on 132), so the v of 14 warps, not 16 (one block's worth)
@@ -176,11 +177,13 @@ def test_one_swarm_of_1024_and_of_131072(monkeypatch):
     # and now all of v shared (the v of all 16 warps fits: the flag, not a count)
     half = shaped(monkeypatch, 65536)
     assert (half.shape.block, half.shape.per_group, half.flags) == (512, 128, pso.X_SHARED | pso.V_SHARED)
+    assert half.kernel == "pso_classic"
     # 32,768: blocks of 256, below V_WARPS_MIN_BLOCK: x alone (v's loads measured no cost there)
     quarter = shaped(monkeypatch, 32768)
-    assert (quarter.shape.block, quarter.flags) == (256, pso.X_SHARED)
+    assert (quarter.shape.block, quarter.flags, quarter.kernel) == (256, pso.X_SHARED, "pso_classic")
     # no v in shared memory where asked (ParticleSwarmCuda.v_warps = 0)
-    assert shaped(monkeypatch, 131072, v_warps=0).flags == pso.X_SHARED
+    none = shaped(monkeypatch, 131072, v_warps=0)
+    assert (none.flags, none.kernel) == (pso.X_SHARED, "pso_classic")
 
 
 def test_swarms_that_fit_one_large_block_keep_blocks_of_256(monkeypatch):

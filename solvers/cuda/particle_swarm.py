@@ -240,11 +240,8 @@ class ParticleSwarmCuda(CudaAlgorithm, ParticleSwarm):
     # _spso_lanes allows). The same numbers.
     lanes: ClassVar[int | str | None] = None
     # pso_classic: the v of at most this many warps of a block in shared memory beside x
-    # (V_WARPS_SHIFT; None: as many as fit, 0: none)
+    # (V_WARPS_SHIFT, pso_classic_vwarps; None: as many as fit, 0: none)
     v_warps: ClassVar[int | None] = None
-    # the step kernels that may take them (the host's rule; SPSO's pso_spso reads the same rows:
-    # scripts/exchange_cost.py "spso v warps" tries it)
-    v_warps_kernels: ClassVar[tuple[str, ...]] = ("pso_classic",)
 
     def set_groups(self, groups: int, values: dict, target: float | None = None) -> None:
         if self.params.variant != "classic":
@@ -429,41 +426,33 @@ class ParticleSwarmCuda(CudaAlgorithm, ParticleSwarm):
         if shape.per_group * shape.block < m * lanes:  # threads own several particles: state stays global
             flags = 0
         nbytes = shared(flags)
-        warps = self._v_warps(kernel, name, flags, shape, nbytes, optin)
+        warps, name = self._v_warps(name, flags, shape, nbytes, optin)
         # every thread's v: its own flag; some warps': their count in the bits above
         flags |= V_SHARED if warps * WARP == block else warps << V_WARPS_SHIFT
         nbytes += warps * WARP * d * item
-        allow_shared(kernel, nbytes)
+        allow_shared(self.kernels.get(name), nbytes)
         return _Launch(shape, flags, keys_shared, nbytes, name, spb, lanes)
 
-    def _v_warps(self, kernel, name: str, flags: int, shape, nbytes: int, optin: int) -> int:
-        """How many of a pso_classic block's warps keep their v in shared memory beside x: the most
-        that fit `optin` while the swarm's blocks all stay resident, for a swarm spread over blocks
-        of at least V_WARPS_MIN_BLOCK threads."""
-        if (name not in self.v_warps_kernels or flags != X_SHARED or self.v_warps == 0 or shape.per_group == 1
+    def _v_warps(self, name: str, flags: int, shape, nbytes: int, optin: int) -> tuple[int, str]:
+        """How many of a pso_classic block's warps keep their v in shared memory beside x, and the
+        kernel that runs them: the most that fit `optin` while the swarm's blocks all stay resident,
+        for a swarm spread over blocks of at least V_WARPS_MIN_BLOCK threads; some warps run
+        pso_classic_vwarps, all of them pso_classic with V_SHARED, none leave `name` as it is."""
+        if (name != "pso_classic" or flags != X_SHARED or self.v_warps == 0 or shape.per_group == 1
                 or shape.block < V_WARPS_MIN_BLOCK):
-            return 0
+            return 0, name
         row = WARP * self.problem.dim * self.dtype.itemsize  # a warp's v
-        most = min(shape.block // WARP, (optin - nbytes) // row)
+        every = shape.block // WARP
+        most = min(every, (optin - nbytes) // row)
         if self.v_warps is not None:
             most = min(most, int(self.v_warps))
         for warps in range(most, 0, -1):
+            runs = name if warps == every else "pso_classic_vwarps"
+            kernel = self.kernels.get(runs)
             allow_shared(kernel, nbytes + warps * row)
             if resident_blocks(kernel, shape.block, nbytes + warps * row) >= shape.per_group:
-                return warps
-        return 0
-        d, item = self.problem.dim, self.dtype.itemsize
-        step = 2 if item == 4 else 1  # coordinates per Philox block (the kernel's C)
-        most = min(d, (optin - nbytes) // (rows * item))
-        if self.v_part is not None:
-            most = min(most, int(self.v_part))
-        waves = -(-blocks // max(1, resident_blocks(kernel, shape.block, nbytes)))
-        for part in [most] + list(range(most // step * step, 0, -step)):
-            allow_shared(kernel, nbytes + part * rows * item)
-            resident = resident_blocks(kernel, shape.block, nbytes + part * rows * item)
-            if resident >= shape.per_group if shape.per_group > 1 else -(-blocks // max(1, resident)) <= waves:
-                return part
-        return 0
+                return warps, runs
+        return 0, name
 
     # --- init and step ---------------------------------------------------------------------------
     def init(self, rng) -> ParticleSwarmCudaState:
