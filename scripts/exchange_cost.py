@@ -289,7 +289,20 @@ PER_VARIANT["pso"] = ["PSO 131k", "PSO 64k", "PSO 16k", "PSO 1k"]
 # float's points fenced as double's are (the tags still checked), and float's warp argmins by
 # shuffles instead of warp-wide min instructions (reduce.cuh's MW_WARP_REDUX: every kernel's)
 _BASE_DIR = Path(__import__("os").environ.get("EXCHANGE_BASE", "baseline")) / "kernels"
-VARIANTS["pso start kernel"] = [(loader.read_text(name), (_BASE_DIR / name).read_text())
+# A kernel this tree declares (MW_KERNELS: the loader compiles every name) that the other tree's file
+# lacks gets an empty body there; the host asks for it only where this tree's kernel would run (here
+# pso_classic_vwarps, which "pso start kernel" turns off with ParticleSwarmCuda.v_warps = 0)
+_STUBS = {"pso_classic_vwarps": "template <typename F, typename T>\n"
+                                "__global__ void pso_classic_vwarps(PSO_CLASSIC_PARAMS) {}\n"}
+
+
+def _with_stubs(text: str) -> str:
+    return text + "".join(f"\n// exchange_cost.py: declared by this tree only\n{body}"
+                          for name, body in _STUBS.items() if name not in text)
+
+
+VARIANTS["pso start kernel"] = [(loader.read_text(name), _with_stubs((_BASE_DIR / name).read_text())
+                                 if name.endswith(".cu") else (_BASE_DIR / name).read_text())
                                 for name in ("particle_swarm.cu", "reduce.cuh") if (_BASE_DIR / name).exists()]
 VARIANTS["pso fenced points"] = [("struct PsoPointTagged { static const bool value = sizeof(T) == 4; };",
                                   "struct PsoPointTagged { static const bool value = false; };")]

@@ -108,7 +108,8 @@ def test_lanes_with_a_max_evals_cut_and_either_state_place(cupy, monkeypatch, va
 
 
 @pytest.mark.parametrize("variant, laned, large, one", [
-    ("classic", "pso_classic_lanes", "pso_classic", "pso_classic"),
+    # classic at 131,072: x and the v of most warps in shared memory (pso_classic_vwarps)
+    ("classic", "pso_classic_lanes", "pso_classic_vwarps", "pso_classic"),
     # SPSO at 131,072: rows past half the L2, so the column kernel and no lanes
     ("spso2011", "pso_spso_rows_lanes", "pso_spso", "pso_spso_rows"),
 ])
