@@ -398,22 +398,46 @@ class ExtrasPanel(QtWidgets.QWidget):
                 self.picker.clear()
                 self.picker.addItems(keys)
             self.picker.setCurrentText(wanted[0])
-        if wanted == self._shown:
-            return
-        for key in self._shown:
-            self.view.ci.removeItem(self._plots[key][0])
-        for row, key in enumerate(wanted):
-            plot = self._plots[key][0]
-            self.view.ci.addItem(plot, row=row, col=0)
-            plot.setTitle(key if fits else None)  # alone, the picker names it
-            if not fits:  # a hidden title's text still sets the chart's least width (past the panel's)
-                plot.titleLabel.setText("")
-        self._shown = wanted
-        # the charts just taken out held the layout at their summed minimum height, taller than the
-        # view (the view was resized before this panel's resizeEvent): fit it to the view again, or
-        # the one chart left runs past the panel's bottom
+        if wanted != self._shown:
+            for key in self._shown:
+                self.view.ci.removeItem(self._plots[key][0])
+            for row, key in enumerate(wanted):
+                self.view.ci.addItem(self._plots[key][0], row=row, col=0)
+            self._shown = wanted
+        for key in wanted:  # on every resize: a title's width follows the panel's
+            self._title(self._plots[key][0], key if fits else "")  # alone, the picker names it
+        # the charts just taken out held the layout at their summed minimum height, and a title its
+        # text's width (the view was resized before this panel's resizeEvent): fit the layout to the
+        # view again, its hints first (a changed title's are cached until Qt's next layout pass), or
+        # the charts run past the panel's bottom or right edge
+        for key in wanted:
+            self._plots[key][0].layout.invalidate()
+        self.view.ci.layout.invalidate()
         self.view.ci.updateGeometry()
         self.view.ci.setGeometry(self.view.range)
+
+    def _title(self, plot: pg.PlotItem, key: str) -> None:
+        """The chart's title: `key`, cut short with an ellipsis where it is wider than the chart
+        (a title's text sets the chart's least width: a long one in another font ran the charts past
+        the panel's right edge), the whole name in its tooltip; "" hides it."""
+        label = plot.titleLabel
+        if not key:
+            plot.setTitle(None)
+            label.setText("")  # a hidden title's text still sets the chart's least width
+            return
+        # the title spans the plot's middle column: the view less both layouts' margins and the axis
+        outer, inner = self.view.ci.layout.getContentsMargins(), plot.layout.getContentsMargins()
+        room = self.view.width() - outer[0] - outer[2] - inner[0] - inner[2] - plot.getAxis("left").width()
+        plot.setTitle(key)
+        label.setToolTip(key)
+        if label.itemRect().width() <= room:
+            return
+        lo, hi = 0, len(key)  # the longest start of the name that fits with the ellipsis
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            label.setText(key[:mid].rstrip() + "\u2026")
+            lo, hi = (mid, hi) if label.itemRect().width() <= room else (lo, mid - 1)
+        label.setText(key[:lo].rstrip() + "\u2026")
 
     def begin_run(self, config: RunConfig | None = None) -> None:
         # keep the charts (same algorithm, same quantities, usually); refresh() rebuilds them

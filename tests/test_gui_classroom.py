@@ -534,6 +534,35 @@ def test_a_short_algorithm_panel_shows_one_whole_chart_and_a_picker(qtbot):
     assert panel.shown() == ["temperature"] and panel.picker.isHidden()
 
 
+def test_a_title_wider_than_the_panel_is_cut_and_the_charts_stay_inside(qtbot):
+    # a title's text sets its chart's least width: on the GPU machine (another font) "swarm best
+    # (median)" was wider than a 260 px column, and every chart ran past the panel's right edge, the
+    # one left after the picker came too. A name longer than any column shows this in every font
+    from gui.charts import PLOT_HEIGHT, ExtrasPanel
+
+    long = "swarm best (median) over every swarm of the grid so far"
+    keys = ["swarm spread", long, "mean speed"]
+    panel = ExtrasPanel()
+    qtbot.addWidget(panel)
+    panel.resize(260, PLOT_HEIGHT * len(keys))
+    panel.show()
+    panel.begin_run()
+    panel.record(_snap(0, 0, 0, 1.0, {key: 1.0 for key in keys}))
+    panel.refresh()
+    qtbot.waitUntil(lambda: panel.shown() == keys)
+    label = panel._plots[long][0].titleLabel
+    assert label.text.endswith("\u2026") and long.startswith(label.text[:-1]) and label.toolTip() == long
+    view = QtCore.QRectF(panel.view.rect()).adjusted(-1, -1, 1, 1)
+    qtbot.waitUntil(lambda: all(view.contains(panel._plots[k][0].sceneBoundingRect()) for k in keys))
+    panel.resize(700, PLOT_HEIGHT * len(keys))  # room for the whole name: the whole name
+    qtbot.waitUntil(lambda: label.text == long)
+    panel.resize(260, 190)  # short: the long one picked, alone and whole, under the picker
+    panel.chosen = long
+    panel._pick(long)
+    qtbot.waitUntil(lambda: _fills_the_view(panel, long))
+    assert panel.shown() == [long] and not label.isVisible()
+
+
 def _fills_the_view(panel, key) -> bool:
     """The chart of `key` lies within the panel's view and takes most of its height."""
     plot, view = panel._plots[key][0], panel.view
