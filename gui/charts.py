@@ -9,14 +9,16 @@ import numpy as np
 import pyqtgraph as pg
 from PyQt6 import QtCore, QtWidgets
 
+from gui.plot_title import elide_title
 from solvers import RunConfig
 from solvers.params import specs
 from solvers.problems import get_problem
 
 MAX_PREVIOUS = 6  # faded curves kept for comparison
 # the least height an extras chart is drawn at (its title, ticks and a readable curve): where the
-# panel has less than this for each, it shows one chart and a picker of the quantity
-PLOT_HEIGHT = 100
+# panel has less than this for each, it shows one chart and a picker of the quantity. Of 100 px the
+# title took 30 and the iteration axis 43: 15 px were left for the curve; 140 leave ~55
+PLOT_HEIGHT = 140
 LOG_SPAN = 100.0  # extras whose positive values span more than this ratio get a log axis
 CURRENT_PEN = pg.mkPen(255, 170, 40, width=2.2)
 PREVIOUS_HUES = [(110, 170, 255), (140, 220, 140), (230, 120, 200), (120, 220, 220), (230, 220, 110),
@@ -105,6 +107,8 @@ class ConvergenceChart(QtWidgets.QWidget):
         self.view = pg.GraphicsLayoutWidget()
         self.by_evals = self.view.addPlot(row=0, col=0, title="best value vs evaluations")
         self.by_seconds = self.view.addPlot(row=1, col=0, title="best value vs seconds")
+        for plot in (self.by_evals, self.by_seconds):
+            elide_title(plot)  # in a narrow column or a wide font, cut: not charts past the edge
         self.by_evals.setLabel("bottom", "evaluations")
         self.by_seconds.setLabel("bottom", "compute time (s)")
         self.plots = (self.by_evals, self.by_seconds)
@@ -252,8 +256,8 @@ class ConvergenceChart(QtWidgets.QWidget):
                 line.setValue(math.log10(fmin) if log else fmin)
                 line.label.setFormat(f"known minimum {fmin:.6g}")
         unit = time_unit([t for c in curves for t in c.seconds])
-        # the known minimum is the dashed line's label: a longer title would widen the charts
-        # past a narrow column (pyqtgraph crops, it does not elide)
+        # the known minimum is the dashed line's label: in the title it would be cut short in a
+        # narrow column (plot_title.ElidedTitle)
         note = ""
         labels = (note, log, zero, unit)
         if labels != self._labels:  # setting a title re-lays out the whole chart: only on change
@@ -404,40 +408,16 @@ class ExtrasPanel(QtWidgets.QWidget):
             for row, key in enumerate(wanted):
                 self.view.ci.addItem(self._plots[key][0], row=row, col=0)
             self._shown = wanted
-        for key in wanted:  # on every resize: a title's width follows the panel's
-            self._title(self._plots[key][0], key if fits else "")  # alone, the picker names it
-        # the charts just taken out held the layout at their summed minimum height, and a title its
-        # text's width (the view was resized before this panel's resizeEvent): fit the layout to the
-        # view again, its hints first (a changed title's are cached until Qt's next layout pass), or
-        # the charts run past the panel's bottom or right edge
+        for key in wanted:
+            self._plots[key][0].setTitle(key if fits else None)  # alone, the picker names it
+        # the charts just taken out held the layout at their summed minimum height (the view was
+        # resized before this panel's resizeEvent): fit the layout to the view again, its hints first
+        # (cached until Qt's next layout pass), or the one chart left runs past the panel's bottom
         for key in wanted:
             self._plots[key][0].layout.invalidate()
         self.view.ci.layout.invalidate()
         self.view.ci.updateGeometry()
         self.view.ci.setGeometry(self.view.range)
-
-    def _title(self, plot: pg.PlotItem, key: str) -> None:
-        """The chart's title: `key`, cut short with an ellipsis where it is wider than the chart
-        (a title's text sets the chart's least width: a long one in another font ran the charts past
-        the panel's right edge), the whole name in its tooltip; "" hides it."""
-        label = plot.titleLabel
-        if not key:
-            plot.setTitle(None)
-            label.setText("")  # a hidden title's text still sets the chart's least width
-            return
-        # the title spans the plot's middle column: the view less both layouts' margins and the axis
-        outer, inner = self.view.ci.layout.getContentsMargins(), plot.layout.getContentsMargins()
-        room = self.view.width() - outer[0] - outer[2] - inner[0] - inner[2] - plot.getAxis("left").width()
-        plot.setTitle(key)
-        label.setToolTip(key)
-        if label.itemRect().width() <= room:
-            return
-        lo, hi = 0, len(key)  # the longest start of the name that fits with the ellipsis
-        while lo < hi:
-            mid = (lo + hi + 1) // 2
-            label.setText(key[:mid].rstrip() + "\u2026")
-            lo, hi = (mid, hi) if label.itemRect().width() <= room else (lo, mid - 1)
-        label.setText(key[:lo].rstrip() + "\u2026")
 
     def begin_run(self, config: RunConfig | None = None) -> None:
         # keep the charts (same algorithm, same quantities, usually); refresh() rebuilds them
@@ -501,6 +481,7 @@ class ExtrasPanel(QtWidgets.QWidget):
     def _add_plot(self, key: str) -> None:
         """A chart for `key`, not yet in the view (_show_fitting places it)."""
         plot = pg.PlotItem(title=key)
+        elide_title(plot)  # a long name is cut, not a chart wider than the panel
         plot.setMenuEnabled(False)
         quiet_axes(plot)
         if self._plots:

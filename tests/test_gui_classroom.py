@@ -524,6 +524,8 @@ def test_a_short_algorithm_panel_shows_one_whole_chart_and_a_picker(qtbot):
     panel.resize(260, PLOT_HEIGHT * len(keys))  # room for all: every chart, titled, no picker
     qtbot.waitUntil(lambda: panel.shown() == keys)
     assert panel.picker.isHidden() and all(panel._plots[k][0].titleLabel.isVisible() for k in keys)
+    # each curve readable: at 100 px a chart had 15 px for it (the title and the axis took the rest)
+    qtbot.waitUntil(lambda: min(panel._plots[k][0].vb.height() for k in keys) >= 50)
     panel.resize(260, 190)  # short again: the pick again, whole (the four charts' layout had
     qtbot.waitUntil(lambda: panel.shown() == [keys[2]])  # held the one left taller than the view)
     qtbot.waitUntil(lambda: _fills_the_view(panel, keys[2]))
@@ -552,6 +554,8 @@ def test_a_title_wider_than_the_panel_is_cut_and_the_charts_stay_inside(qtbot):
     qtbot.waitUntil(lambda: panel.shown() == keys)
     label = panel._plots[long][0].titleLabel
     assert label.text.endswith("\u2026") and long.startswith(label.text[:-1]) and label.toolTip() == long
+    minimum = QtCore.Qt.SizeHint.MinimumSize  # no title sets its chart's least width, in any font
+    assert all(panel._plots[k][0].titleLabel.effectiveSizeHint(minimum).width() == 0 for k in keys)
     view = QtCore.QRectF(panel.view.rect()).adjusted(-1, -1, 1, 1)
     qtbot.waitUntil(lambda: all(view.contains(panel._plots[k][0].sceneBoundingRect()) for k in keys))
     panel.resize(700, PLOT_HEIGHT * len(keys))  # room for the whole name: the whole name
@@ -847,7 +851,9 @@ def test_the_whole_message_is_the_tooltip_of_the_message_only(qtbot, make_window
     window._refit_message()
     bar = window.statusBar()
     assert bar.currentMessage() == "finished: budget spent" and window.status_text() == full
-    assert _hover_tip(qtbot, bar, QtCore.QPoint(10, bar.height() // 2)) == full  # on the message
+    room = window.status_message_rect()  # where the message is painted (the numbers' left)
+    assert room.width() > 50, (room, bar.size(), [(w.text()[:24], w.geometry()) for w in window._permanent])
+    assert _hover_tip(qtbot, bar, room.center()) == full, (room, bar.size())  # on the message
     for label in (window.best_label, window.rate_label, window.iter_label, window.evals_label,
                   window.time_label):
         assert label.isVisible() and label.toolTip() == ""
@@ -855,6 +861,6 @@ def test_the_whole_message_is_the_tooltip_of_the_message_only(qtbot, make_window
     assert _hover_tip(qtbot, window.device_label, window.device_label.rect().center()) == \
         window.device_label.toolTip() != ""  # its own
     window.show_fitted_message("saved x.csv", timeout=4000)  # the message's tooltip follows it
-    assert _hover_tip(qtbot, bar, QtCore.QPoint(10, bar.height() // 2)) == "saved x.csv"
+    assert _hover_tip(qtbot, bar, window.status_message_rect().center()) == "saved x.csv"
     assert _hover_tip(qtbot, window.rate_label, window.rate_label.rect().center()) == ""
     QtWidgets.QToolTip.hideText()
