@@ -14,7 +14,7 @@ import pytest
 
 pytest.importorskip("PyQt6")
 pytest.importorskip("pyqtgraph")
-from PyQt6 import QtCore, QtWidgets  # noqa: E402
+from PyQt6 import QtCore, QtGui, QtWidgets  # noqa: E402
 
 import solvers  # noqa: E402
 from solvers import config_io  # noqa: E402
@@ -558,7 +558,9 @@ def test_a_title_wider_than_the_panel_is_cut_and_the_charts_stay_inside(qtbot):
     assert all(panel._plots[k][0].titleLabel.effectiveSizeHint(minimum).width() == 0 for k in keys)
     view = QtCore.QRectF(panel.view.rect()).adjusted(-1, -1, 1, 1)
     qtbot.waitUntil(lambda: all(view.contains(panel._plots[k][0].sceneBoundingRect()) for k in keys))
-    panel.resize(700, PLOT_HEIGHT * len(keys))  # room for the whole name: the whole name
+    # room for the whole name (in this font: the GPU machine's is ~1.6 times as wide): the whole name
+    whole = QtGui.QFontMetricsF(label.item.font()).horizontalAdvance(long) * 2
+    panel.resize(int(whole) + 260, PLOT_HEIGHT * len(keys))
     qtbot.waitUntil(lambda: label.text == long)
     panel.resize(260, 190)  # short: the long one picked, alone and whole, under the picker
     panel.chosen = long
@@ -842,6 +844,11 @@ def test_the_whole_message_is_the_tooltip_of_the_message_only(qtbot, make_window
     # the full text was the tooltip of the whole status bar: a number with no tooltip of its own
     # (evaluations, rate, time) showed the message's text when hovered
     window = make_window()
+    # wide enough for the numbers in any font: the GPU machine's fallback font (numbers ~1.6 times
+    # as wide) left the message 0-18 px of a 1,400 px bar, none to hover (the message's room at
+    # 1024 x 640 is test_a_gpu_machine_leaves_the_message_its_room_at_1024_x_640's)
+    window.resize(2400, 700)
+    qtbot.waitUntil(lambda: window.width() == 2400, timeout=2000)
     configure(window, "pattern_search", budget="40")
     run_to_end(qtbot, window)
     qtbot.wait(50)

@@ -52,7 +52,10 @@ def fake_cupy(fake_engines, monkeypatch):
 def test_runs_on_numpy_and_charts_it(qtbot):
     panel = make_panel(qtbot, short_config())
     assert "numpy" in panel.selected_engines()
-    with qtbot.waitSignal(panel.sigFinished, timeout=30000):
+    # every usable engine races: on a fresh GPU machine the first cupy and numba runs compile (26 s
+    # and 33 s in the window benchmark on the H100, call 5 of the eighteenth session), beside three
+    # other test processes: 30 s ran out there twice, the comparison still compiling
+    with qtbot.waitSignal(panel.sigFinished, timeout=180000):
         assert panel.start()
         assert panel.is_running and not panel.start_button.isEnabled()
         assert panel.start() is False  # no second comparison over a running one
