@@ -266,6 +266,12 @@ class MainWindow(QtWidgets.QMainWindow):
                            self.evals_label, self.time_label, self.device_label)
         for widget in self._permanent:
             bar.addPermanentWidget(widget)
+        # the numbers the bar gives up, in this order, where the message's shortest form has no room
+        # beside them (a large font: at 14 pt and 1024 x 640 the numbers took the whole bar and ran
+        # past its edge): each is shown elsewhere too (the evaluations and the compute time on the
+        # best-value charts' axes, the engine in the set-up panel). Back where there is room again
+        self._spare = (self.evals_label, self.time_label, self.device_label)
+        self._given_up: list[QtWidgets.QWidget] = []
         # (full, shorter forms, deadline or None, shown) of the message show_fitted_message shows
         self._fitted: tuple[str, tuple[str, ...], float | None, str] | None = None
         # the last lasting message (its forms): back in the bar when a transient message or a
@@ -859,7 +865,9 @@ class MainWindow(QtWidgets.QMainWindow):
             if remaining <= 0:
                 return  # the status bar's own timer clears it
         bar = self.statusBar()
-        width, metrics = self.status_message_width(), bar.fontMetrics()
+        metrics = bar.fontMetrics()
+        self._make_room(metrics.horizontalAdvance(shorter[-1]))
+        width = self.status_message_width()
         shown = next((text for text in (full, *shorter) if metrics.horizontalAdvance(text) <= width),
                      None)
         if shown is None:
@@ -869,6 +877,23 @@ class MainWindow(QtWidgets.QMainWindow):
         self._fitted = (full, shorter, deadline, shown)
         bar.setToolTip(full)
         bar.showMessage(shown, remaining)
+
+    def _make_room(self, needed: int) -> None:
+        """Give up spare numbers (self._spare, in order) until the message has `needed` pixels, and
+        take back those given up (the last first) that leave it that room."""
+        while self._given_up:
+            label = self._given_up.pop()
+            label.show()
+            if self.status_message_width() < needed:
+                label.hide()
+                self._given_up.append(label)
+                break
+        for label in self._spare:
+            if self.status_message_width() >= needed:
+                break
+            if label.isVisible():
+                label.hide()
+                self._given_up.append(label)
 
     def status_text(self) -> str:
         """The whole text of the status bar's message (what its tooltip says while a shorter form is

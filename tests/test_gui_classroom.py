@@ -250,10 +250,40 @@ def test_a_gpu_machine_leaves_the_message_its_room_at_1024_x_640(qtbot, make_win
     assert shown.startswith("finished") and window.status_text() == "finished, the budget of 5000 iterations is spent"
     if window.statusBar().fontMetrics().horizontalAdvance("finished: budget spent") <= 200:  # see above
         _assert_fits(window, shown)
-    # and where no room is left at all, the shortest form is still shown (clipped), never nothing
-    window.device_label.setMinimumWidth(2000)
+    # and where no room is left at all (a number the bar cannot give up fills it), the shortest
+    # form is still shown (clipped), never nothing
+    window.best_label.setMinimumWidth(2000)
     window.show_fitted_message("finished, the budget of 5000 iterations is spent", "finished: budget spent")
     assert window.statusBar().currentMessage() == "finished: budget spent"
+
+
+def test_a_large_font_gives_up_spare_numbers_for_the_message_at_1024_x_640(qtbot, make_window):
+    # at 14 pt the numbers took the whole bar at 1024 x 640 and ran past its edge: the end of a run
+    # said nothing. The bar gives up the evaluations, then the time, then the engine (each shown
+    # elsewhere too) until the message's shortest form fits, and takes them back with room again
+    from PyQt6 import QtGui
+
+    window = make_window()
+    big = QtGui.QFont(window.font())
+    big.setPointSizeF(14)
+    window.setFont(big)
+    window.resize(1024, 640)
+    qtbot.waitUntil(lambda: window.width() == 1024, timeout=2000)
+    configure(window, "pattern_search", budget="5000")
+    run_to_end(qtbot, window)
+    qtbot.wait(50)
+    bar = window.statusBar()
+    shortest = bar.fontMetrics().horizontalAdvance("finished: budget spent")
+    qtbot.waitUntil(lambda: window.status_message_width() >= shortest, timeout=2000)
+    assert bar.currentMessage().startswith("finished") and bar.currentMessage() != "finished"
+    assert not window.evals_label.isVisible()  # the first given up
+    assert window.best_label.isVisible() and window.rate_label.isVisible() and window.iter_label.isVisible()
+    right = max(w.geometry().right() for w in window._permanent if w.isVisible())
+    assert right <= bar.width(), (right, bar.width())  # no number past the bar's edge
+    window.resize(2400, 640)  # room again: every number back
+    qtbot.waitUntil(lambda: all(w.isVisible() for w in (window.evals_label, window.time_label,
+                                                         window.device_label)), timeout=2000)
+    assert window.status_text() == "finished, the budget of 5000 iterations is spent"
 
 
 def _assert_fits(window, shown: str) -> None:
