@@ -257,33 +257,39 @@ def test_a_gpu_machine_leaves_the_message_its_room_at_1024_x_640(qtbot, make_win
     assert window.statusBar().currentMessage() == "finished: budget spent"
 
 
-def test_a_large_font_gives_up_spare_numbers_for_the_message_at_1024_x_640(qtbot, make_window):
+@pytest.mark.parametrize("points", [14, 24])
+def test_a_large_font_gives_up_spare_numbers_for_the_message_at_1024_x_640(qtbot, make_window, points):
     # at 14 pt the numbers took the whole bar at 1024 x 640 and ran past its edge: the end of a run
     # said nothing. The bar gives up the evaluations, then the time, then the engine (each shown
-    # elsewhere too) until the message's shortest form fits, and takes them back with room again
+    # elsewhere too) until the message's shortest form fits, and takes them back with room again.
+    # At 24 pt here (or 14 pt in the GPU machine's ~1.6x wider font) even that is not enough: every
+    # spare number goes and the shortest form is shown, clipped
     from PyQt6 import QtGui
 
     window = make_window()
     big = QtGui.QFont(window.font())
-    big.setPointSizeF(14)
+    big.setPointSizeF(points)
     window.setFont(big)
     window.resize(1024, 640)
     qtbot.waitUntil(lambda: window.width() == 1024, timeout=2000)
     configure(window, "pattern_search", budget="5000")
     run_to_end(qtbot, window)
-    qtbot.wait(50)
+    qtbot.wait(100)
     bar = window.statusBar()
-    shortest = bar.fontMetrics().horizontalAdvance("finished: budget spent")
-    qtbot.waitUntil(lambda: window.status_message_width() >= shortest, timeout=2000)
-    assert bar.currentMessage().startswith("finished") and bar.currentMessage() != "finished"
-    assert not window.evals_label.isVisible()  # the first given up
+    spare = (window.evals_label, window.time_label, window.device_label)
+    assert not window.evals_label.isVisible()  # the first given up, in either case
     assert window.best_label.isVisible() and window.rate_label.isVisible() and window.iter_label.isVisible()
-    right = max(w.geometry().right() for w in window._permanent if w.isVisible())
-    assert right <= bar.width(), (right, bar.width())  # no number past the bar's edge
-    window.resize(2400, 640)  # room again: every number back
-    qtbot.waitUntil(lambda: all(w.isVisible() for w in (window.evals_label, window.time_label,
-                                                         window.device_label)), timeout=2000)
+    shortest = bar.fontMetrics().horizontalAdvance("finished: budget spent")
+    if window.status_message_width() >= shortest:  # room made
+        assert bar.currentMessage().startswith("finished") and bar.currentMessage() != "finished"
+        right = max(w.geometry().right() for w in window._permanent if w.isVisible())
+        assert right <= bar.width(), (right, bar.width())  # no number past the bar's edge
+    else:  # no room even so: every spare number given up, the shortest form shown (clipped)
+        assert not any(w.isVisible() for w in spare)
+        assert bar.currentMessage() == "finished: budget spent"
     assert window.status_text() == "finished, the budget of 5000 iterations is spent"
+    window.resize(4000, 640)  # room again: every number back
+    qtbot.waitUntil(lambda: all(w.isVisible() for w in spare), timeout=2000)
 
 
 def _assert_fits(window, shown: str) -> None:
