@@ -272,6 +272,7 @@ class MainWindow(QtWidgets.QMainWindow):
         # best-value charts' axes, the engine in the set-up panel). Back where there is room again
         self._spare = (self.evals_label, self.time_label, self.device_label)
         self._given_up: list[QtWidgets.QWidget] = []
+        self._hovered = False  # the message shown is a hovered entry's tip
         # (full, shorter forms, deadline or None, shown) of the message show_fitted_message shows
         self._fitted: tuple[str, tuple[str, ...], float | None, str] | None = None
         # the last lasting message (its forms): back in the bar when a transient message or a
@@ -851,12 +852,16 @@ class MainWindow(QtWidgets.QMainWindow):
         if deadline is None and not hover:
             self._lasting = (full, *shorter)
         self._fitted = (full, shorter or (full,), deadline, "")
+        # a hovered entry's tip (no shorter form) only elided: the numbers are not given up for it,
+        # or they would flicker as the pointer crosses a menu
+        self._hovered = hover
         self._refit_message()
 
     def _refit_message(self) -> None:
         """Fit the message shown by show_fitted_message again (resized window, numbers grown, the
         busy bar shown or hidden): the whole text where it fits, else a shorter form."""
         if self._fitted is None:
+            self._make_room(0)  # no message: every number back
             return
         full, shorter, deadline, _shown = self._fitted
         remaining = 0
@@ -866,7 +871,7 @@ class MainWindow(QtWidgets.QMainWindow):
                 return  # the status bar's own timer clears it
         bar = self.statusBar()
         metrics = bar.fontMetrics()
-        self._make_room(metrics.horizontalAdvance(shorter[-1]))
+        self._make_room(0 if self._hovered else metrics.horizontalAdvance(shorter[-1]))
         width = self.status_message_width()
         shown = next((text for text in (full, *shorter) if metrics.horizontalAdvance(text) <= width),
                      None)
@@ -926,6 +931,7 @@ class MainWindow(QtWidgets.QMainWindow):
         if self._fitted is not None and text != self._fitted[3]:
             self._fitted = None  # another message replaced it: its tooltip goes with it
             self.statusBar().setToolTip("")
+            self._make_room(0)  # and the numbers it had taken the room of come back
         if not text and self._lasting is not None:  # a timeout or a menu's hover cleared the bar
             QtCore.QTimer.singleShot(0, self._restore_lasting)
 
@@ -1000,7 +1006,8 @@ class MainWindow(QtWidgets.QMainWindow):
 
     def resizeEvent(self, event: QtGui.QResizeEvent) -> None:  # noqa: N802 - Qt override
         super().resizeEvent(event)
-        if getattr(self, "_fitted", None) is not None:  # more or less room: full text or short
+        if getattr(self, "_fitted", None) is not None or getattr(self, "_given_up", None):
+            # more or less room: full text or short, numbers given up or back
             QtCore.QTimer.singleShot(0, self._refit_message)
         # Qt gives a growing window's width to the centre only: a chart column squeezed on a
         # small screen would stay squeezed on a large one. Give it back its width when there is room.

@@ -13,11 +13,13 @@ from PyQt6 import QtCore, QtGui
 
 class ElidedTitle(pg.LabelItem):
     """A LabelItem whose least width is 0: its text is cut with an ellipsis to the width the layout
-    gives it, the whole text in its tooltip when cut."""
+    gives it, the whole text in its tooltip when cut. `text` stays the whole text (pyqtgraph's
+    exporters read it); `shown` is what is drawn."""
 
     def __init__(self, text: str = "", parent=None, **args):
         self.full = text
-        self._shown = None  # the text drawn now (None before the first layout pass)
+        self.shown = None  # the text drawn now
+        self._laid_out = False  # whether the layout has given the label a width yet
         super().__init__(text, parent=parent, **args)
 
     def setText(self, text: str, **args) -> None:  # noqa: N802 - pyqtgraph's name
@@ -36,20 +38,23 @@ class ElidedTitle(pg.LabelItem):
 
     def resizeEvent(self, ev) -> None:  # noqa: N802 - Qt's name
         if ev is not None:  # the layout gave a new width: cut the text to it
+            self._laid_out = True
             text = self._elided(self.rect().width())
-            if text != self._shown:
+            if text != self.shown:
                 self._draw(text)
                 return
         super().resizeEvent(ev)
 
     def _draw(self, text: str) -> None:
-        self._shown = text
+        self.shown = text
         self.setToolTip(self.full if text != self.full else "")
         super().setText(text)
+        self.text = self.full
 
     def _elided(self, width: float) -> str:
-        """The text cut to `width` pixels in the label's font (the whole text before a layout pass)."""
-        if width <= 0 or not self.full:
+        """The text cut to `width` pixels in the font LabelItem.setText's span draws it in (the whole
+        text before the first layout pass)."""
+        if not self._laid_out or not self.full:
             return self.full
         font = QtGui.QFont(self.item.font())
         size = str(self.opts.get("size", ""))
@@ -57,6 +62,12 @@ class ElidedTitle(pg.LabelItem):
             font.setPointSizeF(float(size[:-2]))
         elif size.endswith("px"):
             font.setPixelSize(int(float(size[:-2])))
+        if "family" in self.opts:
+            font.setFamily(self.opts["family"])
+        if self.opts.get("bold") in (True, False):
+            font.setBold(self.opts["bold"])
+        if self.opts.get("italic") in (True, False):
+            font.setItalic(self.opts["italic"])
         # the text item's own margin (QTextDocument's, on either side) is part of its width
         room = width - 2 * self.item.document().documentMargin()
         return QtGui.QFontMetricsF(font).elidedText(self.full, QtCore.Qt.TextElideMode.ElideRight, room)

@@ -292,6 +292,23 @@ def test_a_large_font_gives_up_spare_numbers_for_the_message_at_1024_x_640(qtbot
     qtbot.waitUntil(lambda: all(w.isVisible() for w in spare), timeout=2000)
 
 
+def test_numbers_given_up_come_back_when_their_message_goes_and_stay_for_a_hover_tip(qtbot, make_window):
+    # found in review: a transient message that had taken the numbers' room left them hidden after
+    # it expired (nothing refitted without a message), and a menu entry's hover tip hid them,
+    # flickering as the pointer crossed a menu
+    from PyQt6 import QtGui
+
+    window = make_window()
+    window.resize(1024, 640)
+    qtbot.waitUntil(lambda: window.width() == 1024, timeout=2000)
+    assert window.device_label.isVisible()
+    window.show_fitted_message("x" * 200, "y" * 150, timeout=300)  # no room beside the engine
+    assert not window.device_label.isVisible()
+    qtbot.waitUntil(lambda: window.device_label.isVisible(), timeout=3000)  # expired: back
+    QtCore.QCoreApplication.sendEvent(window, QtGui.QStatusTipEvent("z" * 150))  # a long hover tip
+    assert window.statusBar().currentMessage() and window.device_label.isVisible()
+
+
 def _assert_fits(window, shown: str) -> None:
     """`shown` fits the room QStatusBar paints its message in (by the window's rule and by ours)."""
     width = window.statusBar().fontMetrics().horizontalAdvance(shown)
@@ -589,7 +606,8 @@ def test_a_title_wider_than_the_panel_is_cut_and_the_charts_stay_inside(qtbot):
     panel.refresh()
     qtbot.waitUntil(lambda: panel.shown() == keys)
     label = panel._plots[long][0].titleLabel
-    assert label.text.endswith("\u2026") and long.startswith(label.text[:-1]) and label.toolTip() == long
+    assert label.shown.endswith("\u2026") and long.startswith(label.shown[:-1]) and label.toolTip() == long
+    assert label.text == long  # the whole name for pyqtgraph's exporters
     minimum = QtCore.Qt.SizeHint.MinimumSize  # no title sets its chart's least width, in any font
     assert all(panel._plots[k][0].titleLabel.effectiveSizeHint(minimum).width() == 0 for k in keys)
     view = QtCore.QRectF(panel.view.rect()).adjusted(-1, -1, 1, 1)
@@ -597,7 +615,7 @@ def test_a_title_wider_than_the_panel_is_cut_and_the_charts_stay_inside(qtbot):
     # room for the whole name (in this font: the GPU machine's is ~1.6 times as wide): the whole name
     whole = QtGui.QFontMetricsF(label.item.font()).horizontalAdvance(long) * 2
     panel.resize(int(whole) + 260, PLOT_HEIGHT * len(keys))
-    qtbot.waitUntil(lambda: label.text == long)
+    qtbot.waitUntil(lambda: label.shown == long)
     panel.resize(260, 190)  # short: the long one picked, alone and whole, under the picker
     panel.chosen = long
     panel._pick(long)
