@@ -34,7 +34,7 @@
 // blocks, loads, velocity updates and objective terms), L consecutive lanes of a warp share a
 // particle, and everything above is counted in particles, not threads (lt, stride, bps blocks of
 // blockDim.x / L particles: pso_place_lanes; blocks of up to 512 threads, PSO_LANES_MAX_BLOCK). Lane r makes the coordinates of the move's Philox
-// blocks b = r, r + L, ... (block b: coordinates C b .. C b + C - 1, C = MwPerBlock / 2; the same
+// blocks b = r, r + L, ... (block b: coordinates C b .. C b + C - 1, C = PsoCoefficients: 4 in float, 1 in double; the same
 // draws and arithmetic per coordinate), so each lane does 1/L of the draws, moves and objective
 // terms (pso_move_lanes). The objective is the same value bit for bit: a fold's terms (problems.cuh:
 // MwFold) are computed by the lanes owning their coordinates, and after each round of L blocks every
@@ -88,7 +88,7 @@
 //
 // Random numbers (Philox, draw index from the global iteration t):
 //   MW_STREAM_INIT: initial point (draws 0..B-1, B = blocks per point) and velocity (B..2B-1);
-//   MW_STREAM_STEP: classic r_p, r_g (one Philox block per P/2 coordinates);
+//   MW_STREAM_STEP: classic r_p, r_g (float: 16-bit halves of a word, 4 coordinates a block; double: 1);
 //                   spso normals (P per block, Box-Muller) and the radius uniform (one block);
 //   PSO_STREAM_LINKS: the K targets, draw (epoch + 1) * ceil(K / 4) + b.
 //
@@ -599,12 +599,33 @@ __device__ __forceinline__ T pso_place(T x, T v, T lo, T hi, const R& r, T*& xq,
     return x;
 }
 
-// Classic PSO's move of one coordinate j (word pair q of its Philox block w; every classic kernel,
+// Classic PSO's r_p and r_g of coordinate q of a Philox block (PsoCoefficients<T>::value coordinates a
+// block). float: the low and high 16-bit halves of word q (mw_u01h), four coordinates a block;
+// double: the block's two 53-bit uniforms, one coordinate. Issue 14: float's two 24-bit words a
+// coordinate made the Philox rounds ~15% of pso_classic's samples at 131,072 (Nsight Compute); with
+// the halves a move draws half the blocks. H100, rastrigin 30-D float32, one swarm (notes-gpu.md
+// v20): 16,384 2.56-2.57 -> 2.89-2.93 G/s, 131,072 7.06-7.07 -> 7.70-7.73 (pso_classic_vwarps one
+// block at a time). A coefficient scales a difference (p - x, g - x) by a uniform factor; 2^16 levels
+// instead of 2^24 change its distribution by less than 2^-16 anywhere (tests/test_pso_coefficients.py
+// checks the halves' uniformity and independence, and the runs' quality was compared on the GPU).
+template <typename T> struct PsoCoefficients { static const int value = sizeof(T) == 4 ? 4 : 1; };
+__device__ __forceinline__ void pso_coefficients(const MwWords& w, int q, float& rp, float& rg) {
+    const unsigned int u = mw_word(w, q);
+    rp = mw_u01h(u & 0xFFFFu);
+    rg = mw_u01h(u >> 16);
+}
+__device__ __forceinline__ void pso_coefficients(const MwWords& w, int, double& rp, double& rg) {
+    rp = mw_uniform<double>(w, 0);
+    rg = mw_uniform<double>(w, 1);
+}
+
+// Classic PSO's move of one coordinate j (coefficients q of its Philox block w; every classic kernel,
 // a thread or several lanes per particle: one expression, one rounding): the new, confined x.
 template <typename T, typename R>
 __device__ __forceinline__ T pso_classic_step(const MwWords& w, int q, T gj, T lo, T hi, T omega, T phi_p,
                                               T phi_g, T lr, const R& r, T*& xq, T*& vq, const T*& pq) {
-    const T rp = mw_uniform<T>(w, 2 * q), rg = mw_uniform<T>(w, 2 * q + 1);
+    T rp, rg;
+    pso_coefficients(w, q, rp, rg);
     const T x = *xq;
     const T v = pso_classic_velocity(*vq, x, *pq, gj, rp, rg, omega, phi_p, phi_g);
     return pso_place(x + lr * v, v, lo, hi, r, xq, vq, pq);
@@ -885,7 +906,7 @@ __device__ __forceinline__ T pso_move_lanes(const PsoRows<T>& r, T* P, T* f, T* 
                                            T omega, T phi_p, T phi_g, T lr, const T* __restrict__ lower,
                                            const T* __restrict__ upper, const T* g_own, bool evaluate, T pf,
                                            const PsoLanes& g, const uint4* pw, int width, int col) {
-    const int C = MwPerBlock<T>::value / 2;  // coordinates per Philox block
+    const int C = PsoCoefficients<T>::value;  // coordinates per Philox block
     PsoLaneEval<F, T, C> fold;
     const long long first = (long long)g.r * C, round = (long long)g.L * C;
     T* xq = r.x + first * r.xs;  // running addresses of the lane's next block
@@ -998,7 +1019,7 @@ __device__ __forceinline__ void pso_classic_run(T* X, T* V, T* P, T* f, T* Pf, T
     }
     MwGroupSync sync = {bars + at.group, 0ull, bps};  // the exchange's arrival count
     const bool own_one = flags != 0 && at.lt < m;  // flags: the host checked one particle per thread
-    const int C = MwPerBlock<T>::value / 2;  // coordinates per Philox block (r_p and r_g each)
+    const int C = PsoCoefficients<T>::value;  // coordinates per Philox block (r_p and r_g each)
     const unsigned long long per_iter = (unsigned long long)((d + C - 1) / C);
     // lanes: the block's particles' next move drawn during each exchange (the host sets the flag
     // only where every particle has its own lanes and the block has more than one warp); not where
@@ -1052,8 +1073,11 @@ __device__ __forceinline__ void pso_classic_run(T* X, T* V, T* P, T* f, T* Pf, T
                 const T* pq = rr.p;
                 MwRunningEval<F, T> fold;
                 unsigned long long draw = t * per_iter;
-#pragma unroll 2
-                for (int j0 = 0; j0 < d; j0 += C, ++draw) {  // unrolled: two Philox chains in flight
+                // unrolled: two Philox chains in flight; pso_classic_vwarps one (float: four coordinates;
+                // by two, ptxas spilled 132/164 bytes there and 131,072 ran 7.13-7.24 G/s, not 7.70-7.73;
+                // pso_classic by one spilled 172/348 and 512 swarms of 256 lost 30%: H100, v20)
+#pragma unroll(VWARPS ? 1 : 2)
+                for (int j0 = 0; j0 < d; j0 += C, ++draw) {
                     const MwWords w = rng(draw);
 #pragma unroll
                     for (int q = 0; q < C; ++q) {

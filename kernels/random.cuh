@@ -168,6 +168,10 @@ MW_HD double mw_u01d(unsigned int hi, unsigned int lo) {
     return (double)(bits & ((1ull << 53) - 1)) * (1.0 / 9007199254740992.0);
 }
 
+// Uniform in [0, 1) with 16 random bits: one half of a word (classic PSO's r_p and r_g in float, two a
+// word: particle_swarm.cu pso_coefficients), exact in float.
+MW_HD float mw_u01h(unsigned int half) { return (float)half * (1.0f / 65536.0f); }
+
 // An integer in [0, m) from one word (multiply-shift; bias below m / 2^32, irrelevant for m <= 2^16).
 MW_HD unsigned int mw_below(unsigned int u, unsigned int m) {
     return (unsigned int)(((unsigned long long)u * m) >> 32);

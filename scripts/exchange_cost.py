@@ -499,7 +499,10 @@ for _warps in (0, 16, 24):
     VARIANTS[f"pso v warps {_warps}"] = []
     HOST[f"pso v warps {_warps}"] = [(_PSO, "ParticleSwarmCuda.v_warps", _warps)]
     PER_VARIANT[f"pso v warps {_warps}"] = PER_VARIANT["pso v warps"]
-HOST["pso start kernel"] = [(_PSO, "ParticleSwarmCuda.v_warps", 0)]  # a kernel that has no v part
+HOST["pso start kernel"] = [(_PSO, "ParticleSwarmCuda.v_warps", 0),  # a kernel that has no v part
+                            # and draws two coordinates' r_p, r_g a Philox block in float (before v20):
+                            # the lanes' draws made during the exchange need that much shared memory
+                            (_PSO, "CLASSIC_PER_BLOCK", {4: 2, 8: 1})]
 PER_VARIANT["pso start kernel"] = PER_VARIANT["pso v warps"]
 # (SPSO-2011's pso_spso with the v of 6 of its 8 warps shared, "spso v warps", measured level with
 # main's kernel: 1.94-1.97 against 1.94 G/s at 131,072, notes-gpu.md v19; the variant is gone with
@@ -528,6 +531,40 @@ for _dir in sorted(_ALT.glob("*/particle_swarm.cu")) if _ALT.is_dir() else []:
     VARIANTS[f"pso alt {_dir.parent.name} 0"] = _edit
     HOST[f"pso alt {_dir.parent.name} 0"] = [(_PSO, "ParticleSwarmCuda.v_warps", 0)]
     PER_VARIANT[f"pso alt {_dir.parent.name}"] = PER_VARIANT[f"pso alt {_dir.parent.name} 0"] = PER_VARIANT["pso v warps"]
+
+
+
+# (Classic PSO's r_p and r_g from the two 16-bit halves of a Philox word, measured here as variants
+# "pso halves" and "pso halves unroll 1" before they went into the kernel: notes-gpu.md v20. The
+# stream before them is "pso start kernel" with EXCHANGE_BASE holding the older tree.)
+PER_VARIANT["pso"] = PER_VARIANT["pso"] + ["PSO 512x256"]
+
+# SPSO-2011's pso_spso (G - x not stored: 65,536 and up on an H100): pass 1 also folds w v + (G - x)
+# into v, so pass 2 reads v and the normal and adds the sphere's step, instead of gathering the
+# informant's row and p again (the profile: 23% of pso_spso's samples waiting on pass 2's
+# `tc = coef * (p + l - 2 x)` loads). The same arithmetic (w v + tc, then + scale z): the same numbers
+# if the compiler contracts both forms alike (variant_digests.py checks)
+VARIANTS["spso v folds"] = [
+    ("                        if (TC_ROWS) Z[(long long)(d + j) * n + i] = tc;  // nor a second gather of l's point\n",
+     "                        if (TC_ROWS) Z[(long long)(d + j) * n + i] = tc;  // nor a second gather of l's point\n"
+     "                        else {\n"
+     "                            T* vj = r.v + (long long)j * r.vs;\n"
+     "                            *vj = w * *vj + tc;\n"
+     "                        }\n"),
+    ("                    T pl[4];\n                    pso_gather<PR_ROWS>(li, j0, n, d, pl);\n#pragma unroll\n"
+     "                    for (int q = 0; q < NP; ++q) {\n                        const int j = j0 + q;\n"
+     "                        if (j < d) {\n                            T x = *xq;\n"
+     "                            const T tc = coef * (*pq + pl[q] - T(2) * x);\n"
+     "                            const T zj = *zq;\n                            zq += n;\n"
+     "                            T v = w * *vq + tc + scale * zj;\n",
+     "#pragma unroll\n"
+     "                    for (int q = 0; q < NP; ++q) {\n                        const int j = j0 + q;\n"
+     "                        if (j < d) {\n                            T x = *xq;\n"
+     "                            const T zj = *zq;\n                            zq += n;\n"
+     "                            T v = *vq + scale * zj;\n"),
+]
+PER_VARIANT["spso v folds"] = ["SPSO 131k", "SPSO 512x256", "SPSO 64k"]
+PER_VARIANT["spso large"] = PER_VARIANT["spso v folds"]
 
 
 def main() -> None:
@@ -561,3 +598,4 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
+

@@ -201,6 +201,12 @@ V_WARPS_SHIFT = 8
 V_WARPS_MIN_BLOCK = 512
 
 
+# Classic PSO's coordinates per Philox block of the move, by item size (the kernel's PsoCoefficients:
+# float r_p and r_g the 16-bit halves of one word, double two 53-bit uniforms a block). Only a
+# harness running another tree's kernel with this host changes it (scripts/exchange_cost.py)
+CLASSIC_PER_BLOCK = {4: 4, 8: 1}
+
+
 def pr_row(d: int) -> int:
     """Elements of a row of SPSO's PR (kernels/particle_swarm.cu pso_row): d rounded up to 4."""
     return (d + 3) // 4 * 4
@@ -324,7 +330,8 @@ class ParticleSwarmCuda(CudaAlgorithm, ParticleSwarm):
             return [1]
         p, d = self.params, self.problem.dim
         # coordinates per Philox block of the move: classic r_p and r_g pairs, SPSO normals
-        per_block = (4 if spso else 2) if self.dtype.itemsize == 4 else (2 if spso else 1)
+        item = self.dtype.itemsize
+        per_block = ((4 if item == 4 else 2) if spso else CLASSIC_PER_BLOCK[item])
         most = choose_lanes(int(p.walkers) * int(p.swarms), multiprocessors(), -(-d // per_block))
         return [k for k in LANE_COUNTS if k <= most][::-1]
 
@@ -382,7 +389,7 @@ class ParticleSwarmCuda(CudaAlgorithm, ParticleSwarm):
 
         # lanes: the next move's Philox blocks (r_p, r_g of C coordinates each), drawn during the
         # exchange by warps 1.. (+ 15 bytes to align them)
-        per_block = 2 if item == 4 else 1
+        per_block = CLASSIC_PER_BLOCK[item]
         draws = rows * -(-d // per_block) * 16 + 15 if (
             name == "pso_classic_lanes" and block > WARP and self.draws_ahead) else 0
 

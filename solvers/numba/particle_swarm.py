@@ -4,7 +4,7 @@ classic global-best PSO and SPSO-2011, many swarms at once.
 Same Params, equations, confinement and synchronous update as solvers/algorithms/particle_swarm.py,
 and the random numbers of the cuda kernel (Philox, draw index from the global iteration t):
 INIT draws the point (blocks 0..B-1) and the velocity (B..2B-1); STEP draws the classic r_p, r_g
-(P/2 coordinates per block) or SPSO's normals (Box-Muller, P per block) and the radius uniform
+(float32: a word's 16-bit halves, 4 coordinates per block; float64: 1) or SPSO's normals (Box-Muller, P per block) and the radius uniform
 (one more block); the K link targets of a particle are drawn from stream PSO_LINKS keyed by the
 iteration after which its swarm last redrew them (``epochs``), so links are never stored in the
 state (a launch of the many-swarm kernel keeps a swarm's current links in scratch, redrawn with
@@ -167,7 +167,7 @@ def classic_move(X, V, P, f, Pf, g, i, lower, upper, fid, seed, t, omega, phi_p,
     numbers); z: scratch of d in X's dtype (the velocities before confinement)."""
     d = X.shape[1]
     T = X.dtype.type
-    blocks = (d + 1) // 2 if single else d  # r_p and r_g of 2 coordinates per block, else of 1
+    blocks = (d + 3) // 4 if single else d  # r_p and r_g of 4 coordinates per block, else of 1
     philox.fill_words(seed, walker0 + i, philox.STREAM_STEP, t * np.uint64(blocks), blocks, W)
     # One loop per dtype, a coordinate's block and words by shifts and masks (the shared loop's
     # j // C, j % C with C known at run time and uniform_k's branches cost ~5 ns a coordinate),
@@ -175,11 +175,10 @@ def classic_move(X, V, P, f, Pf, g, i, lower, upper, fid, seed, t, omega, phi_p,
     # at run time that its arrays do not overlap, at most 8 pairs; the single loop reading W, V,
     # P, X, g, lower, upper and writing X, V, x had more and ran scalar (121 against 68 ns for
     # the 30 coordinates, float64, 2-core AMD EPYC). The same operations on every coordinate.
-    if single:  # coordinate j: words 2 (j & 1) and 2 (j & 1) + 1 of block j // 2 (mw_uniform)
+    if single:  # coordinate j: the low and high halves of word j & 3 of block j // 4 (pso_coefficients)
         for j in range(d):
-            b = j >> 1
-            q = 2 * (j & 1)
-            classic_velocity(X, V, P, g, z, i, j, T(philox.u01f(W[q, b])), T(philox.u01f(W[q + 1, b])),
+            u = W[j & 3, j >> 2]
+            classic_velocity(X, V, P, g, z, i, j, T(philox.u01h_low(u)), T(philox.u01h_high(u)),
                              omega, phi_p, phi_g)
     else:  # coordinate j: block j, r_p from words 0-1, r_g from 2-3
         for j in range(d):

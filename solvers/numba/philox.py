@@ -29,6 +29,8 @@ _S11 = np.uint64(11)
 _S21 = np.uint64(21)
 _M24 = np.uint64(0xFFFFFF)
 _M53 = np.uint64((1 << 53) - 1)
+_M16 = np.uint64(0xFFFF)
+_S16 = np.uint64(16)
 
 JIT = dict(nogil=True, cache=True, fastmath=False)
 # the per-coordinate conversions, inlined at numba's level: as calls, LLVM's inliner left them out
@@ -148,6 +150,18 @@ def fill_walker_words(seed, walker, count, stream, draw, W):
 def u01f(u):
     """float-style uniform in [0, 1) from one word: 24 bits (mw_u01f), returned as float64."""
     return float(u >> _S8) * (1.0 / 16777216.0)
+
+
+@njit(**INLINE)
+def u01h_low(u):
+    """Uniform in [0, 1) from the low 16 bits of one word (mw_u01h: classic PSO's r_p in float), as float64."""
+    return float(u & _M16) * (1.0 / 65536.0)
+
+
+@njit(**INLINE)
+def u01h_high(u):
+    """Uniform in [0, 1) from the high 16 bits of one 32-bit word (mw_u01h: classic PSO's r_g in float)."""
+    return float((u >> _S16) & _M16) * (1.0 / 65536.0)
 
 
 @njit(**INLINE)
