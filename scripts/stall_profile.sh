@@ -14,7 +14,7 @@ WORK=$(mktemp -d)
 export MW_LINEINFO="$WORK/src" PYTHONUNBUFFERED=1 CUPY_CACHE_DIR="$WORK/cache"
 command -v ncu >/dev/null || { echo "no ncu on this machine"; exit 1; }
 ncu --version | tail -1 > "$WORK/ncu-version.txt"
-declare -A KERNEL=([pso16k]=pso_classic_lanes [pso131k]=pso_classic [de131k]=de_generations_wide [de512]=de_generations_wide
+declare -A KERNEL=([pso16k]=pso_classic_lanes [pso131k]=pso_classic_vwarps [de131k]=de_generations_wide [de512]=de_generations_wide
                    [spso16k]=pso_spso_rows_lanes [spso131k]=pso_spso)
 declare -A ARGS=([pso16k]="particle_swarm 16384 400 variant=classic swarms=1" [pso131k]="particle_swarm 131072 60 variant=classic swarms=1"
                  [de131k]="differential_evolution 131072 60 populations=1" [de512]="differential_evolution 256 60 populations=512"
