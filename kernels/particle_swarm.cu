@@ -912,8 +912,12 @@ __device__ __forceinline__ T pso_move_lanes(const PsoRows<T>& r, T* P, T* f, T* 
     T* xq = r.x + first * r.xs;  // running addresses of the lane's next block
     T* vq = r.v + first * r.vs;
     const T* pq = r.p + first * r.ps;
-    // rounds of L blocks: the same trip count in every lane of the particle (the gather's shuffles)
-#pragma unroll 2
+    // rounds of L blocks: the same trip count in every lane of the particle (the gather's shuffles).
+    // One round at a time: with float's four coordinates a block (pso_coefficients) a lane has two
+    // rounds at d = 30 and 4 lanes, and unrolled by two they ran 16,384 particles at 2.90-2.93 G/s
+    // against 3.10-3.11 (1,024: 290 against 307-309 M/s; H100, notes-gpu.md v20). double (a
+    // coordinate a block, not measured this way) keeps two
+#pragma unroll(sizeof(T) == 4 ? 1 : 2)
     for (int b0 = 0; b0 < blocks; b0 += g.L) {
         const int b = b0 + g.r;
         if (b < blocks) {

@@ -539,6 +539,19 @@ for _dir in sorted(_ALT.glob("*/particle_swarm.cu")) if _ALT.is_dir() else []:
 # stream before them is "pso start kernel" with EXCHANGE_BASE holding the older tree.)
 PER_VARIANT["pso"] = PER_VARIANT["pso"] + ["PSO 512x256"]
 
+# Classic PSO's lanes with the halves (v20: 8 Philox blocks a move at d = 30, 2 a lane with 4 lanes):
+# whether the lane count measured before the halves (LANES_BY_PARTICLES_PER_SM: 4 at 16,384, 8 at
+# 1,024) and the lanes' rounds unrolled by two still fit
+for _lanes in (2, 8):
+    VARIANTS[f"pso lanes {_lanes}"] = []
+    HOST[f"pso lanes {_lanes}"] = [(_PSO, "ParticleSwarmCuda.lanes", _lanes)]
+VARIANTS["pso lanes 4"] = []
+HOST["pso lanes 4"] = [(_PSO, "ParticleSwarmCuda.lanes", 4)]
+_ROUNDS = "#pragma unroll 2\n    for (int b0 = 0; b0 < blocks; b0 += g.L) {"
+VARIANTS["pso lane rounds unroll 1"] = [(_ROUNDS, _ROUNDS.replace("unroll 2", "unroll 1"))]
+for _v in ("pso lanes 2", "pso lanes 4", "pso lanes 8", "pso lane rounds unroll 1"):
+    PER_VARIANT[_v] = ["PSO 16k", "PSO 1k", "PSO 64x256"]
+
 # SPSO-2011's pso_spso (G - x not stored: 65,536 and up on an H100): pass 1 also folds w v + (G - x)
 # into v, so pass 2 reads v and the normal and adds the sphere's step, instead of gathering the
 # informant's row and p again (the profile: 23% of pso_spso's samples waiting on pass 2's
