@@ -19,9 +19,9 @@ L2 = 50 * 1024 * 1024  # an H100's L2 (SPSO's _tc_rows reads it)
 @pytest.mark.parametrize("particles, lanes", [(1024, 8), (2112, 8), (2113, 4), (16384, 4), (16896, 4),
                                               (16897, 1), (65536, 1), (131072, 1)])
 def test_lanes_while_particles_per_multiprocessor_are_few(particles, lanes):
-    # rastrigin 30-D float32: 15 Philox blocks per move; the H100's measured choice
+    # rastrigin 30-D float32: 8 Philox blocks per move (four coordinates a block); the H100's measured choice
     # (LANES_BY_PARTICLES_PER_SM: 8 lanes up to 16 particles per multiprocessor, 4 up to 128)
-    assert choose_lanes(particles, SMS, 15) == lanes
+    assert choose_lanes(particles, SMS, 8) == lanes
     assert lanes == 1 or particles * lanes <= pso.LANES_THREADS_PER_SM * SMS
 
 
@@ -148,7 +148,8 @@ def test_one_swarm_of_16384_takes_4_lanes_in_as_many_blocks_as_before(monkeypatc
     assert (launch.lanes, launch.kernel) == (4, "pso_classic_lanes")
     # 128 blocks of 512 threads (128 particles each), one per multiprocessor, x, v and p shared
     assert (launch.shape.per_group, launch.shape.block, launch.flags) == (128, 512, 15)  # x, v, p, draws
-    assert launch.shared_bytes == 30 * 4 + 3 * 128 * 30 * 4 + 128 * 15 * 16 + 15  # + 15 Philox blocks a particle
+    # + the next move's 8 Philox blocks a particle (float: four coordinates' r_p, r_g a block)
+    assert launch.shared_bytes == 30 * 4 + 3 * 128 * 30 * 4 + 128 * 8 * 16 + 15
     # 8 lanes forced: 256 blocks of 512 would be needed, one is resident a multiprocessor: the lanes
     # stay, in the 132 resident blocks, each group of 8 lanes then owning several particles
     eight = shaped(monkeypatch, 16384, lanes=8)
@@ -160,7 +161,7 @@ def test_one_swarm_of_16384_takes_4_lanes_in_as_many_blocks_as_before(monkeypatc
 def test_one_swarm_of_1024_and_of_131072(monkeypatch):
     small = shaped(monkeypatch, 1024)
     assert (small.lanes, small.shape.per_group, small.shape.block, small.flags) == (8, 128, 64, 15)
-    assert small.shared_bytes == 30 * 4 + 3 * 8 * 30 * 4 + 8 * 15 * 16 + 15  # rows of 8 particles, not 64 threads
+    assert small.shared_bytes == 30 * 4 + 3 * 8 * 30 * 4 + 8 * 8 * 16 + 15  # rows of 8 particles, not 64 threads
     large = shaped(monkeypatch, 131072)
     assert large.lanes == 1
     # 128 blocks of 1,024 (pso_classic's bounds), one a multiprocessor, x in shared memory as with
