@@ -7,6 +7,8 @@ short one in a wide font (the GPU machine's fallback font drew "swarm spread" 18
 """
 from __future__ import annotations
 
+import html
+
 import pyqtgraph as pg
 from PyQt6 import QtCore, QtGui
 
@@ -48,7 +50,8 @@ class ElidedTitle(pg.LabelItem):
     def _draw(self, text: str) -> None:
         self.shown = text
         self.setToolTip(self.full if text != self.full else "")
-        super().setText(text)
+        # LabelItem puts the text into an HTML span: a name with '<' or '&' is drawn as written
+        super().setText(html.escape(text, quote=False))
         self.text = self.full
 
     def _elided(self, width: float) -> str:

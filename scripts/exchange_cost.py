@@ -552,6 +552,27 @@ VARIANTS["pso lane rounds unroll 1"] = [(_ROUNDS, _ROUNDS.replace("unroll 2", "u
 for _v in ("pso lanes 2", "pso lanes 4", "pso lanes 8", "pso lane rounds unroll 1"):
     PER_VARIANT[_v] = ["PSO 16k", "PSO 1k", "PSO 64x256"]
 
+# pso_classic_vwarps (131,072, 2% under 8 G/s after v20) with the next Philox block drawn while the
+# current block's four coordinates move: a second chain in flight as the unrolled loop had, with one
+# block's words (4 registers) live instead of a second body (unrolled by two it spilled 132/164 bytes)
+_MOVE_LOOP = """#pragma unroll(VWARPS ? 1 : 2)
+                for (int j0 = 0; j0 < d; j0 += C, ++draw) {
+                    const MwWords w = rng(draw);
+#pragma unroll
+                    for (int q = 0; q < C; ++q) {"""
+VARIANTS["pso vwarps next draw"] = [(_MOVE_LOOP, """                MwWords w = rng(draw);
+#pragma unroll(VWARPS ? 1 : 2)
+                for (int j0 = 0; j0 < d; j0 += C, ++draw) {
+                    const MwWords now = w;
+                    if (VWARPS && j0 + C < d) w = rng(draw + 1);  // in flight during this block's moves
+                    else if (!VWARPS) w = j0 + C < d ? rng(draw + 1) : w;
+#pragma unroll
+                    for (int q = 0; q < C; ++q) {"""), ("pso_classic_step(w, q, g_own[j], lower[j], upper[j], omega, phi_p, phi_g, lr,\n"
+                                                        "                                                      rr, xq, vq, pq)",
+                                                        "pso_classic_step(now, q, g_own[j], lower[j], upper[j], omega, phi_p, phi_g, lr,\n"
+                                                        "                                                      rr, xq, vq, pq)")]
+PER_VARIANT["pso vwarps next draw"] = ["PSO 131k", "PSO 512x256", "PSO 64k"]
+
 # SPSO-2011's pso_spso (G - x not stored: 65,536 and up on an H100): pass 1 also folds w v + (G - x)
 # into v, so pass 2 reads v and the normal and adds the sphere's step, instead of gathering the
 # informant's row and p again (the profile: 23% of pso_spso's samples waiting on pass 2's

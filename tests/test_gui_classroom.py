@@ -629,6 +629,24 @@ def test_a_title_wider_than_the_panel_is_cut_and_the_charts_stay_inside(qtbot):
     assert panel.shown() == [long] and not label.isVisible()
 
 
+def test_a_title_is_drawn_as_written_with_html_characters(qtbot):
+    # pyqtgraph's label sets its text as HTML: "a < b & c" lost everything after '<'
+    from gui.charts import PLOT_HEIGHT, ExtrasPanel
+
+    key = "share of x < 0 & y > 1 (<b>not bold</b>)"
+    panel = ExtrasPanel()
+    qtbot.addWidget(panel)
+    panel.resize(1600, PLOT_HEIGHT)
+    panel.show()
+    panel.begin_run()
+    panel.record(_snap(0, 0, 0, 1.0, {key: 1.0}))
+    panel.refresh()
+    qtbot.waitUntil(lambda: panel.shown() == [key])
+    label = panel._plots[key][0].titleLabel
+    qtbot.waitUntil(lambda: label.shown == key)
+    assert label.item.toPlainText() == key and label.text == key
+
+
 def _fills_the_view(panel, key) -> bool:
     """The chart of `key` lies within the panel's view and takes most of its height."""
     plot, view = panel._plots[key][0], panel.view
