@@ -908,6 +908,12 @@ class MainWindow(QtWidgets.QMainWindow):
             return self._fitted[0]
         return shown
 
+    def status_tip(self) -> str:
+        """The message's hover tip: its whole text, then the numbers given up to make it room (in
+        the bar's order, their current values: a run goes on under a long message)."""
+        given = [label.text() for label in self._spare if label in self._given_up]
+        return "\n".join([self.statusBar().toolTip(), " · ".join(given)] if given else [self.statusBar().toolTip()])
+
     def status_message_width(self) -> int:
         """Pixels the status bar has for its message: left of the numbers (QStatusBar's own rule)."""
         return self.status_message_rect().width()
@@ -1031,8 +1037,9 @@ NOTICE_BANNER_STYLE = "background: #1d3a5a; color: #d8e8ff; padding: 6px;"
 
 
 class _MessageTip(QtCore.QObject):
-    """The status bar's hover tips: its tooltip (the message's whole text) over the message only;
-    over the numbers, a number's own tooltip or none (their gaps, the size grip: none)."""
+    """The status bar's hover tips: its tooltip (the message's whole text) over the message only,
+    with the numbers given up for it (MainWindow._make_room) as they read now; over the numbers, a
+    number's own tooltip or none (their gaps, the size grip: none)."""
 
     def __init__(self, window: MainWindow):
         super().__init__(window)
@@ -1044,7 +1051,7 @@ class _MessageTip(QtCore.QObject):
         room = self._window.status_message_rect()
         if bar.toolTip() and room.contains(event.pos()):
             # with the room as its rect: hidden as the pointer leaves the message for a number
-            QtWidgets.QToolTip.showText(event.globalPos(), bar.toolTip(), bar, room)
+            QtWidgets.QToolTip.showText(event.globalPos(), self._window.status_tip(), bar, room)
         else:
             QtWidgets.QToolTip.hideText()
         event.accept()  # handled here: not handed on to the window

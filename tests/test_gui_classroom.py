@@ -288,6 +288,12 @@ def test_a_large_font_gives_up_spare_numbers_for_the_message_at_1024_x_640(qtbot
         assert not any(w.isVisible() for w in spare)
         assert bar.currentMessage() == "finished: budget spent"
     assert window.status_text() == "finished, the budget of 5000 iterations is spent"
+    # the numbers given up are in the message's hover tip, under its whole text
+    given = [w.text() for w in spare if not w.isVisible()]
+    assert window.status_tip().splitlines() == [window.status_text(), " · ".join(given)]
+    room = window.status_message_rect()
+    if room.width() > 4:  # a message with room to hover (none at all in the widest fonts)
+        assert _hover_tip(qtbot, bar, room.center()) == window.status_tip()
     # room again: every number back. How wide that is depends on the font (in the GPU machine's at
     # 24 pt the numbers alone passed 4,000 px): every number's width, its spacing, the whole message
     room = (sum(w.sizeHint().width() + 12 for w in window._permanent)
@@ -296,6 +302,7 @@ def test_a_large_font_gives_up_spare_numbers_for_the_message_at_1024_x_640(qtbot
     window.resize(wide, 640)
     qtbot.waitUntil(lambda: window.width() == wide, timeout=2000)
     qtbot.waitUntil(lambda: all(w.isVisible() for w in spare), timeout=2000)
+    assert window.status_tip() == window.statusBar().toolTip()  # nothing given up: the message alone
 
 
 def test_numbers_given_up_come_back_when_their_message_goes_and_stay_for_a_hover_tip(qtbot, make_window):
