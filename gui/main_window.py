@@ -912,7 +912,7 @@ class MainWindow(QtWidgets.QMainWindow):
         """The message's hover tip: its whole text, then the numbers given up to make it room (in
         the bar's order, their current values: a run goes on under a long message)."""
         given = [label.text() for label in self._spare if label in self._given_up]
-        return "\n".join([self.statusBar().toolTip(), " · ".join(given)] if given else [self.statusBar().toolTip()])
+        return "\n".join([self.statusBar().toolTip(), *given])  # a line each: the engine's has a '·' itself
 
     def status_message_width(self) -> int:
         """Pixels the status bar has for its message: left of the numbers (QStatusBar's own rule)."""

@@ -1077,10 +1077,10 @@ __device__ __forceinline__ void pso_classic_run(T* X, T* V, T* P, T* f, T* Pf, T
                 const T* pq = rr.p;
                 MwRunningEval<F, T> fold;
                 unsigned long long draw = t * per_iter;
-                // unrolled: two Philox chains in flight; pso_classic_vwarps one (float: four coordinates;
+                // unrolled: two Philox chains in flight; pso_classic_vwarps one in float (four coordinates;
                 // by two, ptxas spilled 132/164 bytes there and 131,072 ran 7.13-7.24 G/s, not 7.70-7.73;
                 // pso_classic by one spilled 172/348 and 512 swarms of 256 lost 30%: H100, v20)
-#pragma unroll(VWARPS ? 1 : 2)
+#pragma unroll((VWARPS && sizeof(T) == 4) ? 1 : 2)
                 for (int j0 = 0; j0 < d; j0 += C, ++draw) {
                     const MwWords w = rng(draw);
 #pragma unroll

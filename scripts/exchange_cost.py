@@ -499,10 +499,19 @@ for _warps in (0, 16, 24):
     VARIANTS[f"pso v warps {_warps}"] = []
     HOST[f"pso v warps {_warps}"] = [(_PSO, "ParticleSwarmCuda.v_warps", _warps)]
     PER_VARIANT[f"pso v warps {_warps}"] = PER_VARIANT["pso v warps"]
-HOST["pso start kernel"] = [(_PSO, "ParticleSwarmCuda.v_warps", 0),  # a kernel that has no v part
-                            # and draws two coordinates' r_p, r_g a Philox block in float (before v20):
-                            # the lanes' draws made during the exchange need that much shared memory
-                            (_PSO, "CLASSIC_PER_BLOCK", {4: 2, 8: 1})]
+HOST["pso start kernel"] = [(_PSO, "ParticleSwarmCuda.v_warps", 0)]  # a kernel that has no v part
+
+
+def _old_coefficients(text: str) -> list:
+    """The host setting another tree's particle_swarm.cu needs: one from before v20 (no
+    PsoCoefficients) draws two coordinates' r_p, r_g a Philox block in float, and the lanes'
+    draws made during the exchange need that much shared memory (sized by this tree's host for
+    four, the old kernel overran it: cudaErrorIllegalAddress)."""
+    return [] if "PsoCoefficients" in text else [(_PSO, "CLASSIC_PER_BLOCK", {4: 2, 8: 1})]
+
+
+if (_BASE_DIR / "particle_swarm.cu").exists():
+    HOST["pso start kernel"] += _old_coefficients((_BASE_DIR / "particle_swarm.cu").read_text())
 PER_VARIANT["pso start kernel"] = PER_VARIANT["pso v warps"]
 # (SPSO-2011's pso_spso with the v of 6 of its 8 warps shared, "spso v warps", measured level with
 # main's kernel: 1.94-1.97 against 1.94 G/s at 131,072, notes-gpu.md v19; the variant is gone with
@@ -529,7 +538,8 @@ for _dir in sorted(_ALT.glob("*/particle_swarm.cu")) if _ALT.is_dir() else []:
     _edit = [(loader.read_text("particle_swarm.cu"), _dir.read_text())]
     VARIANTS[f"pso alt {_dir.parent.name}"] = _edit
     VARIANTS[f"pso alt {_dir.parent.name} 0"] = _edit
-    HOST[f"pso alt {_dir.parent.name} 0"] = [(_PSO, "ParticleSwarmCuda.v_warps", 0)]
+    HOST[f"pso alt {_dir.parent.name}"] = _old_coefficients(_dir.read_text())
+    HOST[f"pso alt {_dir.parent.name} 0"] = [(_PSO, "ParticleSwarmCuda.v_warps", 0)] + _old_coefficients(_dir.read_text())
     PER_VARIANT[f"pso alt {_dir.parent.name}"] = PER_VARIANT[f"pso alt {_dir.parent.name} 0"] = PER_VARIANT["pso v warps"]
 
 
@@ -547,9 +557,9 @@ for _lanes in (2, 8):
     HOST[f"pso lanes {_lanes}"] = [(_PSO, "ParticleSwarmCuda.lanes", _lanes)]
 VARIANTS["pso lanes 4"] = []
 HOST["pso lanes 4"] = [(_PSO, "ParticleSwarmCuda.lanes", 4)]
-_ROUNDS = "#pragma unroll 2\n    for (int b0 = 0; b0 < blocks; b0 += g.L) {"
-VARIANTS["pso lane rounds unroll 1"] = [(_ROUNDS, _ROUNDS.replace("unroll 2", "unroll 1"))]
-for _v in ("pso lanes 2", "pso lanes 4", "pso lanes 8", "pso lane rounds unroll 1"):
+# ("pso lane rounds unroll 1", the lanes' rounds one at a time, measured 16,384 2.90-2.93 -> 3.10-3.11
+# G/s in call 7 of the nineteenth session: now the kernel's form for float, notes-gpu.md v20)
+for _v in ("pso lanes 2", "pso lanes 4", "pso lanes 8"):
     PER_VARIANT[_v] = ["PSO 16k", "PSO 1k", "PSO 64x256"]
 
 # pso_classic_vwarps (131,072, 2% under 8 G/s after v20) with the next Philox block drawn while the

@@ -55,6 +55,11 @@ def main() -> None:
     ap.add_argument("--seeds", type=int, default=20)
     ap.add_argument("--out", type=Path)
     args = ap.parse_args()
+    base = exchange_cost._BASE_DIR / "particle_swarm.cu"
+    if not base.exists() or "PsoCoefficients" in base.read_text():
+        # without it "pso start kernel" would run this tree's kernel: the new stream against itself
+        sys.exit(f"{base} must hold a particle_swarm.cu from before the halves (e.g. `git archive d6aa615 "
+                 "kernels | tar -x -C baseline`, EXCHANGE_BASE=baseline)")
     import cupy  # noqa: PLC0415
 
     device = cupy.cuda.runtime.getDeviceProperties(0)["name"].decode()

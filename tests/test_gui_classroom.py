@@ -290,7 +290,7 @@ def test_a_large_font_gives_up_spare_numbers_for_the_message_at_1024_x_640(qtbot
     assert window.status_text() == "finished, the budget of 5000 iterations is spent"
     # the numbers given up are in the message's hover tip, under its whole text
     given = [w.text() for w in spare if not w.isVisible()]
-    assert window.status_tip().splitlines() == [window.status_text(), " · ".join(given)]
+    assert window.status_tip().splitlines() == [window.status_text(), *given]
     room = window.status_message_rect()
     if room.width() > 4:  # a message with room to hover (none at all in the widest fonts)
         assert _hover_tip(qtbot, bar, room.center()) == window.status_tip()

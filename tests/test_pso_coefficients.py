@@ -7,8 +7,9 @@ the move draws them (STREAM_STEP, keyed by particle, draw t * blocks + b). The n
 (one seed), so each check passes or fails the same way every time; the bounds are five standard
 deviations of the statistic, which a stream as good as Philox's passes by a wide margin and a
 mapping mistake (a half used twice, a word shared by two coordinates) fails by orders of magnitude.
-The kernel's coordinate-to-word mapping against numba's is run on the GPU
-(tests/test_gpu_pso_coefficients.py); mw_u01h against numba's halves here, through nvcc on the host."""
+The numba engine's move is checked to take exactly these halves (its coefficients recovered from a
+move with omega = 0); the cuda kernels' against numba's on the GPU (tests/test_gpu_pso_coefficients.py);
+mw_u01h against numba's halves here, through nvcc on the host."""
 from __future__ import annotations
 
 import numpy as np
@@ -132,3 +133,38 @@ def test_kernel_halves_are_numbas():
     for line, u in zip(out, (0, 1, 0xFFFF, 0x10000, 0xFFFF0000, 0xFFFFFFFF, 0x12345678, 0x9E3779B9)):
         low, high = (float.fromhex(v) for v in line.split())  # exact: hexadecimal floats
         assert low == philox.u01h_low(np.uint64(u)) and high == philox.u01h_high(np.uint64(u)), (hex(u), line)
+
+
+def _coefficients_of_numbas_move(particle: int, t: int, d: int) -> tuple[np.ndarray, np.ndarray]:
+    """r_p and r_g of every coordinate as the numba engine's classic_move uses them at iteration t
+    (float32): with omega = 0, x = 0 and lr = 1 the new x is phi_p r_p (p - x) + phi_g r_g (g - x),
+    so p = 1, phi_g = 0 gives r_p and g = 1, phi_p = 0 gives r_g, exactly."""
+    from solvers.numba import functions
+    from solvers.numba.particle_swarm import classic_move
+    from solvers.problems import get_problem
+
+    fid = functions.function_id(get_problem("sphere", d))
+    lower, upper = np.full(d, -2, np.float32), np.full(d, 2, np.float32)
+    out = []
+    for phi_p, phi_g in ((1.0, 0.0), (0.0, 1.0)):
+        n = particle + 1
+        X, V = np.zeros((n, d), np.float32), np.zeros((n, d), np.float32)
+        P, g = np.ones((n, d), np.float32), np.ones(d, np.float32)
+        f, Pf = np.zeros(n, np.float32), np.full(n, np.inf, np.float32)
+        W = np.empty((4, philox.batch_columns(d + 1)), dtype=np.uint64)
+        classic_move(X, V, P, f, Pf, g, particle, lower, upper, fid, np.uint64(20261127), np.uint64(t),
+                     np.float32(0), np.float32(phi_p), np.float32(phi_g), np.float32(1), True,
+                     np.zeros(n, np.int64), np.empty(d), np.int64(0), False, W, np.empty(d, np.float32))
+        out.append(X[particle].astype(np.float64))
+    return out[0], out[1]
+
+
+@pytest.mark.parametrize("d", [30, 7, 1])
+def test_numbas_move_takes_coordinate_js_halves_of_word_j_mod_4_of_block_j_div_4(d):
+    # the mapping itself, in the engine's own move (the fixture above builds it independently)
+    blocks = (d + 3) // 4
+    for particle, t in ((0, 0), (5, 3), (1000, 12345)):
+        r_p, r_g = _coefficients_of_numbas_move(particle, t, d)
+        for j in range(d):
+            word = np.uint64(philox.words(20261127, particle, philox.STREAM_STEP, t * blocks + j // 4)[j % 4])
+            assert (r_p[j], r_g[j]) == (philox.u01h_low(word), philox.u01h_high(word)), (d, particle, t, j)
