@@ -423,6 +423,7 @@ def targets(records: list[dict]) -> list[str]:
         if r["mode"] == "rate":
             lines.extend(_group_rate_target(r))
             lines.extend(_fraction_target(r))
+            lines.extend(_issue14_targets(r))
         if r["mode"] == "end_to_end" and _is(r, table1, "problem", "dim", "walkers"):
             ms = r["seconds"] * 1e3
             if r.get("options"):
@@ -448,6 +449,39 @@ def _name(r: dict) -> str:
     return r["algorithm"] + (f" ({r['variant']})" if r["variant"] else "")
 
 
+def _one_group(r: dict) -> bool:
+    """The record is of ONE swarm (PSO) or population (DE): what a one-group target is about."""
+    groups = (r.get("params") or {}).get("swarms" if r["algorithm"] == "particle_swarm" else "populations")
+    return str(groups) == "1"
+
+
+def _issue14_targets(r: dict) -> list[str]:
+    """Issue 14's rates and fractions of evaluation-only (bench_targets.toml [issue14]) that this
+    record decides."""
+    lines = []
+    section = TARGETS.get("issue14", {})
+
+    def matches(t: dict) -> bool:
+        return (t["algorithm"] == r["algorithm"] and t.get("variant", r["variant"]) == r["variant"]
+                and _is(r, t, "problem", "dim", "walkers") and (not t.get("one_group") or _one_group(r)))
+
+    for t in section.get("rate", []):
+        rate = r.get("evals_per_second")
+        if matches(t) and rate is not None:
+            where = ""
+            if t.get("one_group"):
+                where = " in one swarm" if r["algorithm"] == "particle_swarm" else " in one population"
+            lines.append(f"{_verdict(rate >= t['at_least'])}: (issue 14) {_name(r)} {r['problem']} {r['dim']}-D "
+                         f"at {r['walkers']:,}{where}: {_si(rate)}/s (target >= {_si(t['at_least'])}/s)")
+    for t in section.get("fraction_of_eval_only", []):
+        frac = r.get("fraction_of_eval_only")
+        if matches(t):
+            ok = frac is not None and frac >= t["at_least"]
+            lines.append(f"{_verdict(ok)}: (issue 14) {_name(r)} at {'-' if frac is None else f'{frac:.0%}'} of "
+                         f"evaluation-only (target >= {t['at_least']:.0%})")
+    return lines
+
+
 def _group_rate_target(r: dict) -> list[str]:
     """Issue 4's rate of one swarm / population, if this record decides one."""
     section = TARGETS["one_group_rate"]
@@ -456,8 +490,7 @@ def _group_rate_target(r: dict) -> list[str]:
         return []
     want = rates.get(str(r["walkers"]))
     rate = r.get("evals_per_second")
-    groups = (r.get("params") or {}).get("swarms" if r["algorithm"] == "particle_swarm" else "populations")
-    if want is None or rate is None or str(groups) != "1":  # the target is of ONE group's rate
+    if want is None or rate is None or not _one_group(r):  # the target is of ONE group's rate
         return []
     return [f"{_verdict(rate >= want)}: {_name(r)} at {r['walkers']:,} in one "
             f"{'swarm' if r['algorithm'] == 'particle_swarm' else 'population'}: {_si(rate)}/s "
@@ -706,7 +739,7 @@ def cmd_bench(args) -> int:
     print(text)
     lines = targets(records) + expression_targets(records) + device_targets(records)
     if lines:
-        print("\nTargets (issues 3, 4 and 15):")
+        print("\nTargets (issues 3, 4, 14 and 15):")
         for line in lines:
             print("  " + line)
     write_json(records, lines)

@@ -48,6 +48,31 @@ def test_a_one_group_target_is_decided_by_one_group_only():
     assert [t for t in targets([record]) if "one population" in t]
 
 
+def test_issue_14s_targets_are_decided_by_their_own_records():
+    """bench_targets.toml [issue14]: each variant against its own target, one-swarm rates only for one
+    swarm, the fraction of evaluation-only for the asynchronous annealer only."""
+    from solvers.bench import targets
+
+    base = {"problem": "rastrigin", "dim": 30, "engine": "cuda", "mode": "rate", "dtype": "float32",
+            "fast_math": False, "label": "", "devices": None}
+    classic = dict(base, algorithm="particle_swarm", variant="classic", walkers=16384,
+                   evals_per_second=3.06e9, params={"swarms": 1})
+    (line,) = [t for t in targets([classic]) if "issue 14" in t]
+    assert line.startswith("MET: (issue 14) particle_swarm (classic)") and ">= 3 G/s" in line
+    spso = dict(classic, variant="spso2011", evals_per_second=1.37e9)  # against its own target
+    (line,) = [t for t in targets([spso]) if "issue 14" in t]
+    assert line.startswith("NOT MET: (issue 14) particle_swarm (spso2011)") and ">= 1.5 G/s" in line
+    slow = dict(classic, walkers=131072, evals_per_second=7.81e9)
+    assert [t for t in targets([slow]) if "issue 14" in t] == [
+        "NOT MET: (issue 14) particle_swarm (classic) rastrigin 30-D at 131,072 in one swarm: 7.81 G/s "
+        "(target >= 8 G/s)"]
+    assert not [t for t in targets([dict(classic, params={"swarms": 50})]) if "issue 14" in t]
+    annealers = [dict(base, algorithm="simulated_annealing", variant=v, walkers=131072, evals_per_second=1e10,
+                      fraction_of_eval_only=1.1) for v in ("async", "sync")]
+    assert [t for t in targets(annealers) if "issue 14" in t] == [
+        "NOT MET: (issue 14) simulated_annealing (async) at 110% of evaluation-only (target >= 120%)"]
+
+
 def test_an_expression_row_is_compared_with_its_own_suites_twin():
     """Records pooled from two commands hold the built-in case twice: the expression row's ratio is
     against the twin its suite measured just before it, not the first one found."""
