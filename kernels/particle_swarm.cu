@@ -96,7 +96,6 @@
 // MW_KERNELS: pso_spso_local<F,T> pso_spso_rows_local<F,T> pso_spso_rows_lanes<F,T>
 // MW_KERNELS: pso_classic_packed<F,T> pso_classic_grid_packed<F,T> pso_classic_lanes<F,T> pso_classic_vwarps<F,T>
 // MW_HEADERS: group_sync.cuh
-// MW_DEFINES: MW_COSPI_LIBRARY=1
 
 #define PSO_STREAM_LINKS 16u
 // Launch bounds of the packed classic kernels (solvers/cuda/particle_swarm.py: PACKED_MAX_BLOCK):
@@ -123,23 +122,46 @@ struct PsoPlace {
     long long swarm;  // global swarm index
     long long base;   // its first particle
     int block;        // block within the swarm, 0..bps-1 (packed: 0)
-    int lt;           // thread within the swarm (m: an idle thread of a packed block); lanes: particle
-    int stride;       // threads per swarm (bps * blockDim.x; packed: m); lanes: particles (bps * per_block)
+    int lt;           // particle of the swarm this thread has first (m or more: none, an idle thread)
+    int stride;       // particles per swarm a pass of its threads covers (bps * per_block; packed: m)
     int slot;         // packed: the swarm's place in its block (0..spb-1); else 0
-    unsigned int per_block;  // particles per block, the width of its shared x, v, p rows: blockDim.x;
-                             // lanes: blockDim.x / lanes (pso_place_lanes)
+    unsigned int per_block;  // particles a block has (at most `width`): see pso_place
+    unsigned int width;      // the width of a block's shared x, v, p rows: blockDim.x; lanes:
+                             // blockDim.x / lanes (pso_place_lanes)
 };
 
+// A swarm's particles spread evenly over its bps blocks (EVEN: pso_classic_vwarps): block b has
+// particles [b per, (b + 1) per), per = ceil(m / bps), on its first `per` columns (threads, or lane
+// groups), the rest idle; where the blocks' columns do not cover the swarm (per > width), each column
+// takes particles lt, lt + stride, ... . Otherwise (every other kernel) block after block in full:
+// the same particles where m is a multiple of the block, as one swarm of 131,072 in 128 blocks of
+// 1,024 is. A particle's numbers do not depend on where it runs. Why only the v warps' kernel: with
+// the even spread ptxas keeps its exchange's values in registers (spills 64/24 -> 8/8 bytes, rastrigin
+// float) and 131,072 ran 7.70-7.74 -> 7.91-7.94 G/s on the H100, where the same code in every kernel
+// cost the others 3-8% (notes-gpu.md v21).
+__device__ __forceinline__ void pso_spread(PsoPlace& s, int bps, int m, int column) {
+    const int per = (int)min(s.width, ((unsigned int)m - 1u) / (unsigned int)bps + 1u);  // m >= 1
+    s.per_block = (unsigned int)per;
+    s.lt = column < per ? s.block * per + column : m;
+    s.stride = bps * per;
+}
+
+template <bool EVEN = false>
 __device__ __forceinline__ PsoPlace pso_place(long long first_swarm, int bps, int m) {
     PsoPlace s;
     s.group = blockIdx.x / bps;
     s.block = (int)(blockIdx.x - s.group * bps);
     s.swarm = first_swarm + s.group;
     s.base = s.swarm * (long long)m;
-    s.lt = s.block * blockDim.x + threadIdx.x;
-    s.stride = bps * blockDim.x;
     s.slot = 0;
-    s.per_block = blockDim.x;
+    s.width = blockDim.x;
+    if (EVEN) {
+        pso_spread(s, bps, m, (int)threadIdx.x);
+    } else {
+        s.lt = s.block * blockDim.x + threadIdx.x;
+        s.stride = bps * blockDim.x;
+        s.per_block = blockDim.x;
+    }
     return s;
 }
 
@@ -162,6 +184,7 @@ __device__ __forceinline__ PsoPlace pso_place_packed(long long first_swarm, int 
     s.lt = active ? (int)threadIdx.x - k * m : m;
     s.stride = m;
     s.per_block = blockDim.x;
+    s.width = blockDim.x;
     return s;
 }
 
@@ -389,7 +412,7 @@ __device__ __forceinline__ void pso_exchange_warp0(const T* wf, const long long*
     const bool has = g_x && blk.i >= at.base && blk.i < at.base + m;
     // the block's best point: column (particle - first particle of the block) of the shared copy
     const T* src = ps ? ps + (blk.i - at.base - (long long)at.block * at.per_block) : P + blk.i;
-    const long long stride = ps ? (long long)at.per_block : n;
+    const long long stride = ps ? (long long)at.width : n;
     if (bps == 1) {
         if (has) {
             for (int j = lane; j < d; j += 32) g_x[j] = src[j * stride];
@@ -769,10 +792,12 @@ __device__ __forceinline__ PsoLanes pso_lanes(int lanes) {
 }
 
 // PsoPlace in particles: lt the particle (of the swarm) whose lanes these are, stride particles per
-// swarm, per_block particles per block (blockDim.x / lanes). pso_exchange takes it as it is.
+// swarm, per_block particles per block (blockDim.x / lanes, the width of the shared rows).
+// pso_exchange takes it as it is.
 __device__ __forceinline__ PsoPlace pso_place_lanes(long long first_swarm, int bps, int m, int lanes) {
     PsoPlace s = pso_place(first_swarm, bps, m);
     s.per_block = blockDim.x / (unsigned int)lanes;
+    s.width = s.per_block;
     s.lt = s.block * (int)s.per_block + (int)threadIdx.x / lanes;
     s.stride = bps * (int)s.per_block;
     return s;
@@ -1004,7 +1029,8 @@ __device__ __forceinline__ void pso_classic_run(T* X, T* V, T* P, T* f, T* Pf, T
     if (VWARPS && xs && (flags >> PSO_V_WARPS_SHIFT)) vs = xs + (long long)blockDim.x * d;
     const long long swarms = n / m;
     const PsoPlace at = packed ? pso_place_packed(first_swarm, spb, m, swarms)
-                               : (LANED ? pso_place_lanes(first_swarm, bps, m, lanes) : pso_place(first_swarm, bps, m));
+                               : (LANED ? pso_place_lanes(first_swarm, bps, m, lanes)
+                                        : pso_place<VWARPS>(first_swarm, bps, m));
     const int col = LANED ? (int)threadIdx.x / lanes : 0;  // lanes: the particle's column in the block
     const T* g_own = g_x + (long long)at.slot * d;  // this thread's swarm's best point
     // a grid's run (gsize particles, whole swarms): its key and its row (omega, phi_p, phi_g, lr)
