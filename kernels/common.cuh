@@ -64,8 +64,10 @@ template <bool BOXED> __device__ __forceinline__ float mw_cospif_precise(float x
 #define MW_COSPI_BOXED 0
 #endif
 // MW_COSPI_LIBRARY = 1 (a kernel file's "// MW_DEFINES:" line, kernels/loader.py) keeps the library's
-// cospif where the lean one measured slower: particle_swarm.cu, whose classic thread-per-particle
-// loop ptxas then spills more at its 64 registers (PSO 131,072: 4.85 -> 4.44 G/s; scripts/cospi_variants.py).
+// cospif, for a kernel where the lean one measured slower. particle_swarm.cu set it until v21 (an
+// older pso_classic spilled more with the lean one at 64 registers: 131,072 4.85 -> 4.44 G/s); its
+// kernels now run faster with the lean one (H100, rastrigin 30-D float32: classic PSO 131,072
+// 7.94 -> 8.31-8.33 G/s, 65,536 +5%, 1,024 +3.5%, SPSO +1%; notes-gpu.md v21), and none sets it.
 #ifndef MW_COSPI_LIBRARY
 #define MW_COSPI_LIBRARY 0
 #endif

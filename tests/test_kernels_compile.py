@@ -301,13 +301,18 @@ def test_high_word_generator_and_integer_uniforms_match_the_general_ones():
 
 
 def test_file_defines_come_before_the_headers(monkeypatch):
-    """A kernel file's ``// MW_DEFINES:`` macros open its source (the shared headers read them:
-    particle_swarm.cu keeps the library's cospif); a malformed item is refused with the file named."""
+    """A kernel file's ``// MW_DEFINES:`` macros open its source (the shared headers read them, e.g.
+    common.cuh's MW_COSPI_LIBRARY); a malformed item is refused with the file named. No kernel file
+    sets one now (particle_swarm.cu dropped the library's cospif in v21), so a line is added here."""
+    assert "MW_COSPI_LIBRARY" not in loader.source("particle_swarm.cu").split("// ---- common.cuh ----")[0]
+    original = loader.read_text
+    monkeypatch.setattr(loader, "read_text",
+                        lambda name: ("// MW_DEFINES: MW_COSPI_LIBRARY=1\n" if name == "particle_swarm.cu" else "")
+                        + original(name))
     text = loader.source("particle_swarm.cu")
     assert text.startswith("#define MW_COSPI_LIBRARY 1\n")
     assert text.index("#define MW_COSPI_LIBRARY 1") < text.index("// ---- common.cuh ----")
     assert "MW_COSPI_LIBRARY" not in loader.source("evaluation_only.cu").split("// ---- common.cuh ----")[0]
-    original = loader.read_text
     monkeypatch.setattr(loader, "read_text", lambda name: "// MW_DEFINES: lower=1\n" + original(name))
     with pytest.raises(Exception, match="particle_swarm.cu: MW_DEFINES item 'lower=1'"):
         loader.source("particle_swarm.cu")
