@@ -564,18 +564,18 @@ for _v in ("pso lanes 2", "pso lanes 4", "pso lanes 8"):
 
 # pso_classic_vwarps (131,072, 2% under 8 G/s after v20) with the next Philox block drawn while the
 # current block's four coordinates move: a second chain in flight as the unrolled loop had, with one
-# block's words (4 registers) live instead of a second body (unrolled by two it spilled 132/164 bytes)
-_MOVE_LOOP = """#pragma unroll(VWARPS ? 1 : 2)
+# block's words (4 registers) live instead of a second body (unrolled by two it spilled 132/164 bytes).
+# Measured in v21: 131,072 7.71-7.78 -> 7.26-7.28 G/s (ptxas 80/140 bytes of spills against 64/24)
+_MOVE_LOOP = """#pragma unroll((VWARPS && sizeof(T) == 4) ? 1 : 2)
                 for (int j0 = 0; j0 < d; j0 += C, ++draw) {
                     const MwWords w = rng(draw);
 #pragma unroll
                     for (int q = 0; q < C; ++q) {"""
-VARIANTS["pso vwarps next draw"] = [(_MOVE_LOOP, """                MwWords w = rng(draw);
-#pragma unroll(VWARPS ? 1 : 2)
+VARIANTS["pso vwarps next draw"] = [(_MOVE_LOOP, """                MwWords w = rng(draw);  // (unused but in the v warps' float kernel: Philox is pure)
+#pragma unroll((VWARPS && sizeof(T) == 4) ? 1 : 2)
                 for (int j0 = 0; j0 < d; j0 += C, ++draw) {
-                    const MwWords now = w;
-                    if (VWARPS && j0 + C < d) w = rng(draw + 1);  // in flight during this block's moves
-                    else if (!VWARPS) w = j0 + C < d ? rng(draw + 1) : w;
+                    const MwWords now = (VWARPS && sizeof(T) == 4) ? w : rng(draw);
+                    if (VWARPS && sizeof(T) == 4 && j0 + C < d) w = rng(draw + 1);  // in flight during this block's moves
 #pragma unroll
                     for (int q = 0; q < C; ++q) {"""), ("pso_classic_step(w, q, g_own[j], lower[j], upper[j], omega, phi_p, phi_g, lr,\n"
                                                         "                                                      rr, xq, vq, pq)",
@@ -611,6 +611,22 @@ PER_VARIANT["spso v folds"] = ["SPSO 131k", "SPSO 512x256", "SPSO 64k"]
 PER_VARIANT["spso large"] = PER_VARIANT["spso v folds"]
 
 
+# (SPSO-2011's normals made between the halves of the scatter's barrier and drawn again in pass 2:
+# variants "spso v21", "spso ahead 0", "spso again 0" on branch spso-normals-ahead; measured slower at
+# 16,384, 1,024, 65,536 and 512 x 256, +4% at 131,072 alone, notes-gpu.md v21.)
+# (A swarm spread over more blocks than it needs full ones, evening out the multiprocessors' work:
+# variants "pso fill", "pso fill 0", "pso fill align 8/32", "pso fill scan 5", "pso fill base" on
+# branch pso-fill-multiprocessors; measured slower at every size, notes-gpu.md v21.)
+
+
+# particle_swarm.cu with the library's cospif (MW_COSPI_LIBRARY=1, its setting until v21) instead of
+# the lean one (common.cuh mw_cospif_precise, bit for bit the library's; boxed where the problem's box
+# allows): measured as "pso lean cospi" in v21, +5% at 131,072 and 65,536, now the kernels' form
+VARIANTS["pso library cospi"] = [("// ---- common.cuh ----", "#define MW_COSPI_LIBRARY 1\n// ---- common.cuh ----")]
+PER_VARIANT["pso library cospi"] = ["PSO 131k", "PSO 512x256", "PSO 64k", "PSO 16k", "PSO 1k", "SPSO 131k", "SPSO 16k",
+                                    "SPSO 1k"]
+
+
 def main() -> None:
     repeats = int(sys.argv[1]) if len(sys.argv) > 1 else 3
     chosen = sys.argv[2].split(",") if len(sys.argv) > 2 else list(PER_VARIANT)
@@ -642,4 +658,3 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
-
