@@ -33,6 +33,7 @@ from solvers.problems import list_problems
 from .baseline import baseline_combo, baseline_words
 from .controller import RunController
 from .engine_words import TIMING_NOTE, gpu_notice_label, plain_reason
+from .pinned import pinned_legend
 from .status_words import cell_words, error_forms, finished_forms, starting_forms, status_forms
 from .sweep import engine_color, engine_pen, read_config_source
 
@@ -314,7 +315,7 @@ class ComparePanel(QtWidgets.QWidget):
             plot.showGrid(x=True, y=True, alpha=0.3)
             plot.setLabel("bottom", "seconds since start")
             plot.setLabel("left", ylabel)
-            plot.addLegend(offset=(5, 5))
+            pinned_legend(plot.getPlotItem())  # top left, 5 px in (gui/pinned.py)
         self.speedup_plot.addItem(pg.InfiniteLine(pos=1.0, angle=0, pen=pg.mkPen(
             (150, 150, 150), style=QtCore.Qt.PenStyle.DashLine)))
         self.best_plot.setXLink(self.rate_plot)

@@ -21,6 +21,7 @@ from solvers.snapshot import Snapshot
 
 from .landscape_grid import (RESOLUTION, LandscapeGrid, SliceCancelled, contour_levels, contour_segments,
                              evaluate_slice, landscape_limit)
+from .pinned import pin
 from .point_cloud import PointCloudItem
 
 SLICE_INTERVAL = 0.5  # seconds between N-D slice refreshes while the best point moves
@@ -154,9 +155,8 @@ class LandscapeView(QtWidgets.QWidget):
         self.minimiser = pg.ScatterPlotItem(symbol="x", size=15, pen=pg.mkPen(0, 0, 0, 200),
                                             brush=pg.mkBrush(255, 255, 255))
         # what the two markers mean, in the plot itself (the README shows the same legend)
-        self.legend = pg.LegendItem(offset=(-8, 8), brush=pg.mkBrush(20, 20, 20, 170),
-                                    labelTextColor=(235, 235, 235))
-        self.legend.setParentItem(item.getViewBox())
+        self.legend = pg.LegendItem(brush=pg.mkBrush(20, 20, 20, 170), labelTextColor=(235, 235, 235))
+        pin(self.legend, item.getViewBox(), corner=(1, 0), offset=(-8, 8))  # top right (gui/pinned.py: why)
         self.legend.addItem(self.best, "best point found")
         self.legend.addItem(self.minimiser, "known global minimum")
         self.legend.setZValue(50)
@@ -173,8 +173,7 @@ class LandscapeView(QtWidgets.QWidget):
         item.addItem(self.message, ignoreBounds=True)
         # the algorithm's phase ("annealing", "polishing with Nelder-Mead"), top left of the view
         self.phase = pg.LabelItem("", color=(255, 200, 100), size="11pt")
-        self.phase.setParentItem(item.getViewBox())
-        self.phase.anchor(itemPos=(0, 0), parentPos=(0, 0), offset=(8, 4))
+        pin(self.phase, item.getViewBox(), corner=(0, 0), offset=(8, 4))
 
         layout = QtWidgets.QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)

@@ -34,6 +34,7 @@ from solvers.sweep import (DEFAULT_ITERATIONS, DEFAULT_MAX_EXP, DEFAULT_MIN_EXP,
 from .baseline import baseline_combo, baseline_words
 from .cluster_dialog import ClusterLabel
 from .engine_words import TIMING_NOTE, gpu_notice_label, plain_reason
+from .pinned import pinned_legend
 from .panel_thread import PanelThread
 
 TABLE_COLUMNS = ("walkers", "engine", "seconds", "evals", "evals/s", "speedup", "note")
@@ -306,7 +307,7 @@ class SweepPanel(QtWidgets.QWidget):
             plot.showGrid(x=True, y=True, alpha=0.3)
             plot.setLabel("bottom", "walkers")
             plot.setLabel("left", ylabel)
-            plot.addLegend(offset=(5, 5))
+            pinned_legend(plot.getPlotItem())  # top left, 5 px in (gui/pinned.py)
         for plot in (self.time_plot, self.speedup_plot):
             plot.getPlotItem().getAxis("left").enableAutoSIPrefix(False)
             plot.getPlotItem().getAxis("bottom").enableAutoSIPrefix(False)
