@@ -42,7 +42,7 @@
 // any other functor is evaluated whole by every lane once all have written the point (__syncwarp).
 // Each lane copies its own coordinates into P on a new personal best; lane 0 writes f and Pf and
 // alone enters the particle's best in the exchange; shared x, v, p rows are indexed by particle
-// (at.per_block wide). Lanes = 1 is pso_classic itself. The host picks L from the particles per
+// (at.width wide). Lanes = 1 is pso_classic itself. The host picks L from the particles per
 // multiprocessor (solvers/cuda/particle_swarm.py: choose_lanes; tuning grids and packed blocks: 1).
 // Packed blocks (classic only: pso_classic_packed, pso_classic_grid_packed, the same code as
 // pso_classic and pso_classic_grid with PACKED set): many small swarms, a tuning grid's 2,048 runs

@@ -39,14 +39,34 @@ def test_a_pinned_legend_follows_its_corner_as_the_view_and_the_legend_change_si
     assert abs(right_gap() - 8) < 0.5  # the legend grew leftwards
 
 
-def test_a_pinned_label_stays_at_the_top_left(qtbot):
+def test_a_pinned_label_stays_at_its_corner(qtbot):
     widget = _plot(qtbot)
     view = widget.getPlotItem().getViewBox()
-    label = pg.LabelItem("annealing")
-    pin(label, view, corner=(0, 0), offset=(8, 4))
+    top_left, bottom_right = pg.LabelItem("annealing"), pg.LabelItem("polishing")
+    pin(top_left, view, corner=(0, 0), offset=(8, 4))
+    pin(bottom_right, view, corner=(1, 1), offset=(-6, -3))
     widget.resize(600, 500)
     qtbot.waitUntil(lambda: view.boundingRect().width() > 400)
-    assert (label.pos().x(), label.pos().y()) == (8, 4)
+    assert (top_left.pos().x(), top_left.pos().y()) == (8, 4)
+    room, box = view.boundingRect(), bottom_right.mapRectToParent(bottom_right.boundingRect())
+    assert abs(room.right() - box.right() - 6) < 0.5 and abs(room.bottom() - box.bottom() - 3) < 0.5
+
+
+def test_a_dragged_legend_moves_its_pin_and_keeps_its_place_as_the_view_grows(qtbot):
+    # LegendItem.mouseDragEvent calls autoAnchor, which would anchor the legend (pyqtgraph's
+    # connection again) and fight the pin; the pin takes the drag instead
+    widget = _plot(qtbot)
+    view = widget.getPlotItem().getViewBox()
+    legend = pinned_legend(widget.getPlotItem())
+    widget.getPlotItem().plot([1, 2, 3], name="numpy")
+    legend.autoAnchor(legend.pos() + pg.Point(100, 60))  # what a drag by (100, 60) does
+    assert abs(legend.pos().x() - 105) < 0.5 and abs(legend.pos().y() - 65) < 0.5
+    share = (legend.pos().x() / view.boundingRect().width(), legend.pos().y() / view.boundingRect().height())
+    widget.resize(800, 600)
+    qtbot.waitUntil(lambda: view.boundingRect().width() > 600)
+    # held at the same relative place of the view, as pyqtgraph's relative autoAnchor holds it
+    assert abs(legend.pos().x() - share[0] * view.boundingRect().width()) < 0.5
+    assert abs(legend.pos().y() - share[1] * view.boundingRect().height()) < 0.5
 
 
 def test_pinned_legend_takes_named_curves_like_add_legend(qtbot):
@@ -56,6 +76,7 @@ def test_pinned_legend_takes_named_curves_like_add_legend(qtbot):
     plot.plot([1, 2, 3], name="cuda")
     assert plot.legend is legend and len(legend.items) == 1
     assert (legend.pos().x(), legend.pos().y()) == (5, 5)
+    assert pinned_legend(plot) is legend  # the plot's legend, as addLegend gives it
 
 
 def test_nothing_is_done_for_a_deleted_item_when_its_view_changes_size(qtbot):
