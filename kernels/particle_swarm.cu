@@ -61,7 +61,7 @@
 //
 // Layout: X, V, P are (d, n) coordinate-major (coalesced); SPSO's Z (d or 2d, n) holds a particle's
 // normals (rows 0..d-1) and, in pso_spso_rows, G - x (rows d..2d-1) of the iteration between its two
-// passes (written and read by its own thread). When a thread owns exactly one particle,
+// passes (written and read by its own thread; pso_spso_redraw has none: it draws the normals again). When a thread owns exactly one particle,
 // its x, v and p stay in shared memory for the whole launch as far as they fit with every block of
 // the swarm resident (the host picks: all three for a swarm spread thin, 16,384 or 1,024 over the
 // multiprocessors, where an iteration is latency-bound; at 131,072, where 993 particles share a
@@ -93,7 +93,7 @@
 //   PSO_STREAM_LINKS: the K targets, draw (epoch + 1) * ceil(K / 4) + b.
 //
 // MW_KERNELS: pso_init<F,T> pso_classic<F,T> pso_classic_grid<F,T> pso_spso<F,T> pso_spso_rows<F,T> pso_links<T>
-// MW_KERNELS: pso_spso_local<F,T> pso_spso_rows_local<F,T> pso_spso_rows_lanes<F,T>
+// MW_KERNELS: pso_spso_local<F,T> pso_spso_rows_local<F,T> pso_spso_rows_lanes<F,T> pso_spso_redraw<F,T>
 // MW_KERNELS: pso_classic_packed<F,T> pso_classic_grid_packed<F,T> pso_classic_lanes<F,T> pso_classic_vwarps<F,T>
 // MW_HEADERS: group_sync.cuh
 
@@ -1467,9 +1467,16 @@ __device__ __forceinline__ T pso_spso_move_lanes(const PsoRows<T>& r, T* Z, cons
 // PR (swarms of more than 256 particles), or from P's columns (*_local: in a small swarm a warp's
 // informants are among few particles, so its column loads share sectors; PR's row copies and
 // stores cost that case 15-27% on the H100, 512 swarms of 256: 2.93 -> 2.13-2.50 G/s).
+// REDRAW (pso_spso_redraw; PR_ROWS, not TC_ROWS): neither pass reads Z or P. Pass 1 takes p from the
+// particle's own PR row and leaves w v + (G - x) in v's place; pass 2 draws the normals again and
+// reads only v's place and x: v = (w v + (G - x)) + scale z, the two fused multiply-adds the one
+// expression is (the same numbers: digests). For a swarm whose p does not fit in shared memory
+// (131,072 particles: x alone does), where Z's and P's traffic and pass 2's second gather pass the
+// L2: H100, rastrigin 30-D float32 (notes-gpu.md v22), 1.94-1.96 -> 2.25-2.28 G/s; where p is
+// shared (65,536) the Philox blocks and Box-Muller transforms made twice cost 6-8%.
 // Template parameters, not runtime flags: both TC paths in one kernel made ptxas spill more in
 // float (76/148 bytes against 28/112), which cost 2.5% at every size on the H100.
-template <typename F, typename T, bool TC_ROWS, bool PR_ROWS, bool LANED = false>
+template <typename F, typename T, bool TC_ROWS, bool PR_ROWS, bool LANED = false, bool REDRAW = false>
 __device__ __forceinline__ void pso_spso_run(PSO_SPSO_PARAMS) {
     extern __shared__ __align__(16) unsigned char pso_smem[];
     __shared__ MwBest<T> g;
@@ -1580,21 +1587,46 @@ __device__ __forceinline__ void pso_spso_run(PSO_SPSO_PARAMS) {
             // two blocks' loads and normals and ptxas spilled in the scatter (116/192 bytes against
             // 24/84); H100: +2.5% at 131,072, +10% at 16,384 and 1,024.
             T tc2 = T(0), dir2 = T(0);
-#pragma unroll(PR_ROWS ? 1 : 2)
-            for (int j0 = 0; j0 < d; j0 += NP) {
-                T pl[4], z[4];
-                pso_gather<PR_ROWS>(li, j0, n, d, pl);
-                pso_normals(rng(t * per_iter + (unsigned long long)(j0 / NP)), z);
+            if (REDRAW) {  // p from the own PR row; v = (w v + tc) + scale z: the rounding of pass 2's expression
+                const T* own = PR + i * pso_row(d);
+                const T* x1 = r.x;
+                T* v1 = r.v;
+#pragma unroll 1
+                for (int j0 = 0; j0 < d; j0 += NP) {
+                    T pl[4], po[4], z[4];
+                    pso_gather<true>(li, j0, n, d, pl);
+                    pso_gather<true>(own, j0, n, d, po);
+                    pso_normals(rng(t * per_iter + (unsigned long long)(j0 / NP)), z);
 #pragma unroll
-                for (int q = 0; q < NP; ++q) {
-                    const int j = j0 + q;
-                    if (j < d) {
-                        const T x = r.x[(long long)j * r.xs];
-                        const T tc = coef * (r.p[(long long)j * r.ps] + pl[q] - T(2) * x);
-                        tc2 += tc * tc;
-                        dir2 += z[q] * z[q];
-                        Z[(long long)j * n + i] = z[q];  // for pass 2: no second Philox + Box-Muller
-                        if (TC_ROWS) Z[(long long)(d + j) * n + i] = tc;  // nor a second gather of l's point
+                    for (int q = 0; q < NP; ++q) {
+                        if (j0 + q < d) {
+                            const T x = *x1;
+                            const T tc = coef * (po[q] + pl[q] - T(2) * x);
+                            tc2 += tc * tc;
+                            dir2 += z[q] * z[q];
+                            *v1 = w * *v1 + tc;
+                            x1 += r.xs;
+                            v1 += r.vs;
+                        }
+                    }
+                }
+            } else {
+#pragma unroll(PR_ROWS ? 1 : 2)
+                for (int j0 = 0; j0 < d; j0 += NP) {
+                    T pl[4], z[4];
+                    pso_gather<PR_ROWS>(li, j0, n, d, pl);
+                    pso_normals(rng(t * per_iter + (unsigned long long)(j0 / NP)), z);
+#pragma unroll
+                    for (int q = 0; q < NP; ++q) {
+                        const int j = j0 + q;
+                        if (j < d) {
+                            const T x = r.x[(long long)j * r.xs];
+                            const T tc = coef * (r.p[(long long)j * r.ps] + pl[q] - T(2) * x);
+                            tc2 += tc * tc;
+                            dir2 += z[q] * z[q];
+                            Z[(long long)j * n + i] = z[q];  // for pass 2: no second Philox + Box-Muller
+                            if (TC_ROWS) Z[(long long)(d + j) * n + i] = tc;  // nor a second gather of l's point
+                        }
                     }
                 }
             }
@@ -1612,7 +1644,22 @@ __device__ __forceinline__ void pso_spso_run(PSO_SPSO_PARAMS) {
             const T* pq = r.p;
             const T* zq = Z + i;
             MwRunningEval<F, T> fold;
-            if (TC_ROWS) {
+            if (REDRAW) {  // v's place holds w v + (G - x); the normals drawn again
+#pragma unroll 1
+                for (int j0 = 0; j0 < d; j0 += NP) {
+                    T z[4];
+                    pso_normals(rng(t * per_iter + (unsigned long long)(j0 / NP)), z);
+#pragma unroll
+                    for (int q = 0; q < NP; ++q) {
+                        const int j = j0 + q;
+                        if (j < d) {
+                            const T x = *xq;
+                            T v = *vq + scale * z[q];
+                            fold.add(pso_place(x + v, v, lower[j], upper[j], r, xq, vq, pq), j);
+                        }
+                    }
+                }
+            } else if (TC_ROWS) {
                 const T* tq = Z + (long long)d * n + i;
 #pragma unroll 4
                 for (int j = 0; j < d; ++j) {
@@ -1696,7 +1743,7 @@ __device__ __forceinline__ void pso_spso_run(PSO_SPSO_PARAMS) {
     pso_commit(leader ? g : mw_no_best<T>(), P, n, d, part_f, part_i, ticket, best_f, best_x, best_i);
 }
 
-// The four SPSO kernels, one per (TC_ROWS, PR_ROWS): each a named __global__ (the loader takes one
+// Four SPSO kernels, one per (TC_ROWS, PR_ROWS): each a named __global__ (the loader takes one
 // instantiation per kernel name, MW_KERNELS above), written once.
 #define PSO_SPSO_KERNEL(NAME, TC_ROWS, PR_ROWS)                                                        \
     template <typename F, typename T>                                                                   \
@@ -1708,6 +1755,10 @@ PSO_SPSO_KERNEL(pso_spso_rows, true, true)
 PSO_SPSO_KERNEL(pso_spso_local, false, false)
 PSO_SPSO_KERNEL(pso_spso_rows_local, true, false)
 #undef PSO_SPSO_KERNEL
+template <typename F, typename T>
+__global__ void __launch_bounds__(256, 4) pso_spso_redraw(PSO_SPSO_PARAMS) {
+    pso_spso_run<F, T, false, true, false, true>(PSO_SPSO_ARGS);
+}
 
 // Lanes per particle (lanes = 2, 4 or 8, the host's choice where particles per multiprocessor are
 // few, for the kernel whose rows stay in L2: G - x kept, informants from PR): the same run as

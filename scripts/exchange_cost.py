@@ -185,6 +185,7 @@ CASES = {
     "SPSO 131k": pso(131072, 1, "spso2011"),
     "SPSO 512x256": pso(131072, 512, "spso2011"),
     "SPSO 64k": pso(65536, 1, "spso2011"),
+    "SPSO 96k": pso(98304, 1, "spso2011"),
     "SPSO 16k": pso(16384, 1, "spso2011", iterations=4000),
     "SPSO 1k": pso(1024, 1, "spso2011", iterations=10000),
     "DE 131k": Case("differential_evolution", "rastrigin", 30, 131072, 2000, {"populations": 1}),
@@ -291,9 +292,12 @@ PER_VARIANT["pso"] = ["PSO 131k", "PSO 64k", "PSO 16k", "PSO 1k"]
 _BASE_DIR = Path(__import__("os").environ.get("EXCHANGE_BASE", "baseline")) / "kernels"
 # A kernel this tree declares (MW_KERNELS: the loader compiles every name) that the other tree's file
 # lacks gets an empty body there; the host asks for it only where this tree's kernel would run (here
-# pso_classic_vwarps, which "pso start kernel" turns off with ParticleSwarmCuda.v_warps = 0)
+# pso_classic_vwarps, which "pso start kernel" turns off with ParticleSwarmCuda.v_warps = 0, and
+# pso_spso_redraw, which "spso base unstored" turns off with ParticleSwarmCuda.redraw = False)
 _STUBS = {"pso_classic_vwarps": "template <typename F, typename T>\n"
-                                "__global__ void pso_classic_vwarps(PSO_CLASSIC_PARAMS) {}\n"}
+                                "__global__ void pso_classic_vwarps(PSO_CLASSIC_PARAMS) {}\n",
+          "pso_spso_redraw": "template <typename F, typename T>\n"
+                             "__global__ void pso_spso_redraw(PSO_SPSO_PARAMS) {}\n"}
 
 
 def _with_stubs(text: str) -> str:
@@ -626,6 +630,28 @@ VARIANTS["pso library cospi"] = [("// ---- common.cuh ----", "#define MW_COSPI_L
 PER_VARIANT["pso library cospi"] = ["PSO 131k", "PSO 512x256", "PSO 64k", "PSO 16k", "PSO 1k", "SPSO 131k", "SPSO 16k",
                                     "SPSO 1k"]
 
+# SPSO-2011 where p is not in shared memory: pso_spso_redraw (the tree's choice: p from the own PR
+# row, w v + (G - x) in v's place, the normals drawn again, no Z) against pso_spso ("spso no redraw",
+# "spso base unstored": the kernel file of $EXCHANGE_BASE), its first pass's addresses indexed instead
+# of running, its second pass unrolled by two, and G - x stored (pso_spso_rows, "spso rows")
+_SPSO_UNSTORED = ["SPSO 131k", "SPSO 96k", "SPSO 64k"]
+_PASS1_RUNNING = [("                            const T x = *x1;",
+                   "                            const T x = r.x[(long long)(j0 + q) * r.xs];"),
+                  ("                            *v1 = w * *v1 + tc;",
+                   "                            r.v[(long long)(j0 + q) * r.vs] = w * r.v[(long long)(j0 + q) * r.vs] + tc;")]
+VARIANTS["spso redraw"] = []
+VARIANTS["spso no redraw"] = []
+HOST["spso no redraw"] = [(_PSO, "ParticleSwarmCuda.redraw", False)]
+VARIANTS["spso redraw indexed"] = _PASS1_RUNNING
+VARIANTS["spso redraw pass 2 unroll 2"] = [("#pragma unroll 1\n                for (int j0 = 0; j0 < d; j0 += NP) {\n                    T z[4];",
+                                            "#pragma unroll 2\n                for (int j0 = 0; j0 < d; j0 += NP) {\n                    T z[4];")]
+VARIANTS["spso rows"] = []
+HOST["spso rows"] = [(_PSO, "ParticleSwarmCuda.tc_rows", True)]
+VARIANTS["spso base unstored"] = VARIANTS["spso base kernel"]
+HOST["spso base unstored"] = HOST["spso no redraw"]
+for _v in ("spso redraw", "spso no redraw", "spso redraw indexed", "spso redraw pass 2 unroll 2", "spso rows",
+           "spso base unstored"):
+    PER_VARIANT[_v] = _SPSO_UNSTORED
 
 def main() -> None:
     repeats = int(sys.argv[1]) if len(sys.argv) > 1 else 3

@@ -106,6 +106,15 @@ SHAPES = [
      {"variant": "spso2011", "walkers": 3000, "swarms": 1}, [3, 2], {"tc_rows": False}),
     ("spso a7-f64-no-tc", "particle_swarm", "ackley", 7, "float64",
      {"variant": "spso2011", "walkers": 700, "swarms": 2}, [2, 3], {"tc_rows": False}),
+    # pso_spso_redraw (the host's choice where p is not in shared memory: 98,304 particles and more on
+    # an H100) forced at sizes that would take pso_spso; a tree without it runs pso_spso (the knob is
+    # an attribute it never reads), so equal digests show the two kernels' runs equal; one with a
+    # max_evals cut inside a launch
+    ("spso r30-f32-redraw", "particle_swarm", "rastrigin", 30, "float32",
+     {"variant": "spso2011", "walkers": 3000, "swarms": 1}, [3, 2], {"tc_rows": False, "redraw": True}),
+    ("spso a7-f64-redraw-cap", "particle_swarm", "ackley", 7, "float64",
+     {"variant": "spso2011", "walkers": 700, "swarms": 2}, [2, 3],
+     {"tc_rows": False, "redraw": True, "max_evals": 700 * 2 * 4 + 37}),
 ]
 
 

@@ -110,8 +110,8 @@ def test_lanes_with_a_max_evals_cut_and_either_state_place(cupy, monkeypatch, va
 @pytest.mark.parametrize("variant, laned, large, one", [
     # classic at 131,072: x and the v of most warps in shared memory (pso_classic_vwarps)
     ("classic", "pso_classic_lanes", "pso_classic_vwarps", "pso_classic"),
-    # SPSO at 131,072: rows past half the L2, so the column kernel and no lanes
-    ("spso2011", "pso_spso_rows_lanes", "pso_spso", "pso_spso_rows"),
+    # SPSO at 131,072: rows past half the L2, so no lanes; x alone shared, so the normals drawn again
+    ("spso2011", "pso_spso_rows_lanes", "pso_spso_redraw", "pso_spso_rows"),
 ])
 def test_the_automatic_choice_on_the_device(cupy, monkeypatch, variant, laned, large, one):
     """One swarm of 16,384 or 1,024 (rastrigin 30-D float32) gets lanes, every particle its own with

@@ -1,8 +1,10 @@
 """GPU: SPSO-2011's second pass reads G - x from the rows its first pass stored (tc_rows, the host's
 choice where the swarm's rows stay in L2) or computes it again from the informant's point; the
 informants are gathered from PR, the personal bests copied by particle (pr_rows, the host's choice
-for swarms of more than 256 particles), or from P's columns. Every combination must give the same run,
-bit for bit, in one block (keys in shared memory) and over many blocks."""
+for swarms of more than 256 particles), or from P's columns; or the second pass draws the normals
+again and reads w v + (G - x) from v's place (redraw: pso_spso_redraw, the host's choice where p is
+not in shared memory). Every combination must give the same run, bit for bit, in one block (keys in
+shared memory) and over many blocks."""
 from __future__ import annotations
 
 import pytest
@@ -13,19 +15,20 @@ from tests.gpu_run import build, everything, same
 pytestmark = pytest.mark.gpu
 
 
-def _run(cupy, dtype, walkers, swarms, tc_rows, pr_rows=None):
+def _run(cupy, dtype, walkers, swarms, tc_rows, pr_rows=None, redraw=False):
     algo = build(cupy, "particle_swarm", {"variant": "spso2011", "swarms": swarms}, problem="rastrigin",
                  dim=7, walkers=walkers, dtype=dtype)
-    algo.tc_rows, algo.pr_rows = tc_rows, pr_rows
+    algo.tc_rows, algo.pr_rows, algo.redraw = tc_rows, pr_rows, redraw
     algo.lanes = 1  # a thread per particle: the kernels compared here (lanes: test_gpu_pso_lanes.py)
     state = algo.init(ArrayRNG(cupy, 11))
     for k in (3, 5):
         algo.step(state, k)
     pr = algo._pr_rows()
     assert pr == (walkers > 256 if pr_rows is None else pr_rows)  # a swarm over several blocks
-    expected = ("pso_spso_rows" if tc_rows else "pso_spso") + ("" if pr else "_local")
+    expected = ("pso_spso_rows" if tc_rows else "pso_spso_redraw" if redraw else "pso_spso") + ("" if pr else "_local")
     assert algo._launch.kernel == expected  # the kernel launched
     assert (state.ZT.shape[0] == 14) == tc_rows
+    assert (state.ZT.size == 1) == (expected == "pso_spso_redraw")  # no normals stored
     assert state.PR.size == (walkers * swarms * 8 if pr else 1)  # rows of d = 7 padded to 8
     return everything(algo, state)
 
@@ -43,6 +46,40 @@ def test_informants_from_rows_and_from_columns_give_the_same_run(cupy, dtype, wa
     # the launch copies P into PR, the new personal bests go to both; the gathers read either
     rows = _run(cupy, dtype, walkers, swarms, tc_rows, pr_rows=True)
     assert same(rows, _run(cupy, dtype, walkers, swarms, tc_rows, pr_rows=False))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("walkers, swarms", [(40, 3), (5000, 1)])
+def test_normals_drawn_again_give_the_same_run(cupy, dtype, walkers, swarms):
+    # pso_spso_redraw: p from the particle's PR row, w v + (G - x) in v's place, the normals drawn again
+    redrawn = _run(cupy, dtype, walkers, swarms, False, pr_rows=True, redraw=True)
+    assert same(_run(cupy, dtype, walkers, swarms, False, pr_rows=True), redrawn)
+
+
+def test_redraw_where_p_is_not_in_shared_memory_and_the_rows_pass_the_l2(cupy, monkeypatch):
+    import solvers.cuda.particle_swarm as pso
+
+    def kernel(walkers, dtype="float32", choices=None, l2=None):
+        with monkeypatch.context() as patch:
+            if choices:
+                patch.setattr(pso, "SHARED_CHOICES", choices)
+            if l2:
+                patch.setattr(pso, "l2_cache_bytes", lambda xp: l2)
+            algo = build(cupy, "particle_swarm", {"variant": "spso2011", "swarms": 1}, problem="rastrigin",
+                         dim=30, walkers=walkers, dtype=dtype)
+            algo.tc_rows, algo.lanes = False, 1
+            algo.init(ArrayRNG(cupy, 1))
+            return algo._launch.kernel, algo._launch.flags & 7
+
+    rows = (3 * 30 + 32) * 3000 * 4  # pso_spso's V, P, Z and PR rows of 3,000 float particles
+    small_l2 = 4 * rows // 3 - 4  # 3/4 of it: just below the rows
+    assert kernel(3000) == ("pso_spso", 7)  # x, v and p shared, the rows in the L2: the normals stored
+    assert kernel(3000, choices=(3, 0)) == ("pso_spso", 3)  # p global but the rows in the L2
+    assert kernel(3000, choices=(3, 0), l2=small_l2) == ("pso_spso_redraw", 3)
+    assert kernel(3000, choices=(0,), l2=small_l2) == ("pso_spso_redraw", 0)
+    assert kernel(3000, choices=(3, 0), l2=small_l2 + 8) == ("pso_spso", 3)  # 3/4 of the L2 is the bound
+    assert kernel(3000, choices=(7, 0), l2=small_l2) == ("pso_spso", 7)  # p shared
+    assert kernel(3000, "float64", choices=(3, 0), l2=small_l2) == ("pso_spso", 3)  # measured in float only
 
 
 def test_pr_is_counted_only_where_the_kernel_gathers_from_it(cupy):
@@ -79,21 +116,24 @@ def test_pr_rows_when_threads_own_several_particles(cupy, dtype, monkeypatch):
     # stays in global memory, and PR's launch copy and new-best rows run in the strided loops
     import solvers.cuda.particle_swarm as pso
 
-    def narrow_run(pr_rows):
+    def narrow_run(pr_rows, redraw=None):
         with monkeypatch.context() as patch:
             patch.setattr(pso, "resident_blocks", lambda *a: 2)
             patch.setattr(pso, "SHARED_CHOICES", (0,))
             algo = build(cupy, "particle_swarm", {"variant": "spso2011", "swarms": 1}, problem="rastrigin",
                          dim=7, walkers=700, dtype=dtype)
-            algo.block, algo.tc_rows, algo.pr_rows, algo.lanes = 32, True, pr_rows, 1
+            algo.block, algo.tc_rows, algo.pr_rows, algo.lanes = 32, not redraw, pr_rows, 1
+            algo.redraw = redraw
             state = algo.init(ArrayRNG(cupy, 11))
             for k in (3, 5):
                 algo.step(state, k)
             shape = algo._launch.shape
             assert shape.per_group * shape.block < 700  # threads own several particles
             assert algo._launch.kernel.endswith("_local") != pr_rows
+            assert (algo._launch.kernel == "pso_spso_redraw") == bool(redraw)
             return everything(algo, state)
 
     wide = _run(cupy, dtype, 700, 1, tc_rows=True)  # the automatic shape: PR, a thread a particle
     assert same(wide, narrow_run(True))
     assert same(wide, narrow_run(False))
+    assert same(wide, narrow_run(True, redraw=True))

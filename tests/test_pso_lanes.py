@@ -218,9 +218,12 @@ def test_spso_with_lanes_at_16384_and_1024(monkeypatch):
 
 def test_spso_keeps_blocks_of_256_and_a_smaller_block_asked_for_is_kept(monkeypatch):
     # SPSO's kernels keep __launch_bounds__(256, 4): 512 blocks of 256 for one swarm of 131,072
-    monkeypatch.setattr(ParticleSwarmCuda, "_tc_rows", lambda self: False)  # (reads the L2 size)
+    monkeypatch.setattr(pso, "l2_cache_bytes", lambda xp: 50 * 2**20)  # an H100's
     spso = shaped(monkeypatch, 131072, variant="spso2011")
-    assert (spso.kernel, spso.shape.block, spso.shape.per_group) == ("pso_spso", 256, 512)
+    # x alone in shared memory and the rows past the L2: the kernel that draws the normals again
+    assert (spso.kernel, spso.shape.block, spso.shape.per_group, spso.flags) == ("pso_spso_redraw", 256, 512, 1)
+    assert shaped(monkeypatch, 98304, variant="spso2011").kernel == "pso_spso_redraw"  # 0.92 of the L2
+    assert shaped(monkeypatch, 65536, variant="spso2011").kernel == "pso_spso"  # 0.61: the normals stored
     # classic with block set below MAX_BLOCK (tests of the many-block exchange): that block
     small = shaped(monkeypatch, 9000, lanes=1, block=64)
     assert (small.kernel, small.shape.block) == ("pso_classic", 64)

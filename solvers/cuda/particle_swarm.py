@@ -281,6 +281,24 @@ class ParticleSwarmCuda(CudaAlgorithm, ParticleSwarm):
         n = self.total_walkers() if n is None else int(n)
         return 5 * self.problem.dim * n * self.dtype.itemsize <= l2_cache_bytes(self.xp) // 2
 
+    redraw: bool | None = None  # None: choose by where p lives (_redraw); True / False force it (tests, benches)
+
+    def _redraw(self, flags: int) -> bool:
+        """SPSO where pso_spso would run: whether pso_spso_redraw runs instead, whose first pass takes p
+        from the particle's PR row and leaves w v + (G - x) in v's place, and whose second draws the
+        normals again instead of reading Z (no Z, no second gather of the informant's point, no P
+        read). Where p is not in shared memory (flags) and pso_spso's V, P, Z and PR rows pass 3/4 of
+        the L2 cache, float. H100 (50 MiB L2), rastrigin 30-D float32, one swarm, x alone shared
+        (notes-gpu.md v22): 131,072 1.94-1.96 -> 2.28-2.29 G/s, 98,304 (0.92 of the L2) 1.88-1.89
+        -> 2.27; 65,536 (0.61) 2.05-2.13 -> 1.95-1.96, its rows in the L2 so that the normals made
+        twice cost more than Z's traffic saved. Sizes in between and double not measured (double's
+        kernels spill). The same numbers either way."""
+        if self.redraw is not None:
+            return bool(self.redraw)
+        d, item = self.problem.dim, self.dtype.itemsize
+        rows = (3 * d + pr_row(d)) * self.total_walkers() * item
+        return item == 4 and not flags & P_SHARED and rows > 3 * l2_cache_bytes(self.xp) // 4
+
     # --- launch shape ----------------------------------------------------------------------------
     pr_rows: bool | None = None  # None: choose by the swarm's blocks (_pr_rows); True / False force it (tests)
 
@@ -433,6 +451,9 @@ class ParticleSwarmCuda(CudaAlgorithm, ParticleSwarm):
         if shape.per_group * shape.block < m * lanes:  # threads own several particles: state stays global
             flags = 0
         nbytes = shared(flags)
+        if name == "pso_spso" and self._redraw(flags):
+            # the same parameters, shared memory and launch bounds: the same blocks stay resident
+            name = "pso_spso_redraw"
         warps, name = self._v_warps(name, flags, shape, nbytes, optin)
         # every thread's v: its own flag; some warps': their count in the bits above
         flags |= V_SHARED if warps * WARP == block else warps << V_WARPS_SHIFT
@@ -482,8 +503,10 @@ class ParticleSwarmCuda(CudaAlgorithm, ParticleSwarm):
                 words = n * (2 if self.dtype.itemsize == 8 else 1)
                 state.keys = xp.full(words if not self._launch.keys_shared else 1, ~np.uint64(0), dtype=np.uint64)
                 state.pending = xp.zeros(n, dtype=np.uint8)
-                rows = 2 if self._launch.kernel.startswith("pso_spso_rows") else 1  # G - x stored too
-                state.ZT = xp.empty((rows * d, n), dtype=self.dtype)
+                # the normals (and G - x where stored) between the passes; none where drawn again
+                rows = {"pso_spso_rows": 2, "pso_spso_redraw": 0}.get(self._launch.kernel.removesuffix("_local")
+                                                                       .removesuffix("_lanes"), 1)
+                state.ZT = xp.empty((rows * d, n) if rows else 1, dtype=self.dtype)
                 # zeros: the padding is loaded, never used; the *_local kernels take no PR
                 state.PR = xp.zeros((n, pr_row(d)) if self._pr_rows() else 1, dtype=self.dtype)
                 state.links = _Links(self, state)
