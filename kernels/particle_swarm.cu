@@ -1470,10 +1470,11 @@ __device__ __forceinline__ T pso_spso_move_lanes(const PsoRows<T>& r, T* Z, cons
 // REDRAW (pso_spso_redraw; PR_ROWS, not TC_ROWS): neither pass reads Z or P. Pass 1 takes p from the
 // particle's own PR row and leaves w v + (G - x) in v's place; pass 2 draws the normals again and
 // reads only v's place and x: v = (w v + (G - x)) + scale z, the two fused multiply-adds the one
-// expression is (the same numbers: digests). For a swarm whose p does not fit in shared memory
-// (131,072 particles: x alone does), where Z's and P's traffic and pass 2's second gather pass the
-// L2: H100, rastrigin 30-D float32 (notes-gpu.md v22), 1.94-1.96 -> 2.25-2.28 G/s; where p is
-// shared (65,536) the Philox blocks and Box-Muller transforms made twice cost 6-8%.
+// expression is (the same numbers: digests). For a swarm whose p is not in shared memory and whose
+// rows pass the L2 (131,072 particles, x alone in shared memory), where Z's and P's traffic and pass
+// 2's second gather went to HBM: H100, rastrigin 30-D float32 (notes-gpu.md v22), 1.94-1.96 ->
+// 2.28-2.29 G/s; where the rows stay in the L2 (65,536) the Philox blocks and Box-Muller transforms
+// made twice cost 6%.
 // Template parameters, not runtime flags: both TC paths in one kernel made ptxas spill more in
 // float (76/148 bytes against 28/112), which cost 2.5% at every size on the H100.
 template <typename F, typename T, bool TC_ROWS, bool PR_ROWS, bool LANED = false, bool REDRAW = false>

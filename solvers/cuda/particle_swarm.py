@@ -281,7 +281,7 @@ class ParticleSwarmCuda(CudaAlgorithm, ParticleSwarm):
         n = self.total_walkers() if n is None else int(n)
         return 5 * self.problem.dim * n * self.dtype.itemsize <= l2_cache_bytes(self.xp) // 2
 
-    redraw: bool | None = None  # None: choose by where p lives (_redraw); True / False force it (tests, benches)
+    redraw: bool | None = None  # None: choose by where p lives and the L2 (_redraw); True / False force it (tests, benches)
 
     def _redraw(self, flags: int) -> bool:
         """SPSO where pso_spso would run: whether pso_spso_redraw runs instead, whose first pass takes p
