@@ -6,6 +6,7 @@ import dataclasses
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -145,7 +146,15 @@ def test_pause_step_resume_stop_reset(qtbot, make_window):
 
     window.pause_action.trigger()
     assert window.controller.is_paused and window.pause_action.text() == "Resume"
-    qtbot.wait(300)  # a chunk in flight may still publish
+    # a chunk in flight at the pause still publishes, and on a loaded 2-core CI machine it took more
+    # than the 300 ms once waited here (its snapshot then answered the step below): wait until 300 ms
+    # pass without one; a run that never pauses keeps publishing and fails the check below
+    deadline = time.monotonic() + 10
+    while True:
+        seen = len(snapshots)
+        qtbot.wait(300)
+        if len(snapshots) == seen or time.monotonic() > deadline:
+            break
     frozen = snapshots[-1].iteration
     qtbot.wait(300)
     assert snapshots[-1].iteration == frozen, "the run went on while paused"
