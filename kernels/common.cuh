@@ -32,26 +32,47 @@ __device__ __forceinline__ float mw_cos(float x) { return MW_FAST_MATH ? __cosf(
 // quadrant, no float-to-int conversion) and t - 1.5 * 2^23 gives it back exactly. (Evaluation-only's
 // loop of 8 rastrigin coordinates on sm_90: 316 instructions with cospif, 276 boxed.)
 // GPU test: tests/test_gpu_cospi.py, every float (the boxed build over its promised arguments).
-template <bool BOXED> __device__ __forceinline__ float mw_cospif_precise(float x) {
+// The reduction and both polynomials, shared by the cosine and the sine: x = r / 2 + f, |f| <= 1/4,
+// c = cos(pi f), sn = sin(pi f); the return holds rint(2 x) mod 4 in bits 30-31.
+template <bool BOXED> __device__ __forceinline__ unsigned int mw_pi_parts(float x, float& c, float& sn) {
     float r;
     unsigned int q;
     if (BOXED) {
         const float t = __fmaf_rn(x, 2.0f, 0x1.8p23f);
         r = __fadd_rn(t, -0x1.8p23f);
-        q = (__float_as_uint(t) << 30) + (1u << 30);  // t's low bits: rint(2 x) mod 4
+        q = __float_as_uint(t) << 30;  // t's low bits: rint(2 x) mod 4
     } else {
         if (fabsf(x) > 0x1p24f) x = x * 0.0f;  // libdevice's large-argument path: x an even integer, cos 1
         r = rintf(x + x);                      // nearest even, as libdevice's round
-        q = ((unsigned int)__float2int_rn(x + x) << 30) + (1u << 30);
+        q = (unsigned int)__float2int_rn(x + x) << 30;
     }
     const float f = __fmaf_rn(-r, 0.5f, x);
     const float s = __fmul_rn(f, f);
-    const float c = __fmaf_rn(__fmaf_rn(__fmaf_rn(__fmaf_rn(0x1.d09c24p-3f, s, -0x1.55a5cp+0f), s,
-                                                  0x1.03c19ep+2f), s, -0x1.3bd3ccp+2f), s, 1.0f);
+    c = __fmaf_rn(__fmaf_rn(__fmaf_rn(__fmaf_rn(0x1.d09c24p-3f, s, -0x1.55a5cp+0f), s, 0x1.03c19ep+2f), s,
+                            -0x1.3bd3ccp+2f), s, 1.0f);
     const float p = __fmaf_rn(__fmaf_rn(-0x1.2f5992p-1f, s, 0x1.466b2p+1f), s, -0x1.4abbecp+2f);
-    const float sn = __fmaf_rn(0x1.921fb6p+1f, f, __fmaf_rn(p, __fmaf_rn(s, f, 0.0f), 0.0f));
+    sn = __fmaf_rn(0x1.921fb6p+1f, f, __fmaf_rn(p, __fmaf_rn(s, f, 0.0f), 0.0f));
+    return q;
+}
+// One quadrant's value: bit 30 of q picks the cosine polynomial, bit 31 negates (cos(pi x): q + 2^30,
+// sin(pi x): q itself, as sin(pi (r / 2 + f)) is sn, c, -sn, -c for r mod 4 = 0..3).
+__device__ __forceinline__ float mw_pi_select(unsigned int q, float c, float sn) {
     const float v = (q & 0x40000000u) ? c : sn;
     return __uint_as_float(__float_as_uint(v) ^ (q & 0x80000000u));
+}
+template <bool BOXED> __device__ __forceinline__ float mw_cospif_precise(float x) {
+    float c, sn;
+    const unsigned int q = mw_pi_parts<BOXED>(x, c, sn);
+    return mw_pi_select(q + (1u << 30), c, sn);
+}
+// sin(pi x) and cos(pi x) from one reduction, x in [-2^21, 2^21] (the boxed rounding): CUDA's sincospif
+// by the same operations but for the sign of a zero result (GPU test: tests/test_gpu_cospi.py, the
+// arguments 2 u of a float uniform u).
+__device__ __forceinline__ void mw_sincospif_boxed(float x, float* s, float* c) {
+    float cp, sp;
+    const unsigned int q = mw_pi_parts<true>(x, cp, sp);
+    *s = mw_pi_select(q, cp, sp);
+    *c = mw_pi_select(q + (1u << 30), cp, sp);
 }
 // MW_COSPI_BOXED = 1 (a compile option: kernels/loader.py options(boxed=True)): the host compiles a
 // problem whose box lies within +-2^19 (every built-in's; kernels/loader.py is_boxed) with it. Then
@@ -77,6 +98,15 @@ template <bool BOXED> __device__ __forceinline__ float mw_cospif_precise(float x
 __device__ __forceinline__ float mw_cospi(float x) { return MW_FAST_MATH ? __cosf(float(MW_PI) * x) : cospif(x); }
 __device__ __forceinline__ float mw_cospi_lean(float x) { return MW_COSPI_LIBRARY ? cospif(x) : mw_cospif_precise<MW_COSPI_BOXED != 0>(x); }
 __device__ __forceinline__ float mw_cospi_coordinate(float x) { return MW_FAST_MATH ? __cosf(float(MW_PI) * x) : mw_cospi_lean(x); }
+// sin(pi x) and cos(pi x); _boxed: |x| <= 2^21 (mw_sincospif_boxed). Fast math: __sincosf(float(pi) x)
+__device__ __forceinline__ void mw_sincospi(float x, float* s, float* c) {
+    if (MW_FAST_MATH) __sincosf(float(MW_PI) * x, s, c);
+    else sincospif(x, s, c);
+}
+__device__ __forceinline__ void mw_sincospi_boxed(float x, float* s, float* c) {
+    if (MW_FAST_MATH) __sincosf(float(MW_PI) * x, s, c);
+    else mw_sincospif_boxed(x, s, c);
+}
 __device__ __forceinline__ float mw_exp(float x) { return MW_FAST_MATH ? __expf(x) : expf(x); }
 __device__ __forceinline__ float mw_log(float x) { return MW_FAST_MATH ? __logf(x) : logf(x); }
 __device__ __forceinline__ float mw_pow(float x, float y) { return MW_FAST_MATH ? __powf(x, y) : powf(x, y); }
@@ -93,6 +123,8 @@ __device__ __forceinline__ double mw_sin(double x) { return sin(x); }
 __device__ __forceinline__ double mw_cos(double x) { return cos(x); }
 __device__ __forceinline__ double mw_cospi(double x) { return cospi(x); }
 __device__ __forceinline__ double mw_cospi_coordinate(double x) { return cospi(x); }
+__device__ __forceinline__ void mw_sincospi(double x, double* s, double* c) { sincospi(x, s, c); }
+__device__ __forceinline__ void mw_sincospi_boxed(double x, double* s, double* c) { sincospi(x, s, c); }
 __device__ __forceinline__ double mw_exp(double x) { return exp(x); }
 __device__ __forceinline__ double mw_log(double x) { return log(x); }
 __device__ __forceinline__ double mw_pow(double x, double y) { return pow(x, y); }

@@ -1285,10 +1285,17 @@ __device__ void pso_scatter(const PsoKeys& keys, long long i, T pf, int round, u
     }
 }
 
-// NP normals of one Philox block (Box-Muller on pairs of uniforms).
-template <typename T> __device__ __forceinline__ void pso_normals(const MwWords& w, T* z) {
-    mw_normal2(mw_uniform<T>(w, 0), mw_uniform<T>(w, 1), z[0], z[1]);
-    if (MwPerBlock<T>::value == 4) mw_normal2(mw_uniform<T>(w, 2), mw_uniform<T>(w, 3), z[2], z[3]);
+// NP normals of one Philox block (Box-Muller on pairs of uniforms) for coordinates j0 .. j0 + NP - 1
+// of d. Returns the block's share of |direction|^2: r^2 of each pair whose two coordinates are used
+// (z0^2 + z1^2 without rounding the squares), z0^2 of a pair cut by d.
+template <typename T> __device__ __forceinline__ T pso_normals(const MwWords& w, T* z, int j0, int d) {
+    const T a = mw_normal2(mw_uniform<T>(w, 0), mw_uniform<T>(w, 1), z[0], z[1]);
+    T part = j0 + 1 < d ? a : z[0] * z[0];
+    if (MwPerBlock<T>::value == 4 && j0 + 2 < d) {
+        const T b = mw_normal2(mw_uniform<T>(w, 2), mw_uniform<T>(w, 3), z[2], z[3]);
+        part += j0 + 3 < d ? b : z[2] * z[2];
+    }
+    return part;
 }
 
 #define PSO_SPSO_PARAMS                                                                                \
@@ -1340,9 +1347,10 @@ __device__ __forceinline__ void pso_gather(const T* li, int j0, long long n, int
 // SPSO's move of particle i by its lanes (pso_spso_run's loop body with LANED): lane r makes the
 // coordinates of the normals' Philox blocks b = r, r + L, ... (block b: coordinates NP b .. NP b +
 // NP - 1, the same draws, gathers and arithmetic per coordinate as one thread's move), in rounds of
-// L blocks. The squares of G - x and of the normals are added by every lane in coordinate order,
-// each fetched from the lane that made it, so |G - x|, |direction| and the radius are one thread's
-// values bit for bit; the objective's terms likewise (PsoLaneEval). Between the passes a lane keeps
+// L blocks. |G - x|^2 and |direction|^2 are sums of the blocks' shares (pso_spso_run's first pass);
+// each lane makes its block's, and every lane adds them in block order, each fetched from the lane
+// that made it, so |G - x|, |direction| and the radius are one thread's values bit for bit; the
+// objective's terms are added in coordinate order likewise (PsoLaneEval). Between the passes a lane keeps
 // its first PSO_LANE_KEPT rounds' G - x and normals in registers (d = 30 float: every round up to 4
 // lanes) and the rest in Z (rows 0..d-1 the normals, d..2d-1 G - x), read back by the lane itself.
 #ifndef PSO_LANE_KEPT
@@ -1350,7 +1358,7 @@ __device__ __forceinline__ void pso_gather(const T* li, int j0, long long n, int
 #endif
 
 // Pass 1, one round: the lane's block b0 + r (if any) into tc and z (and into Z when `to_z`), then
-// the round's squares added to tc2 and dir2 in coordinate order.
+// the round's blocks' shares added to tc2 and dir2 in block order.
 template <typename T, bool PR_ROWS>
 __device__ __forceinline__ void pso_spso_lane_round1(const PsoRows<T>& r, T* Z, const T* li, T coef, long long n,
                                                      int d, long long i, const MwRng& rng,
@@ -1360,17 +1368,19 @@ __device__ __forceinline__ void pso_spso_lane_round1(const PsoRows<T>& r, T* Z, 
     const int b = b0 + g.r;
 #pragma unroll
     for (int q = 0; q < 4; ++q) tc[q] = z[q] = T(0);
+    T part = T(0), zpart = T(0);  // the block's shares of |G - x|^2 and |direction|^2
     if (b < blocks) {
         const int j0 = b * NP;
         T pl[4];
         pso_gather<PR_ROWS>(li, j0, n, d, pl);
-        pso_normals(rng(draw0 + (unsigned long long)b), z);
+        zpart = pso_normals(rng(draw0 + (unsigned long long)b), z, j0, d);
 #pragma unroll
         for (int q = 0; q < NP; ++q) {
             const int j = j0 + q;
             if (j < d) {
                 const T x = r.x[(long long)j * r.xs];
                 tc[q] = coef * (r.p[(long long)j * r.ps] + pl[q] - T(2) * x);
+                part += tc[q] * tc[q];
                 if (to_z) {
                     Z[(long long)j * n + i] = z[q];
                     Z[(long long)(d + j) * n + i] = tc[q];
@@ -1378,15 +1388,12 @@ __device__ __forceinline__ void pso_spso_lane_round1(const PsoRows<T>& r, T* Z, 
             }
         }
     }
-    for (int s = 0; s < g.L; ++s) {
-#pragma unroll
-        for (int q = 0; q < NP; ++q) {
-            const T u = pso_shfl(g.mask, tc[q], s, g.L);
-            const T y = pso_shfl(g.mask, z[q], s, g.L);
-            if ((b0 + s) * NP + q < d) {
-                tc2 += u * u;
-                dir2 += y * y;
-            }
+    for (int s = 0; s < g.L; ++s) {  // the blocks' shares in block order, as one thread adds them
+        const T u = pso_shfl(g.mask, part, s, g.L);
+        const T y = pso_shfl(g.mask, zpart, s, g.L);
+        if (b0 + s < blocks) {
+            tc2 += u;
+            dir2 += y;
         }
     }
 }
@@ -1587,6 +1594,10 @@ __device__ __forceinline__ void pso_spso_run(PSO_SPSO_PARAMS) {
             // in one load (pso_gather). From PR one block at a time: unrolled by two, the pass held
             // two blocks' loads and normals and ptxas spilled in the scatter (116/192 bytes against
             // 24/84); H100: +2.5% at 131,072, +10% at 16,384 and 1,024.
+            // |G - x|^2 and |direction|^2 a Philox block at a time: the block's share (its coordinates'
+            // squares in order; its pairs' r^2, pso_normals), then the blocks in order, in every kernel,
+            // so the lanes add one share a block instead of a square a coordinate (issue 14, a change
+            // of the numbers with the normals' angle, notes-gpu.md v23: 16,384 1.38 -> 1.48 G/s)
             T tc2 = T(0), dir2 = T(0);
             if (REDRAW) {  // p from the own PR row; v = (w v + tc) + scale z: the rounding of pass 2's expression
                 const T* own = PR + i * pso_row(d);
@@ -1597,38 +1608,40 @@ __device__ __forceinline__ void pso_spso_run(PSO_SPSO_PARAMS) {
                     T pl[4], po[4], z[4];
                     pso_gather<true>(li, j0, n, d, pl);
                     pso_gather<true>(own, j0, n, d, po);
-                    pso_normals(rng(t * per_iter + (unsigned long long)(j0 / NP)), z);
+                    dir2 += pso_normals(rng(t * per_iter + (unsigned long long)(j0 / NP)), z, j0, d);
+                    T part = T(0);
 #pragma unroll
                     for (int q = 0; q < NP; ++q) {
                         if (j0 + q < d) {
                             const T x = *x1;
                             const T tc = coef * (po[q] + pl[q] - T(2) * x);
-                            tc2 += tc * tc;
-                            dir2 += z[q] * z[q];
+                            part += tc * tc;
                             *v1 = w * *v1 + tc;
                             x1 += r.xs;
                             v1 += r.vs;
                         }
                     }
+                    tc2 += part;
                 }
             } else {
 #pragma unroll(PR_ROWS ? 1 : 2)
                 for (int j0 = 0; j0 < d; j0 += NP) {
                     T pl[4], z[4];
                     pso_gather<PR_ROWS>(li, j0, n, d, pl);
-                    pso_normals(rng(t * per_iter + (unsigned long long)(j0 / NP)), z);
+                    dir2 += pso_normals(rng(t * per_iter + (unsigned long long)(j0 / NP)), z, j0, d);
+                    T part = T(0);
 #pragma unroll
                     for (int q = 0; q < NP; ++q) {
                         const int j = j0 + q;
                         if (j < d) {
                             const T x = r.x[(long long)j * r.xs];
                             const T tc = coef * (r.p[(long long)j * r.ps] + pl[q] - T(2) * x);
-                            tc2 += tc * tc;
-                            dir2 += z[q] * z[q];
+                            part += tc * tc;
                             Z[(long long)j * n + i] = z[q];  // for pass 2: no second Philox + Box-Muller
                             if (TC_ROWS) Z[(long long)(d + j) * n + i] = tc;  // nor a second gather of l's point
                         }
                     }
+                    tc2 += part;
                 }
             }
             const MwWords ru = rng(t * per_iter + normal_blocks);
@@ -1649,7 +1662,7 @@ __device__ __forceinline__ void pso_spso_run(PSO_SPSO_PARAMS) {
 #pragma unroll 1
                 for (int j0 = 0; j0 < d; j0 += NP) {
                     T z[4];
-                    pso_normals(rng(t * per_iter + (unsigned long long)(j0 / NP)), z);
+                    pso_normals(rng(t * per_iter + (unsigned long long)(j0 / NP)), z, j0, d);
 #pragma unroll
                     for (int q = 0; q < NP; ++q) {
                         const int j = j0 + q;

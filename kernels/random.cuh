@@ -210,13 +210,19 @@ template <> MW_HD double mw_uniform<double>(const MwWords& r, int k) {
 }
 
 #if defined(__CUDACC__) || defined(__CUDACC_RTC__)
-// Two standard normals from the two uniforms (u1, u2) of one block by Box-Muller. 1 - u1 is in
-// (0, 1], so the logarithm is finite.
-template <typename T> __device__ __forceinline__ void mw_normal2(T u1, T u2, T& z0, T& z1) {
-    const T r = mw_sqrt(T(-2) * mw_log(T(1) - u1));
-    const T a = T(2 * MW_PI) * u2;
-    z0 = r * mw_cos(a);
-    z1 = r * mw_sin(a);
+// Two standard normals from the two uniforms (u1, u2) of one block by Box-Muller: radius
+// r = sqrt(-2 log(1 - u1)) (1 - u1 is in (0, 1], so the logarithm is finite), angle 2 pi u2 through
+// sin(pi x) and cos(pi x) of x = 2 u2 (exact), whose reduction is a rounding to halves: no 2 pi to
+// round first and no Cody-Waite reduction (float: common.cuh mw_sincospi_boxed, libdevice's sincospif
+// by fewer instructions; issue 14, notes-gpu.md v23). Returns r^2 = z0^2 + z1^2 as the radius has it.
+template <typename T> __device__ __forceinline__ T mw_normal2(T u1, T u2, T& z0, T& z1) {
+    const T r2 = T(-2) * mw_log(T(1) - u1);
+    const T r = mw_sqrt(r2);
+    T s, c;
+    mw_sincospi_boxed(u2 + u2, &s, &c);
+    z0 = r * c;
+    z1 = r * s;
+    return r2;
 }
 
 // A uniformly random point of the box [lower, upper], generated coordinate by coordinate as the

@@ -187,6 +187,7 @@ CASES = {
     "SPSO 64k": pso(65536, 1, "spso2011"),
     "SPSO 96k": pso(98304, 1, "spso2011"),
     "SPSO 16k": pso(16384, 1, "spso2011", iterations=4000),
+    "SPSO 64x256": pso(16384, 64, "spso2011", iterations=4000),
     "SPSO 1k": pso(1024, 1, "spso2011", iterations=10000),
     "DE 131k": Case("differential_evolution", "rastrigin", 30, 131072, 2000, {"populations": 1}),
     "DE 512x256": Case("differential_evolution", "rastrigin", 30, 256, 2000, {"populations": 512}),
@@ -652,6 +653,32 @@ HOST["spso base unstored"] = HOST["spso no redraw"]
 for _v in ("spso redraw", "spso no redraw", "spso redraw indexed", "spso redraw pass 2 unroll 2", "spso rows",
            "spso base unstored"):
     PER_VARIANT[_v] = _SPSO_UNSTORED
+
+# (Measured in call 1 of the twenty-second session, notes-gpu.md v23, on forms since removed: the
+# library's sincospif for the angle "spso sincospi", the lean one "spso sincospi lean" (kept), the
+# redraw kernel's first pass with the radii alone "spso radii lean", and the v of a redraw block's first
+# warps beside x "spso vwarps" (host flag ParticleSwarmCuda.spso_v_warps): no gain at 131,072.)
+
+# SPSO-2011's normals and sums (notes-gpu.md v23): the angle's cosine and sine by the lean sincospi of
+# 2 u2 and |G - x|^2, |direction|^2 summed a Philox block at a time (this tree: a generator change)
+# against the kernel file of $EXCHANGE_BASE with this tree's normals ("spso start redraw") and with
+# the normals before (cos and sin of the rounded angle 2 pi u2: "spso start"); the small swarms' kernels
+# (P's columns) with their first pass one block at a time ("spso local unroll 1")
+_NORMAL_NOW = """    T s, c;
+    mw_sincospi_boxed(u2 + u2, &s, &c);
+    z0 = r * c;
+    z1 = r * s;"""
+_NORMAL_BEFORE = """    const T a = T(2 * MW_PI) * u2;
+    z0 = r * mw_cos(a);
+    z1 = r * mw_sin(a);"""
+_ALL_SPSO = ["SPSO 131k", "SPSO 512x256", "SPSO 96k", "SPSO 64k", "SPSO 16k", "SPSO 64x256", "SPSO 1k"]
+VARIANTS["spso tree"] = []
+VARIANTS["spso start redraw"] = VARIANTS["spso base kernel"]
+VARIANTS["spso start"] = VARIANTS["spso base kernel"] + [(_NORMAL_NOW, _NORMAL_BEFORE)]
+VARIANTS["spso local unroll 1"] = [("#pragma unroll(PR_ROWS ? 1 : 2)", "#pragma unroll 1")]
+for _v in ("spso tree", "spso start redraw", "spso start"):
+    PER_VARIANT[_v] = _ALL_SPSO
+PER_VARIANT["spso local unroll 1"] = ["SPSO 512x256", "SPSO 64x256"]
 
 def main() -> None:
     repeats = int(sys.argv[1]) if len(sys.argv) > 1 else 3

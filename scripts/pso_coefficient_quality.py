@@ -50,21 +50,28 @@ def _erfc_p(z: float) -> float:
     return math.erfc(abs(z) / math.sqrt(2))
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def setup(doc: str, newer_marker: str, before: str) -> tuple:
+    """The command line (--seeds, --out) and the opening of the record's first line (the device and
+    versions), after checking that $EXCHANGE_BASE's particle_swarm.cu is from before the change (it lacks
+    `newer_marker`; otherwise the old stream would be this tree's, the new stream against itself)."""
+    ap = argparse.ArgumentParser(description=doc.split("\n\n")[0])
     ap.add_argument("--seeds", type=int, default=20)
     ap.add_argument("--out", type=Path)
     args = ap.parse_args()
     base = exchange_cost._BASE_DIR / "particle_swarm.cu"
-    if not base.exists() or "PsoCoefficients" in base.read_text():
-        # without it "pso start kernel" would run this tree's kernel: the new stream against itself
-        sys.exit(f"{base} must hold a particle_swarm.cu from before the halves (e.g. `git archive d6aa615 "
+    if not base.exists() or newer_marker in base.read_text():
+        sys.exit(f"{base} must hold a particle_swarm.cu from before {before} (e.g. `git archive COMMIT "
                  "kernels | tar -x -C baseline`, EXCHANGE_BASE=baseline)")
     import cupy  # noqa: PLC0415
 
     device = cupy.cuda.runtime.getDeviceProperties(0)["name"].decode()
-    lines = [f"Classic PSO, float32, cuda engine, {device}; {args.seeds} seeds (0..{args.seeds - 1}) a row; "
-             f"python {platform.python_version()}, numpy {np.__version__}, cupy {cupy.__version__}. "
+    return args, (f"cuda engine, {device}; {args.seeds} seeds (0..{args.seeds - 1}) a row; python "
+                  f"{platform.python_version()}, numpy {np.__version__}, cupy {cupy.__version__}.")
+
+
+def main() -> None:
+    args, opening = setup(__doc__, "PsoCoefficients", "the halves (d6aa615's parent)")
+    lines = [f"Classic PSO, float32, {opening} "
              "Final error best f - f*; 24-bit: the stream before (two words a coordinate), 16-bit halves: this tree.",
              "", "| function | d | particles x swarms | evaluations | 24-bit median [q1, q3] | 16-bit halves median [q1, q3] "
              "| seeds won (24 / 16 / tie) | Mann-Whitney p | seconds |", "| --- " * 9 + "|"]

@@ -346,9 +346,11 @@ def normals(z, W, pairs, single):
     columns they read, as fill_words pads them). Two loops per dtype: libm's log(1 - u1), one call
     a pair, into z[2p + 1], then a loop LLVM vectorises over the padded pairs: the radius's sqrt
     and cos and sin of 2 pi u2 from one polynomial (functions.sincospi, 2 u2 exact). libm's cos and
-    sin had taken about half of SPSO's time (issue 13). The angle's cos/sin are the accurate ones
-    of 2 pi u2, where mw_normal2 rounds the angle first: the normals agree with the cuda engine's
-    to a few ulps, not bit for bit.
+    sin had taken about half of SPSO's time (issue 13). The angle's cos/sin are those of 2 pi u2
+    through sincospi of 2 u2, as mw_normal2's (float: the device's sincospif, within an ulp of
+    these): the normals agree with the cuda engine's to a few ulps, not bit for bit
+    (tests/test_gpu_spso_normals.py). spso_move sums |G - x|^2 and |direction|^2 coordinate by
+    coordinate; the cuda kernels a Philox block at a time (the same sums up to rounding).
 
     Per dtype, not through pair_uniforms: its branch on `single` inside the loop kept the angle
     loop scalar (LLVM did not unswitch it); the sqrt with the polynomial, not after each log call:
