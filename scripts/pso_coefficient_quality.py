@@ -80,14 +80,19 @@ def main() -> None:
         start = time.perf_counter()
         old = errors("pso start kernel", function, dim, walkers, swarms, evals, args.seeds)
         new = errors("pso", function, dim, walkers, swarms, evals, args.seeds)
-        q = lambda e: f"{np.median(e):.4g} [{np.quantile(e, 0.25):.3g}, {np.quantile(e, 0.75):.3g}]"  # noqa: E731
-        won = f"{int((old < new).sum())} / {int((new < old).sum())} / {int((new == old).sum())}"
-        row = (f"| {function} | {dim} | {walkers} x {swarms} | {evals:,} | {q(old)} | {q(new)} | {won} | "
-               f"{_erfc_p(_z(old, new)):.3g} | {time.perf_counter() - start:.0f} |")
-        lines.append(row)
-        print(row, flush=True)
+        lines.append(row([function, dim, f"{walkers} x {swarms}", f"{evals:,}"], old, new, start))
+        print(lines[-1], flush=True)
     if args.out:
         args.out.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def row(cells: list, old: np.ndarray, new: np.ndarray, start: float) -> str:
+    """A record's row: the setting's cells, then both streams' median [quartiles], the seeds each won,
+    the Mann-Whitney p and the seconds since `start`."""
+    q = lambda e: f"{np.median(e):.4g} [{np.quantile(e, 0.25):.3g}, {np.quantile(e, 0.75):.3g}]"  # noqa: E731
+    won = f"{int((old < new).sum())} / {int((new < old).sum())} / {int((new == old).sum())}"
+    return (f"| {' | '.join(str(c) for c in cells)} | {q(old)} | {q(new)} | {won} | "
+            f"{_erfc_p(_z(old, new)):.3g} | {time.perf_counter() - start:.0f} |")
 
 
 def _z(a: np.ndarray, b: np.ndarray) -> float:

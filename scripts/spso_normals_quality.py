@@ -20,7 +20,7 @@ sys.path[:0] = [str(Path(__file__).resolve().parent.parent), str(Path(__file__).
 
 import exchange_cost  # noqa: E402
 import solvers  # noqa: E402
-from pso_coefficient_quality import _erfc_p, _z, setup  # noqa: E402
+from pso_coefficient_quality import row, setup  # noqa: E402
 from solvers.problems import get_problem  # noqa: E402
 
 # (function, dimensions, particles a swarm, swarms, evaluations, dtype): the product's defaults and
@@ -59,12 +59,8 @@ def main() -> None:
         start = time.perf_counter()
         old = errors("spso start", function, dim, walkers, swarms, evals, dtype, args.seeds)
         new = errors("spso tree", function, dim, walkers, swarms, evals, dtype, args.seeds)
-        q = lambda e: f"{np.median(e):.4g} [{np.quantile(e, 0.25):.3g}, {np.quantile(e, 0.75):.3g}]"  # noqa: E731
-        won = f"{int((old < new).sum())} / {int((new < old).sum())} / {int((new == old).sum())}"
-        row = (f"| {function} | {dim} | {walkers} x {swarms} | {evals:,} | {dtype} | {q(old)} | {q(new)} | {won} | "
-               f"{_erfc_p(_z(old, new)):.3g} | {time.perf_counter() - start:.0f} |")
-        lines.append(row)
-        print(row, flush=True)
+        lines.append(row([function, dim, f"{walkers} x {swarms}", f"{evals:,}", dtype], old, new, start))
+        print(lines[-1], flush=True)
     if args.out:
         args.out.write_text("\n".join(lines) + "\n", encoding="utf-8")
 

@@ -17,27 +17,42 @@ from kernels import loader
 
 pytestmark = pytest.mark.gpu
 
-COMPARE = r"""
-template <bool BOXED> __global__ void cospi_compare(unsigned long long count, unsigned long long* out) {
+# Every float argument through a check (Outcome: SAME bits or both NaN, ZEROS of the other sign,
+# DIFFER, SKIP outside the promise); a thread's tallies go to out: [differ, zeros, first differing bits].
+TALLY = r"""
+enum Outcome { SAME, ZEROS, DIFFER, SKIP };
+__device__ __forceinline__ Outcome compare_bits(float a, float b) {
+    if (__float_as_uint(a) == __float_as_uint(b) || (a != a && b != b)) return SAME;
+    return a == 0.0f && b == 0.0f ? ZEROS : DIFFER;
+}
+template <typename Check> __device__ void tally(unsigned long long count, unsigned long long* out, Check check) {
     const unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;
     unsigned long long differ = 0, zeros = 0;
     unsigned int first = 0xFFFFFFFFu;
     for (unsigned long long k = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x; k < count; k += stride) {
         const unsigned int bits = (unsigned int)k;
-        const float x = __uint_as_float(bits);
-        if (BOXED && !(fabsf(x) <= 0x1p21f)) continue;  // the boxed form's promise
-        const float a = cospif(x), b = mw_cospif_precise<BOXED>(x);
-        if (__float_as_uint(a) == __float_as_uint(b) || (a != a && b != b)) continue;
-        if (a == 0.0f && b == 0.0f) {
-            ++zeros;
-            continue;
+        const Outcome o = check(__uint_as_float(bits));
+        if (o == ZEROS) ++zeros;
+        if (o == DIFFER) {
+            ++differ;
+            first = min(first, bits);
         }
-        ++differ;
-        first = min(first, bits);
     }
     if (differ) atomicAdd(out, differ);
     if (zeros) atomicAdd(out + 1, zeros);
     if (differ) atomicMin(out + 2, (unsigned long long)first);
+}
+"""
+
+COMPARE = TALLY + r"""
+template <bool BOXED> struct CospiCheck {
+    __device__ Outcome operator()(float x) const {
+        if (BOXED && !(fabsf(x) <= 0x1p21f)) return SKIP;  // the boxed form's promise
+        return compare_bits(cospif(x), mw_cospif_precise<BOXED>(x));
+    }
+};
+template <bool BOXED> __global__ void cospi_compare(unsigned long long count, unsigned long long* out) {
+    tally(count, out, CospiCheck<BOXED>());
 }
 
 template <bool BOXED> __global__ void cospi_at(unsigned int bits, float* at) {
@@ -64,31 +79,19 @@ def test_precise_cospi_is_cospif_for_every_float(cupy, boxed):
     assert zeros == (2**21 if boxed else 2**23)
 
 
-SINCOS = r"""
-__global__ void sincospi_compare(unsigned long long count, unsigned long long* out) {
-    const unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;
-    unsigned long long differ = 0, zeros = 0;
-    unsigned int first = 0xFFFFFFFFu;
-    for (unsigned long long k = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x; k < count; k += stride) {
-        const unsigned int bits = (unsigned int)k;
-        const float x = __uint_as_float(bits);
-        if (!(fabsf(x) <= 0x1p21f)) continue;  // the boxed rounding's promise
+SINCOS = TALLY + r"""
+struct SincospiCheck {
+    __device__ Outcome operator()(float x) const {
+        if (!(fabsf(x) <= 0x1p21f)) return SKIP;  // the boxed rounding's promise
         float s, c, ls, lc;
         sincospif(x, &ls, &lc);
         mw_sincospif_boxed(x, &s, &c);
-        const bool same_s = __float_as_uint(s) == __float_as_uint(ls);
-        const bool same_c = __float_as_uint(c) == __float_as_uint(lc);
-        if (same_s && same_c) continue;
-        if ((same_s || (s == 0.0f && ls == 0.0f)) && (same_c || (c == 0.0f && lc == 0.0f))) {
-            ++zeros;
-            continue;
-        }
-        ++differ;
-        first = min(first, bits);
+        const Outcome os = compare_bits(s, ls), oc = compare_bits(c, lc);
+        return os == DIFFER || oc == DIFFER ? DIFFER : (os == ZEROS || oc == ZEROS ? ZEROS : SAME);
     }
-    if (differ) atomicAdd(out, differ);
-    if (zeros) atomicAdd(out + 1, zeros);
-    if (differ) atomicMin(out + 2, (unsigned long long)first);
+};
+__global__ void sincospi_compare(unsigned long long count, unsigned long long* out) {
+    tally(count, out, SincospiCheck());
 }
 """
 
