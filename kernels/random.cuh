@@ -216,7 +216,7 @@ template <> MW_HD double mw_uniform<double>(const MwWords& r, int k) {
 // round first and no Cody-Waite reduction (float: common.cuh mw_sincospi_boxed, libdevice's sincospif
 // by fewer instructions; issue 14, notes-gpu.md v23). Returns r^2 = z0^2 + z1^2 as the radius has it.
 template <typename T> __device__ __forceinline__ T mw_normal2(T u1, T u2, T& z0, T& z1) {
-    const T r2 = T(-2) * mw_log(T(1) - u1);
+    const T r2 = T(-2) * mw_log_unit(T(1) - u1);  // logf's values by fewer instructions (common.cuh)
     const T r = mw_sqrt(r2);
     T s, c;
     mw_sincospi_boxed(u2 + u2, &s, &c);

@@ -108,3 +108,27 @@ def test_boxed_sincospi_is_sincospif_for_every_float_it_is_promised(cupy):
     # the zero results of sin at the integers and of cos at the half-integers within 2^21 whose sign
     # differs (H100, CUDA 13: 3 x 2^22 arguments, as first measured; a pin against a change of form)
     assert zeros == 3 * 2**22
+
+
+UNIT = TALLY + r"""
+struct LogUnitCheck {  // the promise: a normal float in (0, 1]
+    __device__ Outcome operator()(float x) const {
+        if (!(x >= 0x1p-126f && x <= 1.0f)) return SKIP;
+        return compare_bits(logf(x), mw_log_unit_precise(x));
+    }
+};
+template <typename Check> __global__ void unit_compare(unsigned long long count, unsigned long long* out) {
+    tally(count, out, Check());
+}
+"""
+
+
+def test_box_muller_log_is_logf_for_every_normal_float_in_the_unit_interval(cupy):
+    """mw_log_unit_precise (SPSO's Box-Muller radius, log(1 - u1)) against logf for every normal float
+    in (0, 1]: the same bits, not even a zero's sign apart."""
+    name = "unit_compare<LogUnitCheck>"
+    mod = cupy.RawModule(code=loader.header_text() + UNIT, options=loader.options(False), name_expressions=[name])
+    out = cupy.asarray(np.array([0, 0, 2**32], dtype=np.uint64))
+    mod.get_function(name)((4096,), (256,), (np.uint64(2**32), out))
+    differ, zeros, first = (int(v) for v in out.get())
+    assert differ == 0 and zeros == 0, f"{differ + zeros} arguments differ, the first 0x{first:08x}"
