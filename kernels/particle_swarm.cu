@@ -229,15 +229,16 @@ template <typename T> __device__ __forceinline__ bool pso_same(const MwBest<T>& 
     return a.i == b.i && a.f == b.f;
 }
 
-// SPSO-2011's exchange: the swarm's best particle (smallest personal best, ties to the smaller
-// index) from every thread's own best `mine`, into *g (shared), valid in every thread of every
-// block of the swarm on return. Its value and index only: SPSO moves towards informants, not
-// towards the swarm's best point. Through per-block partials behind the group barrier, which SPSO
-// needs anyway (its new personal bests are written after it); `parity` selects the partial
-// buffers. Classic PSO: pso_exchange_tagged.
+// SPSO-2011's exchange in a thread-per-particle kernel: the swarm's best particle (smallest personal
+// best, ties to the smaller index) from every thread's own best `mine`, into *g (shared), valid in
+// every thread of every block of the swarm on return. Its value and index only: SPSO moves towards
+// informants, not towards the swarm's best point. Through per-block partials behind the group
+// barrier (a release), which also publishes the key resets before the next scatter; `parity`
+// selects the partial buffers. The lanes kernel: pso_exchange_counted; classic PSO:
+// pso_exchange_tagged.
 template <typename T>
-__device__ void pso_exchange(MwBest<T> mine, const PsoPlace& at, int parity, T* gpart_f, long long* gpart_i,
-                             MwGroupSync& sync, MwBest<T>* g) {
+__device__ void pso_exchange_fenced(MwBest<T> mine, const PsoPlace& at, int parity, T* gpart_f, long long* gpart_i,
+                                    MwGroupSync& sync, MwBest<T>* g) {
     const int bps = sync.count;
     const MwBest<T> b = mw_block_argmin(mine);
     if (threadIdx.x == 0) *g = b;
@@ -340,9 +341,10 @@ template <> __device__ __forceinline__ double pso_point_get<double>(const unsign
     return __longlong_as_double((long long)mw_ldcg(p));
 }
 
-// The best of a swarm's bps slots that this thread reads (k = t, t + threads, ...; pso_scan_partials'
-// order and batching), each read again until it holds `tag` (rarely: every block has counted in);
-// *ptag: that slot's point tag (float).
+// The best of a swarm's bps slots that this thread reads (k = t, t + threads, ..., PSO_SCAN_LOADS at
+// a time), each read again until it holds `tag` (rarely: every block has counted in); *ptag: that
+// slot's point tag (float). Any order gives the same best: mw_better is a total order on (value,
+// index) pairs of distinct indices.
 template <typename T>
 __device__ __forceinline__ MwBest<T> pso_poll_slots(const uint4* slots, int bps, int threads, unsigned int tag,
                                                     long long base, unsigned int* ptag) {
@@ -497,6 +499,51 @@ __device__ void pso_exchange_tagged(MwBest<T> mine, const T* P, const T* ps, lon
         idle();  // the other warps' work while warp 0 exchanges (pso_classic_lanes: PsoDrawsAhead)
     }
     __syncthreads();  // (2)
+}
+
+// SPSO-2011's exchange in the lanes kernel (pso_spso_rows_lanes): pso_exchange_fenced's best, but
+// through classic's tagged slots behind a relaxed count
+// (pso_exchange_warp0 without the point): `tag` numbers the exchange within the launch (1, 2, ...;
+// the host zeroes the slots before each launch), `parity` its slot. Past 32 x PSO_SCAN_LOADS blocks
+// (512 at 131,072 particles) every warp reads a share of the slots, one round trip.
+// No fence either way. What the exchange orders without one: every gather of this iteration
+// before any block's new personal bests overwrite P and PR after it (a block counts in only after
+// its threads have used every row they loaded); the key resets go to the other parity's keys
+// (pso_spso_run), which the next scatter's barrier (a release) publishes before they are scattered
+// to again. H100, rastrigin 30-D float32 (notes-gpu.md v24): 16,384 1.49-1.50 -> 1.56-1.57 G/s,
+// 1,024 150 -> 160 M/s, the same numbers. In the 64-register kernels it cost 6-22% (512 swarms of
+// 256, which never exchange, 3.13 -> 2.45 G/s: ptxas's register choices), so they keep the fenced one.
+template <typename T>
+__device__ void pso_exchange_counted(MwBest<T> mine, const PsoPlace& at, int m, int parity, unsigned int tag,
+                                     uint4* slots, MwGroupSync& sync, MwBest<T>* g) {
+    const int bps = sync.count;
+    const MwBest<T> b = mw_block_argmin(mine);  // valid in thread 0
+    if (threadIdx.x == 0) *g = b;
+    if (bps == 1) {
+        __syncthreads();
+        return;
+    }
+    sync.passed += (unsigned long long)bps;
+    if (threadIdx.x == 0) {
+        pso_slot_store(slots + (long long)parity * gridDim.x + blockIdx.x, pso_slot_pack(b, at.base, m, tag, 0u));
+        asm volatile("red.relaxed.gpu.global.add.u64 [%0], %1;" : : "l"(sync.bar), "l"(1ull) : "memory");
+        for (unsigned long long c = 0; c < sync.passed;) {
+            asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(c) : "l"(sync.bar) : "memory");
+        }
+    }
+    __syncthreads();  // every block has counted in; a slot not yet visible is polled again
+    const uint4* first = slots + (long long)parity * gridDim.x + (blockIdx.x - at.block);
+    unsigned int y;
+    if (bps <= 32 * PSO_SCAN_LOADS) {  // one warp reads the swarm's slots: no block-wide reduction
+        if (threadIdx.x < 32) {
+            const MwBest<T> v = mw_warp_argmin(pso_poll_slots<T>(first, bps, 32, tag, at.base, &y));
+            if (threadIdx.x == 0) *g = v;
+        }
+    } else {
+        const MwBest<T> v = mw_block_argmin(pso_poll_slots<T>(first, bps, (int)blockDim.x, tag, at.base, &y));
+        if (threadIdx.x == 0) *g = v;
+    }
+    __syncthreads();
 }
 
 // The packed block's exchange (pso_place_packed; bps = 1): every swarm's best particle (smallest
@@ -1304,13 +1351,13 @@ template <typename T> __device__ __forceinline__ T pso_normals(const MwWords& w,
         const T *__restrict__ lower, const T *__restrict__ upper, long long n, int m, int d,           \
         long long first_swarm, int bps, int lanes, unsigned long long seed, long long walker0,         \
         long long first_iter, int iterations, long long last_active, int K, int flags,                 \
-        int keys_shared, T *gpart_f, long long *gpart_i, unsigned long long *bars,                     \
+        int keys_shared, T *gpart_f, long long *gpart_i, uint4 *gslots, unsigned long long *bars,     \
         T *part_f, long long *part_i, unsigned int *ticket, T *best_f, T *best_x, long long *best_i
 #define PSO_SPSO_ARGS                                                                                  \
     X, V, P, f, Pf, swarm_f, swarm_i, epochs, redrawn, gkeys, pending, Z, PR, lower, upper, n, m, d,   \
         first_swarm, bps, lanes, seed, walker0, first_iter, iterations, last_active, K, flags,         \
         keys_shared,                                                                                   \
-        gpart_f, gpart_i, bars, part_f, part_i, ticket, best_f, best_x, best_i
+        gpart_f, gpart_i, gslots, bars, part_f, part_i, ticket, best_f, best_x, best_i
 
 // SPSO's informants are read from PR, a particle-major copy of the personal bests: row i (pso_row
 // elements, d rounded up to 4, so that every row and every Philox block of it is 16-byte aligned)
@@ -1506,7 +1553,7 @@ __device__ __forceinline__ void pso_spso_run(PSO_SPSO_PARAMS) {
         keys.offset = at.base;
         used = (twice ? 2 * m : m) * 8;
         for (int k = threadIdx.x; k < (twice ? 2 * m : m); k += B) keys.k0[k] = ~0ull;
-    } else {
+    } else {  // LANED: two sets by iteration parity (below); the others the first set only
         keys.k0 = gkeys;
         keys.k1 = gkeys + n;
         keys.offset = 0;
@@ -1527,7 +1574,12 @@ __device__ __forceinline__ void pso_spso_run(PSO_SPSO_PARAMS) {
         for (int p = at.lt; p < m; p += at.stride) pso_row_put(PR, at.base + p, P + at.base + p, n, d, ln.r, ln.L);
     }
     int parity = 0;
-    pso_exchange(mine, at, parity, gpart_f, gpart_i, sync, &g);
+    unsigned int tag = 1u;  // the exchange's number within the launch (pso_exchange_counted)
+    if (LANED) {
+        pso_exchange_counted(mine, at, m, parity, tag, gslots, sync, &g);
+    } else {
+        pso_exchange_fenced(mine, at, parity, gpart_f, gpart_i, sync, &g);
+    }
     T previous = g.f;
     long long epoch = epochs[at.swarm];
     bool redrew = redrawn[at.swarm] != 0;
@@ -1542,6 +1594,14 @@ __device__ __forceinline__ void pso_spso_run(PSO_SPSO_PARAMS) {
 
     for (int it = 0; it < iterations; ++it) {
         const unsigned long long t = (unsigned long long)(first_iter + it);
+        // LANED, global keys: iteration t scatters to, reads and resets set t mod 2. A key's reset
+        // (after its read, below) and the next scatter to it are then two iterations apart, with
+        // the next iteration's scatter barrier (a release) between them: the exchange has no fence
+        // (pso_exchange_counted). Both sets are whole again at the end of every iteration.
+        if (LANED && !keys.shared) {
+            keys.k0 = gkeys + (long long)(t & 1ull) * (twice ? 2 * n : n);
+            keys.k1 = keys.k0 + n;
+        }
         // informants of this iteration: links and personal bests as the last iteration left them
         for (int p = at.lt; p < m; p += at.stride) {
             pso_scatter(keys, at.base + p, own_one ? pf_own : Pf[at.base + p], 0, seed, walker0, epoch, K, at.base,
@@ -1718,9 +1778,13 @@ __device__ __forceinline__ void pso_spso_run(PSO_SPSO_PARAMS) {
         }
         parity ^= 1;
         // every particle has moved (reading last iteration's P) and read its key before the
-        // exchange barrier; then the new personal bests are written, before the next scatter's
-        // barrier and so before anyone gathers them
-        pso_exchange(mine, at, parity, gpart_f, gpart_i, sync, &g);
+        // exchange; then the new personal bests are written, before the next scatter's barrier and
+        // so before anyone gathers them
+        if (LANED) {
+            pso_exchange_counted(mine, at, m, parity, ++tag, gslots, sync, &g);
+        } else {
+            pso_exchange_fenced(mine, at, parity, gpart_f, gpart_i, sync, &g);
+        }
         for (int p = at.lt; p < m; p += at.stride) {
             const long long i = at.base + p;
             int new_best = lead ? pending[i] : 0;
@@ -1769,8 +1833,10 @@ PSO_SPSO_KERNEL(pso_spso_rows, true, true)
 PSO_SPSO_KERNEL(pso_spso_local, false, false)
 PSO_SPSO_KERNEL(pso_spso_rows_local, true, false)
 #undef PSO_SPSO_KERNEL
+// Blocks of up to 1,024 (PSO_CLASSIC_MAX_BLOCK; 64 registers either way), as pso_classic: the host
+// gives a swarm of several such blocks (131,072 particles) 128 blocks instead of 512.
 template <typename F, typename T>
-__global__ void __launch_bounds__(256, 4) pso_spso_redraw(PSO_SPSO_PARAMS) {
+__global__ void __launch_bounds__(PSO_CLASSIC_MAX_BLOCK, 1) pso_spso_redraw(PSO_SPSO_PARAMS) {
     pso_spso_run<F, T, false, true, false, true>(PSO_SPSO_ARGS);
 }
 

@@ -110,8 +110,8 @@ VARIANTS = {
     "no exchange but the last": [
         ("        parity ^= 1;\n        if (packed) {", "        parity ^= 1;\n        if (it + 1 < iterations) continue;\n        if (packed) {"),
         ("        mw_group_sync(sync);\n        T* s = cur;", "        if (last) mw_group_sync(sync);\n        T* s = cur;"),
-        ("        pso_exchange(mine, at, parity, gpart_f, gpart_i, sync, &g);\n        for",
-         "        if (it + 1 == iterations) pso_exchange(mine, at, parity, gpart_f, gpart_i, sync, &g);\n        for"),
+        ("        pso_exchange(mine, at, m, parity, ++tag, gslots, sync, &g);\n        for",
+         "        if (it + 1 == iterations) pso_exchange(mine, at, m, parity, ++tag, gslots, sync, &g);\n        for"),
     ],
 }
 
@@ -266,13 +266,12 @@ for _v in ("poll sleeps 32 ns", "poll sleeps 128 ns", "relaxed poll + fence"):
 # add and the poll; the __syncthreads stay), the arrival without its release fence (a relaxed add),
 # the partials not read (each block takes its own best as the swarm's), and the particles' current
 # values f never stored (the kernels only write f; only the launch's last write is ever read)
-_SCAN = "pso_scan_partials(gpart_f + first, gpart_i + first, bps, "
+# ("no partial scan", each block taking its own best as the swarm's, measured SPSO's barrier exchange
+# before it took the tagged slots, notes-gpu.md v24; removed with it)
 VARIANTS["no group barrier"] = [(RELEASE, ""), (POLL, "")]
 VARIANTS["relaxed arrive"] = [(RELEASE, RELEASE.replace("red.release.gpu", "red.relaxed.gpu"))]
-VARIANTS["no partial scan"] = [("mw_warp_argmin(" + _SCAN + "32))", "mw_warp_argmin(blk)"),
-                               ("mw_block_argmin(" + _SCAN + "(int)blockDim.x))", "mw_block_argmin(blk)")]
 VARIANTS["no f stores"] = [(" f[i] = fx;", " if (fx != fx) f[i] = fx;")]
-for _v in ("no group barrier", "relaxed arrive", "no partial scan", "no f stores"):
+for _v in ("no group barrier", "relaxed arrive", "no f stores"):
     PER_VARIANT[_v] = ["PSO 131k", "PSO 16k", "PSO 1k"]
 PER_VARIANT["no f stores"] = ["PSO 131k", "PSO 16k", "PSO 1k", "SPSO 131k", "SPSO 16k"]
 # classic PSO at 131,072 in 256 blocks of 512 (two a multiprocessor) with the tagged exchange
@@ -683,6 +682,27 @@ VARIANTS["spso local unroll 1"] = [("#pragma unroll(PR_ROWS ? 1 : 2)", "#pragma 
 for _v in ("spso tree", "spso start redraw", "spso start"):
     PER_VARIANT[_v] = _ALL_SPSO
 PER_VARIANT["spso local unroll 1"] = ["SPSO 512x256", "SPSO 64x256"]
+
+# SPSO-2011's lanes kernel with classic's tagged slots behind a relaxed count and the keys in two
+# sets by iteration parity (this tree, notes-gpu.md v24: "spso tree" here against "spso tree" in the
+# base tree's own script, in the same call; a kernel file from before takes other parameters, so
+# "spso base kernel", "spso start redraw" and "spso start" no longer run against this tree's host).
+# pso_spso_redraw (131,072) in blocks of 256 (its launch bounds (256, 4), before notes-gpu.md v24) or
+# 512 instead of this tree's 1,024 (classic_block_cap's, as pso_classic: 4x fewer arrivals at each
+# barrier, the same threads a multiprocessor): measured 2.41-2.43 / 2.49 / 2.66-2.68 G/s (v24)
+_WIDE = "__launch_bounds__(PSO_CLASSIC_MAX_BLOCK, 1) pso_spso_redraw("
+VARIANTS["SPSO redraw block 256"] = [(_WIDE, "__launch_bounds__(256, 4) pso_spso_redraw(")]
+HOST["SPSO redraw block 256"] = [(_PSO, "classic_block_cap", lambda optin: 256)]
+VARIANTS["SPSO redraw block 512"] = []
+HOST["SPSO redraw block 512"] = [(_PSO, "classic_block_cap", lambda optin: 512)]
+VARIANTS["spso redraw wide"] = []
+for _v in ("SPSO redraw block 256", "SPSO redraw block 512", "spso redraw wide"):
+    PER_VARIANT[_v] = ["SPSO 131k", "SPSO 96k"]
+# (Measured in calls 1-2 of the twenty-third session, since removed: pso_spso_redraw's normals kept
+# in shared memory between its passes for its first k Philox blocks, "spso kept k" (host
+# ParticleSwarmCuda.redraw_kept): 131,072 2.44 -> 2.29-2.31 G/s with 4 kept, 2.08 with 6; 98,304 +5%
+# with all 8 kept, -7% with 6.)
+
 
 def main() -> None:
     repeats = int(sys.argv[1]) if len(sys.argv) > 1 else 3

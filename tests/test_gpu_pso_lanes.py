@@ -191,6 +191,26 @@ def test_spso_lanes_when_lane_groups_own_several_particles(cupy, monkeypatch):
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_spso_lanes_swarms_batched_over_launches_give_the_run_of_one_launch(cupy, monkeypatch, dtype):
+    # the lanes' exchange (pso_exchange_counted): tagged slots zeroed and tags counted from 1 in every
+    # launch, the informants' keys in two sets by iteration parity, whole again after each iteration:
+    # 5 swarms of 600 with 4 lanes, all in one launch, then two swarms a launch
+    import solvers.cuda.particle_swarm as pso
+
+    whole, a, a_state = _spso_run(cupy, 4, "rastrigin", 9, dtype, 600, 5)
+    real = pso.resident_blocks
+    per_group = whole.shape.per_group
+    monkeypatch.setattr(pso, "resident_blocks",
+                        lambda kernel, block, nbytes: min(2 * per_group, real(kernel, block, nbytes)))
+    batched, b, b_state = _spso_run(cupy, 4, "rastrigin", 9, dtype, 600, 5)
+    assert whole.kernel == batched.kernel == "pso_spso_rows_lanes" and per_group > 1, whole
+    assert whole.shape.groups_per_launch >= 5 and batched.shape.groups_per_launch == 2, batched.shape
+    assert same(a, b)
+    _same_state(a_state, b_state)
+    assert a_state["epochs"].max() >= 0  # links were redrawn at least once in the run
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_spso_lanes_with_the_keys_in_shared_memory(cupy, dtype):
     # swarms of one block keep their informants' keys in shared memory (keys_shared); the host takes
     # lanes for SPSO only where the informants come from PR, which it chooses for swarms over a

@@ -216,13 +216,19 @@ def test_spso_with_lanes_at_16384_and_1024(monkeypatch):
     assert (one.lanes, one.kernel, one.shape.per_group, one.shape.block) == (1, "pso_spso_rows", 128, 128)
 
 
-def test_spso_keeps_blocks_of_256_and_a_smaller_block_asked_for_is_kept(monkeypatch):
-    # SPSO's kernels keep __launch_bounds__(256, 4): 512 blocks of 256 for one swarm of 131,072
+def test_spso_keeps_blocks_of_256_but_the_redraw_kernel_and_a_smaller_block_asked_for_is_kept(monkeypatch):
+    # SPSO's kernels keep __launch_bounds__(256, 4) but pso_spso_redraw, which takes pso_classic's
+    # blocks of up to 1,024 where no multiprocessor then holds more threads: 128 blocks of 1,024 for
+    # one swarm of 131,072 (512 of 256 before: four a multiprocessor either way)
     monkeypatch.setattr(pso, "l2_cache_bytes", lambda xp: 50 * 2**20)  # an H100's
     spso = shaped(monkeypatch, 131072, variant="spso2011")
     # x alone in shared memory and the rows past the L2: the kernel that draws the normals again
-    assert (spso.kernel, spso.shape.block, spso.shape.per_group, spso.flags) == ("pso_spso_redraw", 256, 512, 1)
-    assert shaped(monkeypatch, 98304, variant="spso2011").kernel == "pso_spso_redraw"  # 0.92 of the L2
+    assert (spso.kernel, spso.shape.block, spso.shape.per_group, spso.flags) == ("pso_spso_redraw", 1024, 128, 1)
+    # 0.92 of the L2: the redraw kernel in 384 blocks of 256 (three a multiprocessor, where 96 of 1,024 hold 1,024)
+    mid = shaped(monkeypatch, 98304, variant="spso2011")
+    assert (mid.kernel, mid.shape.block, mid.shape.per_group, mid.flags) == ("pso_spso_redraw", 256, 384, 1)
+    asked = shaped(monkeypatch, 131072, variant="spso2011", block=128)
+    assert (asked.kernel, asked.shape.block, asked.shape.per_group) == ("pso_spso_redraw", 128, 1024)
     assert shaped(monkeypatch, 65536, variant="spso2011").kernel == "pso_spso"  # 0.61: the normals stored
     # classic with block set below MAX_BLOCK (tests of the many-block exchange): that block
     small = shaped(monkeypatch, 9000, lanes=1, block=64)

@@ -226,6 +226,11 @@ def classic_block_cap(optin: int) -> int:
 STATIC_MARGIN = 1024  # bytes of static shared memory a step kernel may have beside its dynamic share
 
 
+def _busiest(shape) -> int:
+    """Threads on the busiest multiprocessor when a launch's blocks are spread evenly over them."""
+    return -(-shape.groups_per_launch * shape.per_group // multiprocessors()) * shape.block
+
+
 class ParticleSwarmCuda(CudaAlgorithm, ParticleSwarm):
     kernel_file = "particle_swarm.cu"
     # threads per block, at most; left at MAX_BLOCK, pso_classic takes up to classic_block_cap's
@@ -261,7 +266,7 @@ class ParticleSwarmCuda(CudaAlgorithm, ParticleSwarm):
         if self.params.variant == "spso2011":
             rows = 2 if self._tc_rows(n) else 1  # Z: the normals, and G - x where _tc_rows
             pr = pr_row(d) if self._pr_rows() else 0
-            per_particle += 17 + (rows * d + pr) * item  # informant keys, pending flag, Z, PR
+            per_particle += 33 + (rows * d + pr) * item  # informant keys (up to two sets), pending flag, Z, PR
         # exchange partials (2 x blocks x d: at most one block per 32 particles, or per 8 with lanes,
         # which only few particles get: never more blocks than are resident at once) and per-swarm arrays
         blocks = max(n // 32, min(n // 8, 8192)) + 1
@@ -325,6 +330,11 @@ class ParticleSwarmCuda(CudaAlgorithm, ParticleSwarm):
         name = "pso_classic" if self._group_values is None else "pso_classic_grid"  # a tuning grid
         return name + ("_packed" if packed else "")
 
+    def _tagged_slots(self) -> bool:
+        """Whether the launch's exchange goes through tagged slots behind a relaxed count (classic
+        PSO, SPSO's lanes kernel) rather than SPSO's partials behind a barrier."""
+        return self.params.variant == "classic" or self._launch.kernel == "pso_spso_rows_lanes"
+
     def _spso_lanes(self) -> bool:
         """SPSO: whether lanes are possible. The laned kernel (pso_spso_rows_lanes) keeps G - x and
         gathers informants from PR, so only where pso_spso_rows would run: swarms of more than a
@@ -380,15 +390,18 @@ class ParticleSwarmCuda(CudaAlgorithm, ParticleSwarm):
                 return launch  # a swarm's blocks all resident: each particle its own lanes
         raise AssertionError("unreachable: the last choice is returned")
 
-    def _shape_with(self, lanes: int, spb: int) -> _Launch:
-        """The launch shape with `lanes` lanes per particle (threads m * lanes per swarm)."""
+    def _shape_with(self, lanes: int, spb: int, wide_redraw: bool = False) -> _Launch | None:
+        """The launch shape with `lanes` lanes per particle (threads m * lanes per swarm).
+        wide_redraw: pso_spso_redraw's in blocks of up to classic_block_cap, or None where that
+        shape would not run it."""
         p, d, item = self.params, self.problem.dim, self.dtype.itemsize
         m, swarms = int(p.walkers), int(p.swarms)
-        name = self._kernel_name(spb > 1, lanes)
+        name = "pso_spso_redraw" if wide_redraw else self._kernel_name(spb > 1, lanes)
         shared_max = SHARED_MAX
         if lanes > 1:
             cap = LANES_MAX_BLOCK
-        elif name == "pso_classic" and int(self.block) >= MAX_BLOCK and m > classic_block_cap(shared_optin()):
+        elif wide_redraw or (name == "pso_classic" and int(self.block) >= MAX_BLOCK
+                             and m > classic_block_cap(shared_optin())):
             # a swarm that needs several blocks even of the larger size: the same threads in fewer
             # blocks. One that would fit a single larger block keeps several of 256, which spread
             # over more multiprocessors where swarms are many (100 of 1,000: 400 blocks, not 100)
@@ -451,8 +464,19 @@ class ParticleSwarmCuda(CudaAlgorithm, ParticleSwarm):
         if shape.per_group * shape.block < m * lanes:  # threads own several particles: state stays global
             flags = 0
         nbytes = shared(flags)
+        if wide_redraw and not self._redraw(flags):
+            return None
         if name == "pso_spso" and self._redraw(flags):
-            # the same parameters, shared memory and launch bounds: the same blocks stay resident
+            # the same parameters and shared memory, so the same blocks stay resident; and as
+            # pso_classic, a swarm of several blocks even of the larger size in blocks of up to
+            # classic_block_cap (its launch bounds), 4x fewer arrivals at each barrier, where that
+            # leaves no multiprocessor more threads than these blocks do (98,304: 96 blocks of
+            # 1,024 against 384 of 256, three a multiprocessor). H100, rastrigin 30-D float32,
+            # 131,072 (notes-gpu.md v24): 2.41-2.43 -> 2.66-2.68 G/s, the same numbers
+            if int(self.block) >= MAX_BLOCK and m > classic_block_cap(shared_optin()):
+                wide = self._shape_with(lanes, spb, wide_redraw=True)
+                if wide is not None and _busiest(wide.shape) <= _busiest(shape):
+                    return wide
             name = "pso_spso_redraw"
         warps, name = self._v_warps(name, flags, shape, nbytes, optin)
         # every thread's v: its own flag; some warps': their count in the bits above
@@ -500,7 +524,10 @@ class ParticleSwarmCuda(CudaAlgorithm, ParticleSwarm):
             if p.variant == "spso2011":
                 state.epochs = xp.full(swarms, -1, dtype=np.int64)
                 state.redrawn = xp.ones(swarms, dtype=np.uint8)
-                words = n * (2 if self.dtype.itemsize == 8 else 1)
+                # float a packed key a particle, double a value and an index; the lanes kernel two
+                # sets, by iteration parity (its exchange has no fence: pso_spso_run)
+                sets = 2 if self._tagged_slots() else 1
+                words = sets * n * (2 if self.dtype.itemsize == 8 else 1)
                 state.keys = xp.full(words if not self._launch.keys_shared else 1, ~np.uint64(0), dtype=np.uint64)
                 state.pending = xp.zeros(n, dtype=np.uint8)
                 # the normals (and G - x where stored) between the passes; none where drawn again
@@ -513,14 +540,15 @@ class ParticleSwarmCuda(CudaAlgorithm, ParticleSwarm):
             self.tracker = self.new_best(parts=max(REDUCE_BLOCKS, grid))
             self._bars = xp.zeros(shape.groups_per_launch, dtype=np.uint64)  # barrier arrival counters
             parts = 2 * grid if shape.per_group > 1 else 1
-            classic = p.variant == "classic"
-            # SPSO's partials (value, index) behind its barrier; classic's tagged slots instead (the
-            # kernel's pso_exchange_tagged), 16 bytes a partial, and its points, one 8-byte word a
-            # coordinate (float: the coordinate and its tag), both zeroed before each launch (tags
-            # count a launch's exchanges from 1, so a word left by the last launch never passes)
-            self._gpart_f = xp.empty(1 if classic else parts, dtype=self.dtype)
-            self._gpart_i = xp.empty(1 if classic else parts, dtype=np.int64)
-            self._gslots = xp.zeros(parts * 4 if classic else 1, dtype=np.uint32)
+            classic, tagged = p.variant == "classic", self._tagged_slots()
+            # SPSO's partials (value, index) behind its barrier (pso_exchange_fenced); the tagged
+            # slots of classic's and SPSO's lanes' exchanges (pso_exchange_tagged, _counted), 16
+            # bytes a block and parity, and classic's points, one 8-byte word a coordinate (float:
+            # the coordinate and its tag), both zeroed before each launch (tags count a launch's
+            # exchanges from 1, so a word left by the last launch never passes)
+            self._gpart_f = xp.empty(1 if tagged else parts, dtype=self.dtype)
+            self._gpart_i = xp.empty(1 if tagged else parts, dtype=np.int64)
+            self._gslots = xp.zeros(parts * 4 if tagged else 1, dtype=np.uint32)
             self._gpart_x = xp.zeros(parts * d if classic and shape.per_group > 1 else 1, dtype=np.uint64)
             self.bind_groups(rng)
         state.X, state.V, state.P = state.XT.T, state.VT.T, state.PT.T
@@ -574,13 +602,14 @@ class ParticleSwarmCuda(CudaAlgorithm, ParticleSwarm):
                         self.upper, *common, np.int64(first), np.int32(shape.per_group), np.int32(launch.lanes),
                         *where,
                         np.int32(p.informants), np.int32(launch.flags),
-                        np.int32(launch.keys_shared), self._gpart_f, self._gpart_i, self._bars,
+                        np.int32(launch.keys_shared), self._gpart_f, self._gpart_i, self._gslots, self._bars,
                         *self.tracker.args())
             if shape.per_group > 1:
                 # the barrier counters only grow within a launch; the slots' tags restart at 1
                 self._bars.fill(0)
-                if classic:
+                if self._tagged_slots():
                     self._gslots.fill(0)
+                if classic:
                     self._gpart_x.fill(0)
             kernel((launch.blocks(count),), (shape.block,), args, shared_mem=launch.shared_bytes)
         state.evals += n * (iterations - 1) + last_active * self.groups  # last_active: per run
