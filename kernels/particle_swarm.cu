@@ -1785,21 +1785,27 @@ __device__ __forceinline__ void pso_spso_run(PSO_SPSO_PARAMS) {
         } else {
             pso_exchange_fenced(mine, at, parity, gpart_f, gpart_i, sync, &g);
         }
+        // REDRAW reads no P in a launch (own p and informants from PR): P's column of a new best is
+        // written once, at the launch's end (pending 2: P behind PR), not at every new best
         for (int p = at.lt; p < m; p += at.stride) {
             const long long i = at.base + p;
-            int new_best = lead ? pending[i] : 0;
+            int new_best = lead ? (REDRAW ? pending[i] & 1 : pending[i]) : 0;
             if (LANED) new_best = __shfl_sync(ln.mask, new_best, 0, ln.L);  // the lead's read, in every lane
             if (new_best) {
-                if (lead) pending[i] = 0;
+                if (lead) pending[i] = REDRAW ? 2 : 0;
                 const PsoRows<T> r = LANED ? pso_rows_lanes(X, V, P, n, i, xs, vs, ps, own_one, col, width)
                                            : pso_rows(X, V, P, n, i, xs, vs, ps, own_one, PSO_V_ALL);
                 // PR's row in the same loop: a second loop reading x again cost 8% at 16,384 (H100).
                 // Lanes: a share of the coordinates each (the barrier above made every lane's x visible)
                 T* row = PR + i * pso_row(d);
+                // REDRAW: p's copy only where it has its own (shared) one, never P twice. The other
+                // kernels store it either way: the same test made ptxas allocate pso_spso_local
+                // otherwise, which lost 19% at 512 swarms of 256 (H100, notes-gpu.md v24)
+                const bool p_copy = !REDRAW || r.p != P + i;
                 for (int j = ln.r; j < d; j += ln.L) {
                     const T x = r.x[(long long)j * r.xs];
-                    P[(long long)j * n + i] = x;
-                    r.p[(long long)j * r.ps] = x;
+                    if (!REDRAW) P[(long long)j * n + i] = x;
+                    if (p_copy) r.p[(long long)j * r.ps] = x;
                     if (PR_ROWS) row[j] = x;
                 }
             }
@@ -1811,6 +1817,16 @@ __device__ __forceinline__ void pso_spso_run(PSO_SPSO_PARAMS) {
 
     if (own_one && LANED) pso_stage_lanes(X, V, P, n, d, at.base + at.lt, xs, vs, ps, false, col, width, ln);
     if (own_one && !LANED) pso_stage(X, V, P, n, d, at.base + at.lt, xs, vs, ps, false, PSO_V_ALL);
+    if (REDRAW) {  // the launch's new bests from PR into P (the record; pso_commit reads it next)
+        for (int p = at.lt; p < m; p += at.stride) {
+            const long long i = at.base + p;
+            if (pending[i] == 2) {
+                pending[i] = 0;
+                const T* row = PR + i * pso_row(d);
+                for (int j = 0; j < d; ++j) P[(long long)j * n + i] = row[j];
+            }
+        }
+    }
     const bool leader = at.block == 0 && threadIdx.x == 0;
     if (leader) {
         swarm_f[at.swarm] = g.f;

@@ -129,7 +129,7 @@ if [[ "$MODE" == *gui* ]]; then
         && rm "$OUTDIR/suite-rest1.log" "$OUTDIR/suite-rest2.log" \
         && echo "(rest1 and rest2: suite-rest.log)"
   fi
-  [[ $status -ne 0 ]] && echo "pytest: a half failed or timed out (exit 124)"
+  [[ $status -ne 0 ]] && echo "pytest: a part failed or was cut by SUITE_SECONDS (its log says which)"
   fi
   if [[ "${RUN_GUI_BENCH:-1}" != 0 ]]; then
   echo "== window benchmark with the GPU engines live (file: $OUTDIR/gui-bench.md)"

@@ -698,6 +698,10 @@ HOST["SPSO redraw block 512"] = [(_PSO, "classic_block_cap", lambda optin: 512)]
 VARIANTS["spso redraw wide"] = []
 for _v in ("SPSO redraw block 256", "SPSO redraw block 512", "spso redraw wide"):
     PER_VARIANT[_v] = ["SPSO 131k", "SPSO 96k"]
+# the tree's SPSO kernels against the kernel file of $EXCHANGE_BASE (the same host parameters since
+# the counted exchange) on every SPSO case
+VARIANTS["spso base kernel all"] = VARIANTS["spso base kernel"]
+PER_VARIANT["spso base kernel all"] = _ALL_SPSO
 # (Measured in calls 1-2 of the twenty-third session, since removed: pso_spso_redraw's normals kept
 # in shared memory between its passes for its first k Philox blocks, "spso kept k" (host
 # ParticleSwarmCuda.redraw_kept): 131,072 2.44 -> 2.29-2.31 G/s with 4 kept, 2.08 with 6; 98,304 +5%

@@ -200,17 +200,27 @@ def test_numpy_rate_shown_is_the_measure_rule_rate_on_a_light_setup(qtbot):
         return measure.measure_rate("numpy", config.algorithm, config.make_problem(), config.params,
                                     dtype=config.dtype, seed=config.seed).evals_per_second
 
-    before = direct()  # before and after the panel's run: the machine's load may change meanwhile
     panel = numpy_panel(qtbot, config)  # numpy's rate alone: other rows would share its cores
     panel.baseline_combo.setCurrentIndex(panel.baseline_combo.findData("numpy"))
     panel.show()  # painted charts are what slowed the race down
-    with qtbot.waitSignal(panel.sigFinished, timeout=60000):
-        assert panel.start()
-    assert_idle(panel)
-    after = direct()
-    shown = float(panel._rows["numpy"].rate.text().replace(",", ""))
-    assert shown == pytest.approx(panel.measured["numpy"].evals_per_second, rel=1e-3)
-    assert min(before, after) / 1.5 < shown < max(before, after) * 1.5, (shown, before, after)
+    # Two tries: the rates are measured before and after the panel's run because the machine's load
+    # may change meanwhile, but a burst of load during the run alone (the GPU machine runs the
+    # suite's four parts at once, compiling kernels) still lowered one run to 0.59 of both. The
+    # slowdown this guards against (the window halving the rate) would show in both tries.
+    seen = []
+    for _ in range(2):
+        before = direct()
+        with qtbot.waitSignal(panel.sigFinished, timeout=60000):
+            assert panel.start()
+        assert_idle(panel)
+        after = direct()
+        shown = float(panel._rows["numpy"].rate.text().replace(",", ""))
+        assert shown == pytest.approx(panel.measured["numpy"].evals_per_second, rel=1e-3)
+        seen.append((shown, before, after))
+        if min(before, after) / 1.5 < shown < max(before, after) * 1.5:
+            break
+    else:
+        raise AssertionError(f"the shown rate outside 1.5x of the direct ones in both tries: {seen}")
     assert panel._rows["numpy"].speedup.text() == "1x"
     assert "rate measured" in panel._rows["numpy"].status.text()
 
