@@ -110,8 +110,9 @@ VARIANTS = {
     "no exchange but the last": [
         ("        parity ^= 1;\n        if (packed) {", "        parity ^= 1;\n        if (it + 1 < iterations) continue;\n        if (packed) {"),
         ("        mw_group_sync(sync);\n        T* s = cur;", "        if (last) mw_group_sync(sync);\n        T* s = cur;"),
-        ("        pso_exchange(mine, at, m, parity, ++tag, gslots, sync, &g);\n        for",
-         "        if (it + 1 == iterations) pso_exchange(mine, at, m, parity, ++tag, gslots, sync, &g);\n        for"),
+        ("        if (LANED) {\n            pso_exchange_counted(mine, at, m, parity, ++tag, gslots, sync, &g);",
+         "        if (it + 1 < iterations) {\n        } else if (LANED) {\n"
+         "            pso_exchange_counted(mine, at, m, parity, ++tag, gslots, sync, &g);"),
     ],
 }
 
