@@ -52,6 +52,22 @@ __device__ __forceinline__ void mw_ldcg16(const double* p, double* out) {
     asm volatile("ld.global.cg.v2.f64 {%0, %1}, [%2];" : "=d"(out[0]), "=d"(out[1]) : "l"(p));
 }
 
+// 16 bytes (4 float or 2 double, 16-byte aligned) through L1 into out[0..]: for data that nothing
+// writes between the last acquire of the reader's multiprocessor (which invalidates its L1) and the
+// read (particle_swarm.cu: pso_spso_redraw's first pass over PR rows)
+__device__ __forceinline__ void mw_ld16(const float* p, float* out) {
+    const float4 v = __ldca((const float4*)p);
+    out[0] = v.x;
+    out[1] = v.y;
+    out[2] = v.z;
+    out[3] = v.w;
+}
+__device__ __forceinline__ void mw_ld16(const double* p, double* out) {
+    const double2 v = __ldca((const double2*)p);
+    out[0] = v.x;
+    out[1] = v.y;
+}
+
 // Barrier among the `count` blocks of one group. *bar counts arrivals and only grows (the host zeroes
 // it before each launch): the k-th barrier of a launch is passed once it reaches k * count. One
 // fire-and-forget release add and acquire-loads: about two L2 round trips, half those of a counter

@@ -1345,6 +1345,31 @@ template <typename T> __device__ __forceinline__ T pso_normals(const MwWords& w,
     return part;
 }
 
+// pso_normals' share of |direction|^2 alone, for a pass that uses no normal (pso_spso_redraw's
+// first): a whole pair's r^2 is its radius's square (mw_normal2's r2: no square root, no angle); a
+// pair cut by d still makes its z0. The same values as pso_normals', whose cut pair's square is
+// rounded before it is added (a select between it and r^2): here too, not one fused multiply-add.
+__device__ __forceinline__ float pso_square_rn(float z) { return __fmul_rn(z, z); }
+__device__ __forceinline__ double pso_square_rn(double z) { return __dmul_rn(z, z); }
+template <typename T> __device__ __forceinline__ T pso_radii(const MwWords& w, int j0, int d) {
+    T z0, z1, part;
+    if (j0 + 1 < d) {
+        part = T(-2) * mw_log_unit(T(1) - mw_uniform<T>(w, 0));
+    } else {
+        mw_normal2(mw_uniform<T>(w, 0), mw_uniform<T>(w, 1), z0, z1);
+        part = pso_square_rn(z0);
+    }
+    if (MwPerBlock<T>::value == 4 && j0 + 2 < d) {
+        if (j0 + 3 < d) {
+            part += T(-2) * mw_log_unit(T(1) - mw_uniform<T>(w, 2));
+        } else {
+            mw_normal2(mw_uniform<T>(w, 2), mw_uniform<T>(w, 3), z0, z1);
+            part += pso_square_rn(z0);
+        }
+    }
+    return part;
+}
+
 #define PSO_SPSO_PARAMS                                                                                \
     T *X, T *V, T *P, T *f, T *Pf, T *swarm_f, long long *swarm_i, long long *epochs,                  \
         unsigned char *redrawn, unsigned long long *gkeys, unsigned char *pending, T *Z, T *PR,        \
@@ -1380,9 +1405,16 @@ __device__ __forceinline__ void pso_row_put(T* PR, long long i, const T* src, lo
 // Coordinates j0 .. j0 + NP - 1 of an informant's point: from its PR row (li = its row) in one load
 // (coordinates past d are the row's padding, never used), or from P's column (li = P + l:
 // coordinate j at li[j n], a load each, none past d).
-template <bool PR_ROWS, typename T>
+// L1 (pso_spso_redraw's first pass, PR rows only): the row through L1. A row is one 128-byte line,
+// each of its 32-byte sectors two consecutive loads, so every second load hits L1. Nothing writes a
+// row between the scatter's barrier and the exchange, and the barrier's acquire invalidates the
+// multiprocessor's L1 (CCTL.IVALL) before the pass, so no load sees an older row. The other kernels
+// read through L2 (not measured through L1).
+template <bool PR_ROWS, typename T, bool L1 = false>
 __device__ __forceinline__ void pso_gather(const T* li, int j0, long long n, int d, T* pl) {
-    if (PR_ROWS) {  // j0 is a multiple of NP and the row padded: aligned, inside the row
+    if (PR_ROWS && L1) {
+        mw_ld16(li + j0, pl);
+    } else if (PR_ROWS) {  // j0 is a multiple of NP and the row padded: aligned, inside the row
         mw_ldcg16(li + j0, pl);
     } else {
         const int NP = MwPerBlock<T>::value;
@@ -1560,10 +1592,15 @@ __device__ __forceinline__ void pso_spso_run(PSO_SPSO_PARAMS) {
     }
     T *xs, *vs, *ps;
     pso_split<T>(pso_smem, used, d, d, flags, &xs, &vs, &ps, width);  // SPSO needs no swarm-best point
+    // pso_spso_redraw: the v of the block's first warps beside x where the host packed their count
+    // into flags (as pso_classic_vwarps; x alone shared), else every thread's v or none (PSO_V_ALL).
+    // One copy of the move, the v stride in a register
+    const int vw = REDRAW && !(flags & PSO_V_SHARED) ? 32 * (flags >> PSO_V_WARPS_SHIFT) : PSO_V_ALL;
+    if (REDRAW && xs && (flags >> PSO_V_WARPS_SHIFT)) vs = xs + (long long)blockDim.x * d;
     MwGroupSync sync = {bars + at.group, 0ull, bps};
     const bool own_one = flags != 0 && at.lt < m;
     if (own_one && LANED) pso_stage_lanes(X, V, P, n, d, at.base + at.lt, xs, vs, ps, true, col, width, ln);
-    if (own_one && !LANED) pso_stage(X, V, P, n, d, at.base + at.lt, xs, vs, ps, true, PSO_V_ALL);
+    if (own_one && !LANED) pso_stage(X, V, P, n, d, at.base + at.lt, xs, vs, ps, true, vw);
     MwBest<T> mine = mw_no_best<T>();
     for (int p = at.lt; p < m; p += at.stride) mine = mw_better(mine, mw_make_best(Pf[at.base + p], at.base + p));
     if (!lead) mine = mw_no_best<T>();  // a particle's best enters the exchange once
@@ -1649,7 +1686,7 @@ __device__ __forceinline__ void pso_spso_run(PSO_SPSO_PARAMS) {
                 if (lead) mine = mw_better(mine, mw_make_best(pf, i));
                 continue;
             }
-            const PsoRows<T> r = pso_rows(X, V, P, n, i, xs, vs, ps, own_one, PSO_V_ALL);
+            const PsoRows<T> r = pso_rows(X, V, P, n, i, xs, vs, ps, own_one, vw);
             // pass 1: |G - x| and |direction|. The informant's coordinates of one Philox block come
             // in one load (pso_gather). From PR one block at a time: unrolled by two, the pass held
             // two blocks' loads and normals and ptxas spilled in the scatter (116/192 bytes against
@@ -1665,10 +1702,10 @@ __device__ __forceinline__ void pso_spso_run(PSO_SPSO_PARAMS) {
                 T* v1 = r.v;
 #pragma unroll 1
                 for (int j0 = 0; j0 < d; j0 += NP) {
-                    T pl[4], po[4], z[4];
-                    pso_gather<true>(li, j0, n, d, pl);
-                    pso_gather<true>(own, j0, n, d, po);
-                    dir2 += pso_normals(rng(t * per_iter + (unsigned long long)(j0 / NP)), z, j0, d);
+                    T pl[4], po[4];
+                    pso_gather<true, T, true>(li, j0, n, d, pl);
+                    pso_gather<true, T, true>(own, j0, n, d, po);
+                    dir2 += pso_radii<T>(rng(t * per_iter + (unsigned long long)(j0 / NP)), j0, d);
                     T part = T(0);
 #pragma unroll
                     for (int q = 0; q < NP; ++q) {
@@ -1794,7 +1831,7 @@ __device__ __forceinline__ void pso_spso_run(PSO_SPSO_PARAMS) {
             if (new_best) {
                 if (lead) pending[i] = REDRAW ? 2 : 0;
                 const PsoRows<T> r = LANED ? pso_rows_lanes(X, V, P, n, i, xs, vs, ps, own_one, col, width)
-                                           : pso_rows(X, V, P, n, i, xs, vs, ps, own_one, PSO_V_ALL);
+                                           : pso_rows(X, V, P, n, i, xs, vs, ps, own_one, vw);
                 // PR's row in the same loop: a second loop reading x again cost 8% at 16,384 (H100).
                 // Lanes: a share of the coordinates each (the barrier above made every lane's x visible)
                 T* row = PR + i * pso_row(d);
@@ -1816,7 +1853,7 @@ __device__ __forceinline__ void pso_spso_run(PSO_SPSO_PARAMS) {
     }
 
     if (own_one && LANED) pso_stage_lanes(X, V, P, n, d, at.base + at.lt, xs, vs, ps, false, col, width, ln);
-    if (own_one && !LANED) pso_stage(X, V, P, n, d, at.base + at.lt, xs, vs, ps, false, PSO_V_ALL);
+    if (own_one && !LANED) pso_stage(X, V, P, n, d, at.base + at.lt, xs, vs, ps, false, vw);
     if (REDRAW) {  // the launch's new bests from PR into P (the record; pso_commit reads it next)
         for (int p = at.lt; p < m; p += at.stride) {
             const long long i = at.base + p;

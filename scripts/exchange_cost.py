@@ -708,6 +708,26 @@ PER_VARIANT["spso base kernel all"] = _ALL_SPSO
 # ParticleSwarmCuda.redraw_kept): 131,072 2.44 -> 2.29-2.31 G/s with 4 kept, 2.08 with 6; 98,304 +5%
 # with all 8 kept, -7% with 6.)
 
+# pso_spso_redraw (131,072; 98,304), twenty-fourth session (notes-gpu.md v25). Measured and kept:
+# pass 1's PR rows through L1 (pso_gather's L1: 131,072 +3%, 98,304 +5%), its |direction|^2 from the
+# radii alone (pso_radii: +1%), and the v of a block's first warps beside x (the host's
+# REDRAW_L1_KEPT rule). Measured and dropped (variants since removed): the rows' next sector and the
+# next block's v prefetched into L1 ("prefetch.L1": 2.90 -> 2.45-2.51 G/s), v's loads past L1
+# (ld.cg on the generic address: level), the carveout preferred for L1 (level), and a bound: pass
+# 1 without its normals at all (2.80 -> 2.86: the normals made once would gain at most 2%).
+# "spso redraw warps W": the v of W warps (the host's rule: 19 of 32 on an H100); "spso redraw rows
+# l2": pass 1's rows through L2 as before
+for _w in (0, 12, 16, 19, 24):
+    _v = f"spso redraw warps {_w}"
+    VARIANTS[_v] = []
+    HOST[_v] = [(_PSO, "ParticleSwarmCuda.v_warps", _w)]
+    PER_VARIANT[_v] = ["SPSO 131k"]
+VARIANTS["spso redraw rows l2"] = [("    if (PR_ROWS && L1) {\n        mw_ld16(li + j0, pl);",
+                                    "    if (PR_ROWS && L1) {\n        mw_ldcg16(li + j0, pl);")]
+PER_VARIANT["spso redraw rows l2"] = ["SPSO 131k", "SPSO 96k"]
+# the kernel file of $EXCHANGE_BASE without v warps (a kernel from before them reads every v from V,
+# and the host would give it the warps' shared memory for nothing)
+HOST["spso base kernel all"] = [(_PSO, "ParticleSwarmCuda.v_warps", 0)]
 
 def main() -> None:
     repeats = int(sys.argv[1]) if len(sys.argv) > 1 else 3

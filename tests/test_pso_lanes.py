@@ -133,6 +133,9 @@ def shaped(monkeypatch, walkers, swarms=1, dim=30, dtype="float32", lanes=None, 
     monkeypatch.setattr(pso, "resident_blocks", resident)
     monkeypatch.setattr(pso, "allow_shared", lambda kernel, nbytes: None)
     monkeypatch.setattr(pso, "shared_optin", lambda: optin)
+    # a multiprocessor's shared memory at most, and the system's 1 KB a block (an H100: 227 + 1 KB)
+    monkeypatch.setattr(pso, "shared_per_multiprocessor", lambda: optin + 1024)
+    monkeypatch.setattr(pso, "reserved_shared", lambda: 1024)
     algo = algorithm(monkeypatch, walkers=walkers, swarms=swarms, dim=dim, dtype=dtype, lanes=lanes,
                      variant=variant)
     if block is not None:
@@ -222,10 +225,13 @@ def test_spso_keeps_blocks_of_256_but_the_redraw_kernel_and_a_smaller_block_aske
     # one swarm of 131,072 (512 of 256 before: four a multiprocessor either way)
     monkeypatch.setattr(pso, "l2_cache_bytes", lambda xp: 50 * 2**20)  # an H100's
     spso = shaped(monkeypatch, 131072, variant="spso2011")
-    # x alone in shared memory and the rows past the L2: the kernel that draws the normals again
-    assert (spso.kernel, spso.shape.block, spso.shape.per_group, spso.flags) == ("pso_spso_redraw", 1024, 128, 1)
+    # x alone in shared memory and the rows past the L2: the kernel that draws the normals again,
+    # with the v of 19 warps beside x (the most that leave L1 REDRAW_L1_KEPT: below)
+    assert (spso.kernel, spso.shape.block, spso.shape.per_group) == ("pso_spso_redraw", 1024, 128)
+    assert spso.flags == pso.X_SHARED | 19 << pso.V_WARPS_SHIFT
+    assert spso.shared_bytes == 30 * 4 + 1024 * 30 * 4 + 19 * 32 * 30 * 4
     # 0.92 of the L2: the redraw kernel in 384 blocks of 256 (three a multiprocessor, where 96 of 1,024 hold 1,024)
-    mid = shaped(monkeypatch, 98304, variant="spso2011")
+    mid = shaped(monkeypatch, 98304, variant="spso2011")  # (blocks below V_WARPS_MIN_BLOCK: no v warps)
     assert (mid.kernel, mid.shape.block, mid.shape.per_group, mid.flags) == ("pso_spso_redraw", 256, 384, 1)
     asked = shaped(monkeypatch, 131072, variant="spso2011", block=128)
     assert (asked.kernel, asked.shape.block, asked.shape.per_group) == ("pso_spso_redraw", 128, 1024)
@@ -286,3 +292,23 @@ def test_the_draws_never_take_the_kernel_s_static_shared_memory(monkeypatch, dty
         assert launch.shared_bytes + pso.STATIC_MARGIN <= optin, (dim, launch.flags)
         drawn += bool(launch.flags & pso.DRAWS_SHARED)
     assert drawn > 0  # the draws were taken at some of these sizes (the check is not vacuous)
+
+
+def test_the_redraw_kernel_s_v_warps_leave_l1_its_share(monkeypatch):
+    # pso_spso_redraw reads its first pass's rows through L1, which gets what the carveout of the
+    # unified L1 / shared memory leaves: its blocks use at most the multiprocessor's shared memory
+    # less REDRAW_L1_KEPT (an H100: 196 KB; 20 warps' v would take the block past it)
+    monkeypatch.setattr(pso, "l2_cache_bytes", lambda xp: 50 * 2**20)
+    launch = shaped(monkeypatch, 131072, variant="spso2011")
+    used = launch.shared_bytes + 1024  # + the system's share (the static shared memory: none here)
+    assert used <= 228 * 1024 - pso.REDRAW_L1_KEPT < used + 32 * 30 * 4
+    # classic's v warps are not held to it: 28 of 32 (what the opt-in holds)
+    assert shaped(monkeypatch, 131072).flags >> pso.V_WARPS_SHIFT == 28
+    # an A100 (164 KB a multiprocessor, blocks of 512 two a multiprocessor): each block's share of
+    # the 132 KB left is 66 KB, all but x's 60 KB: one warp's v
+    monkeypatch.setattr(pso, "l2_cache_bytes", lambda xp: 1)  # the rows past the L2 there too
+    a100 = shaped(monkeypatch, 131072, variant="spso2011", optin=163 * 1024)
+    assert (a100.kernel, a100.shape.block, a100.flags) == ("pso_spso_redraw", 512, pso.X_SHARED | 1 << pso.V_WARPS_SHIFT)
+    # asked for none (v_warps = 0): x alone
+    none = shaped(monkeypatch, 131072, variant="spso2011", v_warps=0)
+    assert none.flags == pso.X_SHARED

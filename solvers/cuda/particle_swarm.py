@@ -28,7 +28,8 @@ import numpy as np
 from ..algorithms.particle_swarm import ParticleSwarm
 from ..errors import ConfigError
 from .base import REDUCE_BLOCKS, CudaAlgorithm, CudaState, allocation_guard, l2_cache_bytes
-from .resident import WARP, allow_shared, group_shape, multiprocessors, resident_blocks, shared_optin, spread
+from .resident import (WARP, allow_shared, group_shape, multiprocessors, reserved_shared, resident_blocks, shared_optin,
+                       shared_per_multiprocessor, spread)
 
 SHARED_MAX = 48 * 1024  # dynamic shared memory per block for particles' own state (no opt-in needed)
 MAX_BLOCK = 256  # __launch_bounds__ of the step kernels (but pso_classic's and the lanes')
@@ -199,6 +200,12 @@ SHARED_CHOICES = (X_SHARED | V_SHARED | P_SHARED, X_SHARED | V_SHARED, X_SHARED,
 # particles a multiprocessor v's loads are not what an iteration waits for, and L1 gets less)
 V_WARPS_SHIFT = 8
 V_WARPS_MIN_BLOCK = 512
+# pso_spso_redraw takes the same v warps, as many as leave L1 this much of what a multiprocessor's
+# shared memory could have (the carveout of their unified memory): its first pass reads the PR rows
+# through L1. H100 (228 KB shared at most, L1 what the carveout leaves of 256), rastrigin 30-D
+# float32, one swarm of 131,072 in blocks of 1,024 (notes-gpu.md v25): v of 16 warps 2.80 -> 3.04
+# G/s, 12 3.01; 20, 24 or 28 (the carveout's last step, L1 28 KB instead of 60) 2.80
+REDRAW_L1_KEPT = 32 * 1024
 
 
 # Classic PSO's coordinates per Philox block of the move, by item size (the kernel's PsoCoefficients:
@@ -486,20 +493,28 @@ class ParticleSwarmCuda(CudaAlgorithm, ParticleSwarm):
         return _Launch(shape, flags, keys_shared, nbytes, name, spb, lanes)
 
     def _v_warps(self, name: str, flags: int, shape, nbytes: int, optin: int) -> tuple[int, str]:
-        """How many of a pso_classic block's warps keep their v in shared memory beside x, and the
-        kernel that runs them: the most that fit `optin` while the swarm's blocks all stay resident,
-        for a swarm spread over blocks of at least V_WARPS_MIN_BLOCK threads; some warps run
-        pso_classic_vwarps, all of them pso_classic with V_SHARED, none leave `name` as it is."""
-        if (name != "pso_classic" or flags != X_SHARED or self.v_warps == 0 or shape.per_group == 1
-                or shape.block < V_WARPS_MIN_BLOCK):
+        """How many of a pso_classic or pso_spso_redraw block's warps keep their v in shared memory
+        beside x, and the kernel that runs them: the most that fit `optin` while the swarm's blocks
+        all stay resident (and for pso_spso_redraw leave L1 REDRAW_L1_KEPT), for a swarm spread over
+        blocks of at least V_WARPS_MIN_BLOCK threads; some warps run pso_classic_vwarps (classic) or
+        pso_spso_redraw with their count in flags, all of them the kernel with V_SHARED, none leave
+        `name` as it is."""
+        redraw = name == "pso_spso_redraw"
+        if ((name != "pso_classic" and not redraw) or flags != X_SHARED or self.v_warps == 0
+                or shape.per_group == 1 or shape.block < V_WARPS_MIN_BLOCK):
             return 0, name
         row = WARP * self.problem.dim * self.dtype.itemsize  # a warp's v
         every = shape.block // WARP
         most = min(every, (optin - nbytes) // row)
+        if redraw:  # L1 keeps REDRAW_L1_KEPT of the multiprocessor's shared memory for the rows
+            per_sm = max(1, _busiest(shape) // shape.block)
+            static = int(getattr(self.kernels.get(name), "shared_size_bytes", 0))
+            room = (shared_per_multiprocessor() - REDRAW_L1_KEPT) // per_sm - reserved_shared() - static - nbytes
+            most = min(most, max(0, room // row))
         if self.v_warps is not None:
             most = min(most, int(self.v_warps))
         for warps in range(most, 0, -1):
-            runs = name if warps == every else "pso_classic_vwarps"
+            runs = name if warps == every or redraw else "pso_classic_vwarps"
             kernel = self.kernels.get(runs)
             allow_shared(kernel, nbytes + warps * row)
             if resident_blocks(kernel, shape.block, nbytes + warps * row) >= shape.per_group:
