@@ -725,6 +725,11 @@ for _w in (0, 12, 16, 19, 24):
 VARIANTS["spso redraw rows l2"] = [("    if (PR_ROWS && L1) {\n        mw_ld16(li + j0, pl);",
                                     "    if (PR_ROWS && L1) {\n        mw_ldcg16(li + j0, pl);")]
 PER_VARIANT["spso redraw rows l2"] = ["SPSO 131k", "SPSO 96k"]
+# (Measured in call 8 of the twenty-fourth session, the same numbers, since removed: the first 16
+# coordinates of every thread's v beside x instead of the whole v of 19 warps, "spso redraw
+# vcoords" (every warp the same share of v's traffic): 3.01 against 3.03-3.06 G/s; the new bests'
+# PR rows by 16-byte stores, "spso redraw row16": 3.01-3.02, 98,304 +1.5%; both 3.04-3.07. The
+# passes unrolled by two, "spso redraw pass 1/2 unroll 2" (call 7): 2.79-2.82 and 2.98-2.99.)
 # the kernel file of $EXCHANGE_BASE without v warps (a kernel from before them reads every v from V,
 # and the host would give it the warps' shared memory for nothing)
 HOST["spso base kernel all"] = [(_PSO, "ParticleSwarmCuda.v_warps", 0)]

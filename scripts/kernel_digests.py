@@ -154,13 +154,19 @@ def main() -> int:
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--algorithms", default="", help="comma-separated: only these")
+    parser.add_argument("--shapes", default="", help="comma-separated: only these shapes (SHAPES' names), no "
+                                                    "other case: a quick check of one kernel's paths")
     parser.add_argument("--jobs", type=int, default=1,
                         help="processes computing digests side by side (each compiles its own kernels: "
                              "a cold tree's PSO cases take ~150 s in one on an H100's host)")
     args = parser.parse_args()
     wanted = {a for a in args.algorithms.split(",") if a}
+    only = {name for name in args.shapes.split(",") if name}
+    unknown = only - {shape[0] for shape in SHAPES}
+    if unknown:
+        parser.error(f"unknown shape(s): {', '.join(sorted(unknown))}")
     cases = []  # (label, digest's arguments), in the order printed
-    for algorithm, params, walkers in CASES:
+    for algorithm, params, walkers in ([] if only else CASES):
         if wanted and algorithm not in wanted:
             continue
         for function, dim in FUNCTIONS:
@@ -169,7 +175,7 @@ def main() -> int:
                               (algorithm, params, walkers, function, dim, dtype)))
     shapes = []
     for name, algorithm, function, dim, dtype, params, chunks, knobs in SHAPES:
-        if not wanted or algorithm in wanted:
+        if (not wanted or algorithm in wanted) and (not only or name in only):
             shapes.append(name)
             cases.append((name, (algorithm, params, None, function, dim, dtype, chunks, knobs)))
     seen = dict(zip([label for label, _ in cases], _run_all(cases, max(1, args.jobs))))
