@@ -109,7 +109,11 @@ VARIANTS = {
     "spso no scatter barrier": [(SCATTER0 + "        mw_group_sync(sync);\n", SCATTER0)],
     "no exchange but the last": [
         ("        parity ^= 1;\n        if (packed) {", "        parity ^= 1;\n        if (it + 1 < iterations) continue;\n        if (packed) {"),
-        ("        mw_group_sync(sync);\n        T* s = cur;", "        if (last) mw_group_sync(sync);\n        T* s = cur;"),
+        # DE: the generation's barrier (two halves) at the last generation alone, counted from zero
+        ("MwGroupSync sync = {bars + group, (unsigned long long)gen * (unsigned long long)bpp, bpp};",
+         "MwGroupSync sync = {bars + group, 0ull, bpp};"),
+        ("        mw_group_arrive(sync);\n        if (AHEAD", "        if (gen + 1 == generations) mw_group_arrive(sync);\n        if (AHEAD"),
+        ("        mw_group_wait(sync);\n    }\n", "        if (gen + 1 == generations) mw_group_wait(sync);\n    }\n"),
         ("        if (LANED) {\n            pso_exchange_counted(mine, at, m, parity, ++tag, gslots, sync, &g);",
          "        if (it + 1 < iterations) {\n        } else if (LANED) {\n"
          "            pso_exchange_counted(mine, at, m, parity, ++tag, gslots, sync, &g);"),

@@ -133,6 +133,24 @@ def test_rows_are_stored_where_the_swarm_fits_half_the_l2(cupy):
     assert with_rows - small.bytes_needed(1024) == 30 * 4 * 1024
 
 
+def test_the_memory_check_counts_no_normals_where_the_redraw_kernel_runs(cupy):
+    # one swarm of 131,072 float particles at d = 30: x, v and p (47 MB) cannot all be in shared
+    # memory, the rows pass the L2: the redraw kernel, which stores no normals (Z), is certain
+    large = build(cupy, "particle_swarm", {"variant": "spso2011", "swarms": 1}, problem="rastrigin",
+                  dim=30, walkers=131072, dtype="float32")
+    counted = large.bytes_needed(131072)
+    state = large.init(ArrayRNG(cupy, 1))
+    if large._launch.kernel != "pso_spso_redraw":
+        pytest.skip(f"this device runs {large._launch.kernel} at 131,072 (its L2 holds the rows)")
+    assert state.ZT.size == 1
+    large.redraw = False  # pso_spso forced: its normals' d rows of n values are counted
+    assert large.bytes_needed(131072) - counted == 30 * 4 * 131072
+    # a swarm whose rows stay in the L2 (pso_spso_rows) counts both of Z's row sets, as before
+    small = build(cupy, "particle_swarm", {"variant": "spso2011", "swarms": 1}, problem="rastrigin",
+                  dim=30, walkers=1024, dtype="float32")
+    assert not small._redraw_sure(1024)
+
+
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_pr_rows_when_threads_own_several_particles(cupy, dtype, monkeypatch):
     # 700 particles on 2 resident blocks of 32 threads: each thread moves ~11 particles, the state

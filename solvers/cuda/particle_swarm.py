@@ -271,7 +271,8 @@ class ParticleSwarmCuda(CudaAlgorithm, ParticleSwarm):
         d, item = self.problem.dim, self.dtype.itemsize
         per_particle = (3 * d + 2) * item  # X, V, P (d, n), f, Pf
         if self.params.variant == "spso2011":
-            rows = 2 if self._tc_rows(n) else 1  # Z: the normals, and G - x where _tc_rows
+            # Z: the normals, and G - x where _tc_rows; none where the redraw kernel draws them again
+            rows = 2 if self._tc_rows(n) else 0 if self._redraw_sure(n) else 1
             pr = pr_row(d) if self._pr_rows() else 0
             per_particle += 33 + (rows * d + pr) * item  # informant keys (up to two sets), pending flag, Z, PR
         # exchange partials (2 x blocks x d: at most one block per 32 particles, or per 8 with lanes,
@@ -310,6 +311,18 @@ class ParticleSwarmCuda(CudaAlgorithm, ParticleSwarm):
         d, item = self.problem.dim, self.dtype.itemsize
         rows = (3 * d + pr_row(d)) * self.total_walkers() * item
         return item == 4 and not flags & P_SHARED and rows > 3 * l2_cache_bytes(self.xp) // 4
+
+    def _redraw_sure(self, n: int) -> bool:
+        """For bytes_needed, before the launch shape is known: whether pso_spso_redraw (no Z) runs.
+        _redraw's rule with p not in shared memory, which is certain where the swarm's x, v and p
+        would not fit the device's shared memory together (131,072 float particles at d = 30: 47 MB
+        against an H100's 29 MB); elsewhere Z is counted, as pso_spso may run."""
+        if not self._pr_rows() or self._tc_rows(n):
+            return False  # the *_local or rows kernels: never the redraw kernel
+        if self.redraw is not None:
+            return bool(self.redraw)
+        state = 3 * self.problem.dim * int(n) * self.dtype.itemsize
+        return state > multiprocessors() * shared_per_multiprocessor() and self._redraw(0)
 
     # --- launch shape ----------------------------------------------------------------------------
     pr_rows: bool | None = None  # None: choose by the swarm's blocks (_pr_rows); True / False force it (tests)
