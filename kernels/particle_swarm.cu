@@ -1405,11 +1405,12 @@ __device__ __forceinline__ void pso_row_put(T* PR, long long i, const T* src, lo
 // Coordinates j0 .. j0 + NP - 1 of an informant's point: from its PR row (li = its row) in one load
 // (coordinates past d are the row's padding, never used), or from P's column (li = P + l:
 // coordinate j at li[j n], a load each, none past d).
-// L1 (pso_spso_redraw's first pass, PR rows only): the row through L1. A row is one 128-byte line,
-// each of its 32-byte sectors two consecutive loads, so every second load hits L1. Nothing writes a
-// row between the scatter's barrier and the exchange, and the barrier's acquire invalidates the
-// multiprocessor's L1 (CCTL.IVALL) before the pass, so no load sees an older row. The other kernels
-// read through L2 (not measured through L1).
+// L1 (pso_spso_redraw's first pass, PR rows only): the row through L1. Rows are 16-byte aligned and
+// each 32-byte sector holds two consecutive loads, so every second load hits L1. Nothing writes a
+// row between the scatter's barrier and the exchange, and every write before that barrier is
+// ordered before the pass's loads (the writer's release, this block's acquire and bar.sync; the
+// acquire also invalidates the multiprocessor's L1, CCTL.IVALL), so no load sees an older row. The
+// other kernels read through L2 (not measured through L1).
 template <bool PR_ROWS, typename T, bool L1 = false>
 __device__ __forceinline__ void pso_gather(const T* li, int j0, long long n, int d, T* pl) {
     if (PR_ROWS && L1) {

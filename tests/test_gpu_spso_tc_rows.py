@@ -15,9 +15,9 @@ from tests.gpu_run import build, everything, same
 pytestmark = pytest.mark.gpu
 
 
-def _run(cupy, dtype, walkers, swarms, tc_rows, pr_rows=None, redraw=False):
+def _run(cupy, dtype, walkers, swarms, tc_rows, pr_rows=None, redraw=False, dim=7):
     algo = build(cupy, "particle_swarm", {"variant": "spso2011", "swarms": swarms}, problem="rastrigin",
-                 dim=7, walkers=walkers, dtype=dtype)
+                 dim=dim, walkers=walkers, dtype=dtype)
     algo.tc_rows, algo.pr_rows, algo.redraw = tc_rows, pr_rows, redraw
     algo.lanes = 1  # a thread per particle: the kernels compared here (lanes: test_gpu_pso_lanes.py)
     state = algo.init(ArrayRNG(cupy, 11))
@@ -27,9 +27,9 @@ def _run(cupy, dtype, walkers, swarms, tc_rows, pr_rows=None, redraw=False):
     assert pr == (walkers > 256 if pr_rows is None else pr_rows)  # a swarm over several blocks
     expected = ("pso_spso_rows" if tc_rows else "pso_spso_redraw" if redraw else "pso_spso") + ("" if pr else "_local")
     assert algo._launch.kernel == expected  # the kernel launched
-    assert (state.ZT.shape[0] == 14) == tc_rows
+    assert (state.ZT.shape[0] == 2 * dim) == tc_rows
     assert (state.ZT.size == 1) == (expected == "pso_spso_redraw")  # no normals stored
-    assert state.PR.size == (walkers * swarms * 8 if pr else 1)  # rows of d = 7 padded to 8
+    assert state.PR.size == (walkers * swarms * ((dim + 3) // 4 * 4) if pr else 1)  # rows padded to 4
     return everything(algo, state)
 
 
@@ -54,6 +54,15 @@ def test_normals_drawn_again_give_the_same_run(cupy, dtype, walkers, swarms):
     # pso_spso_redraw: p from the particle's PR row, w v + (G - x) in v's place, the normals drawn again
     redrawn = _run(cupy, dtype, walkers, swarms, False, pr_rows=True, redraw=True)
     assert same(_run(cupy, dtype, walkers, swarms, False, pr_rows=True), redrawn)
+
+
+@pytest.mark.parametrize("dim", [5, 6, 8, 9])
+def test_normals_drawn_again_give_the_same_run_whatever_pair_d_cuts(cupy, dim):
+    # float's Philox blocks hold two pairs: d = 5 and 9 cut the last block's first pair, d = 7 (above)
+    # its second, d = 6 and 8 none; the redraw kernel's first pass makes |direction|^2 without the
+    # normals of whole pairs and must add a cut pair's square as pso_normals does
+    redrawn = _run(cupy, "float32", 5000, 1, False, pr_rows=True, redraw=True, dim=dim)
+    assert same(_run(cupy, "float32", 5000, 1, False, pr_rows=True, dim=dim), redrawn)
 
 
 def test_the_redraw_kernel_s_v_warps_give_the_same_run(cupy):

@@ -126,6 +126,13 @@ def resident_h100(kernel, block, shared_bytes):
 
 def shaped(monkeypatch, walkers, swarms=1, dim=30, dtype="float32", lanes=None, resident=resident_h100,
            optin=227 * 1024, variant="classic", block=None, v_warps=None):
+    return built(monkeypatch, walkers, swarms, dim, dtype, lanes, resident, optin, variant, block,
+                 v_warps)._launch_shape()
+
+
+def built(monkeypatch, walkers, swarms=1, dim=30, dtype="float32", lanes=None, resident=resident_h100,
+          optin=227 * 1024, variant="classic", block=None, v_warps=None):
+    """shaped's ParticleSwarmCuda on an H100's numbers (fake kernels), before its launch shape."""
     import solvers.cuda.resident as resident_module
 
     monkeypatch.delenv(LANES_ENV, raising=False)
@@ -143,7 +150,7 @@ def shaped(monkeypatch, walkers, swarms=1, dim=30, dtype="float32", lanes=None, 
     algo.v_warps = v_warps
     algo.kernels = _Kernels()
     algo.swarms_per_block = None
-    return algo._launch_shape()
+    return algo
 
 
 def test_one_swarm_of_16384_takes_4_lanes_in_as_many_blocks_as_before(monkeypatch):
@@ -305,10 +312,26 @@ def test_the_redraw_kernel_s_v_warps_leave_l1_its_share(monkeypatch):
     # classic's v warps are not held to it: 28 of 32 (what the opt-in holds)
     assert shaped(monkeypatch, 131072).flags >> pso.V_WARPS_SHIFT == 28
     # an A100 (164 KB a multiprocessor, blocks of 512 two a multiprocessor): each block's share of
-    # the 132 KB left is 66 KB, all but x's 60 KB: one warp's v
-    monkeypatch.setattr(pso, "l2_cache_bytes", lambda xp: 1)  # the rows past the L2 there too
+    # the 132 KB left is 66 KB, all but x's 60 KB: one warp's v (the rows, 64 MB, pass the L2 either way)
     a100 = shaped(monkeypatch, 131072, variant="spso2011", optin=163 * 1024)
     assert (a100.kernel, a100.shape.block, a100.flags) == ("pso_spso_redraw", 512, pso.X_SHARED | 1 << pso.V_WARPS_SHIFT)
     # asked for none (v_warps = 0): x alone
     none = shaped(monkeypatch, 131072, variant="spso2011", v_warps=0)
     assert none.flags == pso.X_SHARED
+
+
+@pytest.mark.parametrize("walkers, swarms, dim", [(131072, 1, 30), (98304, 1, 30), (65536, 1, 30), (512, 1000, 8),
+                                                  (2048, 400, 30), (131072, 1, 7), (40000, 4, 30)])
+def test_the_memory_check_leaves_out_the_normals_only_where_the_redraw_kernel_runs(monkeypatch, walkers, swarms,
+                                                                                   dim):
+    # bytes_needed is asked before the launch shape exists: where it says the redraw kernel is
+    # certain (no Z), the shape must run it; 1,000 swarms of 512 at d = 8 have 104 MB of rows in
+    # all, yet each swarm's x, v and p fit shared memory (pso_spso with p shared, Z allocated)
+    monkeypatch.setattr(pso, "l2_cache_bytes", lambda xp: 50 * 2**20)
+    algo = built(monkeypatch, walkers, swarms, dim=dim, variant="spso2011")
+    monkeypatch.setattr(pso, "l2_cache_bytes", lambda xp: 50 * 2**20)  # built() set its own L2 size
+    sure = algo._redraw_sure(walkers * swarms)
+    kernel = algo._launch_shape().kernel
+    assert not sure or kernel == "pso_spso_redraw", (sure, kernel)
+    if (walkers, swarms, dim) == (131072, 1, 30):
+        assert sure  # the case it is for: Z's 15.7 MB (d = 30) not counted

@@ -204,7 +204,8 @@ V_WARPS_MIN_BLOCK = 512
 # shared memory could have (the carveout of their unified memory): its first pass reads the PR rows
 # through L1. H100 (228 KB shared at most, L1 what the carveout leaves of 256), rastrigin 30-D
 # float32, one swarm of 131,072 in blocks of 1,024 (notes-gpu.md v25): v of 16 warps 2.80 -> 3.04
-# G/s, 12 3.01; 20, 24 or 28 (the carveout's last step, L1 28 KB instead of 60) 2.80
+# G/s, 12 3.01; 20, 24 or 28 (the carveout's last step, L1 28 KB instead of 60) 2.80. 32 KB is that
+# last step on an H100 (196 -> 228 KB) and an A100 (132 -> 164); elsewhere it keeps L1 at least that
 REDRAW_L1_KEPT = 32 * 1024
 
 
@@ -314,14 +315,15 @@ class ParticleSwarmCuda(CudaAlgorithm, ParticleSwarm):
 
     def _redraw_sure(self, n: int) -> bool:
         """For bytes_needed, before the launch shape is known: whether pso_spso_redraw (no Z) runs.
-        _redraw's rule with p not in shared memory, which is certain where the swarm's x, v and p
-        would not fit the device's shared memory together (131,072 float particles at d = 30: 47 MB
-        against an H100's 29 MB); elsewhere Z is counted, as pso_spso may run."""
+        _redraw's rule with p not in shared memory, which is certain where one swarm's x, v and p
+        would not fit the device's shared memory together (a swarm's blocks are all resident at
+        once; several swarms may share a launch or take several: 131,072 float particles at d = 30
+        in one swarm, 47 MB against an H100's 29 MB); elsewhere Z is counted, as pso_spso may run."""
         if not self._pr_rows() or self._tc_rows(n):
             return False  # the *_local or rows kernels: never the redraw kernel
         if self.redraw is not None:
             return bool(self.redraw)
-        state = 3 * self.problem.dim * int(n) * self.dtype.itemsize
+        state = 3 * self.problem.dim * int(self.params.walkers) * self.dtype.itemsize
         return state > multiprocessors() * shared_per_multiprocessor() and self._redraw(0)
 
     # --- launch shape ----------------------------------------------------------------------------
