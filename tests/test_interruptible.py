@@ -103,3 +103,40 @@ def test_an_iteration_that_cannot_be_split_is_warned_about(monkeypatch):
     result = runner.run()
     slow = [w for w in result.warnings if w.startswith("one iteration will take")]
     assert slow and f"warning: {slow[0]}" in seen
+
+
+def _slices(config, work):
+    """The number of slices pattern search's first iteration takes at `work` coordinates a slice."""
+    runner = Runner(config)
+    runner.prepare()
+    return sum(1 for _ in runner.algorithm.iteration_slices(runner.state, work)) + 1
+
+
+def test_a_coordinate_of_many_walkers_goes_in_blocks_of_walkers():
+    # one coordinate of 16 walkers at d = 9 is 288 coordinates evaluated: past a slice of 50, the
+    # walkers go in blocks of 50 // 18 = 2 (8 a coordinate, 72 an iteration); within a slice,
+    # whole coordinates as before (a slice of 600: two coordinates, 5 slices)
+    config = RunConfig.build("pattern_search", "rastrigin", 9, params={"walkers": 16}, max_iters=5)
+    assert _slices(config, 50) == 9 * 8
+    assert _slices(config, 600) == 5
+    # a budget that may cut the iteration (evaluate's cap counts every plus point before any minus
+    # point): whole coordinates, one a slice, so that the cut falls where it would unsliced
+    capped = RunConfig.build("pattern_search", "rastrigin", 9, params={"walkers": 16}, max_evals=200)
+    assert _slices(capped, 50) == 9
+
+
+def test_walker_blocks_and_a_cut_budget_change_nothing(monkeypatch):
+    # walkers in blocks of two (SLICE_WORK 50), with a restart in the run; and a max_evals cut inside
+    # an iteration, which slices by whole coordinates
+    for budget in ({"max_iters": 5}, {"max_evals": 16 + 3 * 288 + 100}):
+        config = RunConfig.build("pattern_search", "ackley", 9, seed=4, **budget,
+                                 params={"walkers": 16, "restart": True, "round_iterations": 2})
+        monkeypatch.setattr(runner_module, "SLICE_WORK", 2**22)
+        whole = Runner(config).run()
+        monkeypatch.setattr(runner_module, "SLICE_WORK", 50)
+        sliced = Runner(config).run()
+        assert (sliced.best_f, sliced.evals) == (whole.best_f, whole.evals)
+        np.testing.assert_array_equal(sliced.best_x, whole.best_x)
+        # (a sliced run stops at the budget between slices and leaves the cut iteration uncounted;
+        # unsliced, that iteration runs to its end with the uncounted points at +inf)
+        assert sliced.iterations == whole.iterations - ("max_evals" in budget)

@@ -106,37 +106,56 @@ class PatternSearch(Algorithm):
 
     def iteration_slices(self, state: PatternSearchState, work: float):
         # one coordinate costs two evaluations of every walker
-        per_coordinate = 2.0 * state.X.shape[0] * self.problem.dim
+        n, d = state.X.shape[0], self.problem.dim
+        per_coordinate = 2.0 * n * d
+        if per_coordinate > work and self._walkers_sliceable(state):
+            # a coordinate of every walker is itself more than a slice (a million walkers on the
+            # CPU: 1-3 s, which Stop and the time budget waited for): walkers in blocks too
+            return self._iteration(state, 1, max(1, int(work // (2.0 * d))))
         return self._iteration(state, max(1, int(work // per_coordinate)))
 
-    def _iteration(self, state: PatternSearchState, block: int):
-        """One iteration, yielding after every `block` coordinates (never after the last)."""
+    def _walkers_sliceable(self, state: PatternSearchState) -> bool:
+        """Whether a coordinate may go in blocks of walkers with the numbers unchanged: one run (a
+        tuning grid's budgets go by rows of whole runs) whose budget cannot cut this iteration
+        (evaluate's cap counts rows in order: every walker's plus point before any minus point)."""
+        whole = (2 * self.problem.dim + 1) * state.X.shape[0]  # + a restart's evaluations
+        return self.groups == 1 and (self.max_evals is None or int(state.evals) + whole <= int(self.max_evals))
+
+    def _iteration(self, state: PatternSearchState, block: int, walkers: int | None = None):
+        """One iteration, yielding after every `block` coordinates (never after the last); with
+        `walkers`, each coordinate in blocks of that many walkers, yielding after every block but
+        the iteration's last (each walker's trials are its own: the same numbers, where
+        _walkers_sliceable holds)."""
         xp, p = self.xp, self.params
         delta0 = self._walker_value("delta0")
         tol = delta0 / 2.0 ** self._walker_value("tol_halvings")
         if p.restart and state.iteration > 0 and state.iteration % p.round_iterations == 0:
             self._restart(state)
-        X, f = state.X, state.f
-        improved = xp.zeros(X.shape[0], dtype=bool)
-        d = self.problem.dim
+        X, f = state.X, state.f.copy()
+        n, d = X.shape[0], self.problem.dim
+        improved = xp.zeros(n, dtype=bool)
         for j in range(d):
-            delta = state.step * self.span[j]
-            xj = X[:, j].copy()
-            X[:, j] = xp.minimum(xj + delta, self.upper[j])
-            f_plus = self.evaluate(state, X)
-            plus = X[:, j].copy()
-            X[:, j] = xp.maximum(xj - delta, self.lower[j])
-            f_minus = self.evaluate(state, X)
-            take_plus = (f_plus <= f) & (f_plus <= f_minus)
-            take_minus = ~take_plus & (f_minus <= f)
-            X[:, j] = xp.where(take_plus, plus, xp.where(take_minus, X[:, j], xj))
-            f_new = xp.where(take_plus, f_plus, xp.where(take_minus, f_minus, f))
-            improved |= f_new < f
-            f = f_new
-            if (j + 1) % block == 0 and j + 1 < d:
-                state.f = f  # X and f agree after every coordinate: a safe place to stop
-                self.update_best(state, X, f, reach=False)
-                yield
+            for lo in range(0, n, walkers or n):
+                rows = slice(lo, min(n, lo + (walkers or n)))
+                fr = f[rows]
+                delta = state.step[rows] * self.span[j]
+                xj = X[rows, j].copy()
+                X[rows, j] = xp.minimum(xj + delta, self.upper[j])
+                f_plus = self.evaluate(state, X[rows])
+                plus = X[rows, j].copy()
+                X[rows, j] = xp.maximum(xj - delta, self.lower[j])
+                f_minus = self.evaluate(state, X[rows])
+                take_plus = (f_plus <= fr) & (f_plus <= f_minus)
+                take_minus = ~take_plus & (f_minus <= fr)
+                X[rows, j] = xp.where(take_plus, plus, xp.where(take_minus, X[rows, j], xj))
+                f_new = xp.where(take_plus, f_plus, xp.where(take_minus, f_minus, fr))
+                improved[rows] |= f_new < fr
+                f[rows] = f_new
+                done = rows.stop == n and j + 1 == d
+                if not done and (walkers or (j + 1) % block == 0 and rows.stop == n):
+                    state.f = f  # X and f agree for every walker: a safe place to stop
+                    self.update_best(state, X, f, reach=False)
+                    yield
         state.f = f
         state.step = xp.where(improved, state.step, state.step * 0.5)
         state.step = xp.where(state.step < tol, xp.asarray(delta0, dtype=self.dtype), state.step)
