@@ -726,6 +726,7 @@ for _w in (0, 12, 16, 19, 24):
     VARIANTS[_v] = []
     HOST[_v] = [(_PSO, "ParticleSwarmCuda.v_warps", _w)]
     PER_VARIANT[_v] = ["SPSO 131k"]
+PER_VARIANT["spso redraw warps 0"] = ["SPSO 131k", "SPSO 96k"]  # no v beside x at either size
 VARIANTS["spso redraw rows l2"] = [("    if (PR_ROWS && L1) {\n        mw_ld16(li + j0, pl);",
                                     "    if (PR_ROWS && L1) {\n        mw_ldcg16(li + j0, pl);")]
 PER_VARIANT["spso redraw rows l2"] = ["SPSO 131k", "SPSO 96k"]
@@ -734,6 +735,9 @@ PER_VARIANT["spso redraw rows l2"] = ["SPSO 131k", "SPSO 96k"]
 # vcoords" (every warp the same share of v's traffic): 3.01 against 3.03-3.06 G/s; the new bests'
 # PR rows by 16-byte stores, "spso redraw row16": 3.01-3.02, 98,304 +1.5%; both 3.04-3.07. The
 # passes unrolled by two, "spso redraw pass 1/2 unroll 2" (call 7): 2.79-2.82 and 2.98-2.99.)
+# (pso_spso_redraw's blocks of 256 with v beside x, "spso redraw small blocks warps" in call 14 of the
+# twenty-fourth session: 98,304 2.54 -> 2.67-2.68 G/s, now the host's rule; "spso redraw warps 0" is
+# the form before at 131,072)
 # the kernel file of $EXCHANGE_BASE without v warps (a kernel from before them reads every v from V,
 # and the host would give it the warps' shared memory for nothing)
 HOST["spso base kernel all"] = [(_PSO, "ParticleSwarmCuda.v_warps", 0)]

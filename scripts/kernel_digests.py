@@ -123,6 +123,9 @@ SHAPES = [
     # v of 19 warps beside x, its first pass's rows through L1): what issue 14's SPSO target runs
     ("spso r30-f32-131k", "particle_swarm", "rastrigin", 30, "float32",
      {"variant": "spso2011", "walkers": 131072, "swarms": 1}, [2, 1], {}),
+    # 98,304 (an H100: the redraw kernel in blocks of 256, all of v beside x)
+    ("spso r30-f32-98k", "particle_swarm", "rastrigin", 30, "float32",
+     {"variant": "spso2011", "walkers": 98304, "swarms": 1}, [2, 1], {}),
 ]
 
 

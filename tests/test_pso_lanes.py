@@ -238,8 +238,9 @@ def test_spso_keeps_blocks_of_256_but_the_redraw_kernel_and_a_smaller_block_aske
     assert spso.flags == pso.X_SHARED | 19 << pso.V_WARPS_SHIFT
     assert spso.shared_bytes == 30 * 4 + 1024 * 30 * 4 + 19 * 32 * 30 * 4
     # 0.92 of the L2: the redraw kernel in 384 blocks of 256 (three a multiprocessor, where 96 of 1,024 hold 1,024)
-    mid = shaped(monkeypatch, 98304, variant="spso2011")  # (blocks below V_WARPS_MIN_BLOCK: no v warps)
-    assert (mid.kernel, mid.shape.block, mid.shape.per_group, mid.flags) == ("pso_spso_redraw", 256, 384, 1)
+    mid = shaped(monkeypatch, 98304, variant="spso2011")  # and all of v beside x: three blocks of 61.5 KB
+    assert (mid.kernel, mid.shape.block, mid.shape.per_group) == ("pso_spso_redraw", 256, 384)
+    assert (mid.flags, mid.shared_bytes) == (pso.X_SHARED | pso.V_SHARED, 30 * 4 + 2 * 256 * 30 * 4)
     asked = shaped(monkeypatch, 131072, variant="spso2011", block=128)
     assert (asked.kernel, asked.shape.block, asked.shape.per_group) == ("pso_spso_redraw", 128, 1024)
     assert shaped(monkeypatch, 65536, variant="spso2011").kernel == "pso_spso"  # 0.61: the normals stored
@@ -318,6 +319,10 @@ def test_the_redraw_kernel_s_v_warps_leave_l1_its_share(monkeypatch):
     # asked for none (v_warps = 0): x alone
     none = shaped(monkeypatch, 131072, variant="spso2011", v_warps=0)
     assert none.flags == pso.X_SHARED
+    # blocks of 256 (98,304: three a multiprocessor): the same rule, all 8 warps' v within it; a
+    # smaller block asked for (128) keeps x alone, as classic's blocks below V_WARPS_MIN_BLOCK do
+    assert shaped(monkeypatch, 98304, variant="spso2011").flags == pso.X_SHARED | pso.V_SHARED
+    assert shaped(monkeypatch, 131072, variant="spso2011", block=128).flags & ~pso.X_SHARED == 0
 
 
 @pytest.mark.parametrize("walkers, swarms, dim", [(131072, 1, 30), (98304, 1, 30), (65536, 1, 30), (512, 1000, 8),

@@ -205,7 +205,9 @@ V_WARPS_MIN_BLOCK = 512
 # through L1. H100 (228 KB shared at most, L1 what the carveout leaves of 256), rastrigin 30-D
 # float32, one swarm of 131,072 in blocks of 1,024 (notes-gpu.md v25): v of 16 warps 2.80 -> 3.04
 # G/s, 12 3.01; 20, 24 or 28 (the carveout's last step, L1 28 KB instead of 60) 2.80. 32 KB is that
-# last step on an H100 (196 -> 228 KB) and an A100 (132 -> 164); elsewhere it keeps L1 at least that
+# last step on an H100 (196 -> 228 KB) and an A100 (132 -> 164); elsewhere it keeps L1 at least that.
+# Its blocks of 256 take them too (classic's gained nothing there): 98,304 in 384 blocks of 256,
+# three a multiprocessor, all of v beside x (61.5 KB a block), 2.54 -> 2.67-2.68 G/s
 REDRAW_L1_KEPT = 32 * 1024
 
 
@@ -516,7 +518,7 @@ class ParticleSwarmCuda(CudaAlgorithm, ParticleSwarm):
         `name` as it is."""
         redraw = name == "pso_spso_redraw"
         if ((name != "pso_classic" and not redraw) or flags != X_SHARED or self.v_warps == 0
-                or shape.per_group == 1 or shape.block < V_WARPS_MIN_BLOCK):
+                or shape.per_group == 1 or shape.block < (MAX_BLOCK if redraw else V_WARPS_MIN_BLOCK)):
             return 0, name
         row = WARP * self.problem.dim * self.dtype.itemsize  # a warp's v
         every = shape.block // WARP
