@@ -35,6 +35,11 @@ def _join_all() -> None:
 ALREADY_RUNNING = "a run is already in progress; stop it first"
 
 
+# What Stop says while the run compiles (the engine's compile message, or the first iteration of an
+# engine that compiles there): the compile cannot be interrupted, and it is cached for later runs
+STOPPING_AFTER_COMPILE = "stopping once the compile under way is done (it is kept for the next runs)"
+
+
 class RunController(QtCore.QObject):
     """Starts, controls and joins one SolverWorker at a time (see the module docstring)."""
 
@@ -54,6 +59,7 @@ class RunController(QtCore.QObject):
         self._result = None
         self._delay = 0.0
         self._stopping = False
+        self._last_status = ""
         self.last_error: str | None = None
 
     # --- state ---------------------------------------------------------------------------------
@@ -86,6 +92,7 @@ class RunController(QtCore.QObject):
             return False
         self._result = None
         self._stopping = False
+        self._last_status = ""
         self.last_error = None
         worker = SolverWorker(config, paused=paused, delay=self._delay)
         thread = QtCore.QThread()
@@ -134,11 +141,13 @@ class RunController(QtCore.QObject):
             self._worker.step_once()
 
     def stop(self) -> None:
-        """Ask the run to stop at the next chunk boundary; returns at once."""
+        """Ask the run to stop at the next chunk boundary; returns at once. During a compile (a
+        numba or CUDA compile cannot be interrupted) the status says what the stop waits for."""
         if self._worker is not None and not self._stopping:
             self._stopping = True
             self._worker.stop()
-            self.sigStatus.emit("stopping")
+            compiling = self._last_status.startswith("compiling") or self._last_status == "first iteration"
+            self.sigStatus.emit(STOPPING_AFTER_COMPILE if compiling else "stopping")
 
     def set_delay(self, seconds: float) -> None:
         """Teaching delay between iterations, for this run and the next ones."""
@@ -163,6 +172,7 @@ class RunController(QtCore.QObject):
 
     # --- from the relay, on the GUI thread ------------------------------------------------------
     def _on_worker_status(self, text: str) -> None:
+        self._last_status = text
         self.sigStatus.emit(text)
 
     def _on_worker_snapshot(self, snap) -> None:

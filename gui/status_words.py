@@ -11,7 +11,7 @@ import re
 
 from solvers import RunConfig
 
-from .controller import ALREADY_RUNNING
+from .controller import ALREADY_RUNNING, STOPPING_AFTER_COMPILE
 
 # Plain words for the runner's stop reasons ({budget} is the budget's number as the user wrote it).
 STOP_WORDS = {"max_iters": "the budget of {budget} iterations is spent",
@@ -46,6 +46,8 @@ def status_forms(text: str, config: RunConfig | None = None) -> tuple[str, ...]:
     no sentence for are shown as they are."""
     if text == ALREADY_RUNNING:
         return text, "run in progress: stop it first", "run in progress"
+    if text == STOPPING_AFTER_COMPILE:
+        return text, "stopping after the compile under way…", "stopping…"
     if config is None:
         return (text,)
     algorithm, problem = algorithm_title(config.algorithm), problem_title(config.problem)

@@ -178,3 +178,36 @@ def test_a_compile_at_the_first_iteration_is_not_in_the_runs_time(qtbot, jit_cup
     result = results[0]
     assert compiled and result.stop_reason == "max_seconds" and result.iterations > 0
     assert result.seconds < compile_seconds / 2, result.seconds
+
+
+def test_stop_during_a_compile_says_what_it_waits_for(qtbot, controller):
+    # a numba or CUDA compile cannot be interrupted: Stop then says it waits for it (and that the
+    # compile is kept), elsewhere "stopping" as before
+    from gui.controller import STOPPING_AFTER_COMPILE
+
+    class Worker:  # stands for the SolverWorker: stop() is all Stop calls
+        stopped = 0
+
+        def stop(self):
+            Worker.stopped += 1
+
+    seen = []
+    controller.sigStatus.connect(seen.append)
+    for status, said in (("compiling the numba engine (once)", STOPPING_AFTER_COMPILE),
+                         ("compiling kernels", STOPPING_AFTER_COMPILE),
+                         ("first iteration", STOPPING_AFTER_COMPILE), ("running", "stopping")):
+        controller._worker, controller._stopping = Worker(), False
+        controller._on_worker_status(status)
+        controller.stop()
+        assert seen[-1] == said, status
+    assert Worker.stopped == 4
+    controller._worker, controller._stopping = None, False
+
+
+def test_the_compile_stop_has_short_forms_for_a_narrow_status_bar():
+    from gui.controller import STOPPING_AFTER_COMPILE
+    from gui.status_words import status_forms
+
+    forms = status_forms(STOPPING_AFTER_COMPILE, small_config())
+    assert forms[0] == STOPPING_AFTER_COMPILE and len(forms) == 3
+    assert [len(f) for f in forms] == sorted((len(f) for f in forms), reverse=True)
