@@ -41,6 +41,14 @@ __device__ __forceinline__ void mw_ldcg_if(bool load, const double* p, double& v
                  : "+d"(v) : "l"(p), "r"((int)load));
 }
 
+// atomicMin on a global address with no reply (red.global.min): the writer goes on at once. A
+// generic atomicMin (a pointer that may be shared or global) compiles to ATOM with a predicate the
+// code branches on, so the thread waited for each round trip to L2. Ordered like a plain store: a
+// later release (the group barrier's) publishes it.
+__device__ __forceinline__ void mw_red_min(unsigned long long* p, unsigned long long v) {
+    asm volatile("red.relaxed.gpu.global.min.u64 [%0], %1;" : : "l"(__cvta_generic_to_global(p)), "l"(v) : "memory");
+}
+
 // 16 bytes (4 float or 2 double, 16-byte aligned) through L2 into out[0..], for data that nothing
 // writes while it is read (particle_swarm.cu: SPSO's PR rows during the move), so without the
 // "memory" clobber, like mw_ldcg_if.

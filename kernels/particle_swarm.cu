@@ -94,6 +94,7 @@
 //
 // MW_KERNELS: pso_init<F,T> pso_classic<F,T> pso_classic_grid<F,T> pso_spso<F,T> pso_spso_rows<F,T> pso_links<T>
 // MW_KERNELS: pso_spso_local<F,T> pso_spso_rows_local<F,T> pso_spso_rows_lanes<F,T> pso_spso_redraw<F,T>
+// MW_KERNELS: pso_spso_redraw_global<F,T>
 // MW_KERNELS: pso_classic_packed<F,T> pso_classic_grid_packed<F,T> pso_classic_lanes<F,T> pso_classic_vwarps<F,T>
 // MW_HEADERS: group_sync.cuh
 
@@ -699,6 +700,14 @@ __device__ __forceinline__ T pso_classic_step(const MwWords& w, int q, T gj, T l
     const T x = *xq;
     const T v = pso_classic_velocity(*vq, x, *pq, gj, rp, rg, omega, phi_p, phi_g);
     return pso_place(x + lr * v, v, lo, hi, r, xq, vq, pq);
+}
+
+// p, a generic pointer into the dynamic shared memory that starts at `base`, as a pointer the
+// compiler knows is shared: its address-space inference follows arithmetic on `base`, so loads and
+// stores through it are LDS/STS with 32-bit addresses, not generic LD/ST (which also keep the
+// compiler from moving a load above a store it cannot prove apart).
+template <typename T> __device__ __forceinline__ T* pso_in_shared(unsigned char* base, T* p) {
+    return (T*)base + (p - (T*)base);
 }
 
 // Where a thread's own particle lives during a launch: x, v and p in shared memory (column
@@ -1324,10 +1333,21 @@ __device__ void pso_scatter(const PsoKeys& keys, long long i, T pf, int round, u
             const MwWords r = rng((unsigned long long)(epoch + 1) * per_draw + (unsigned long long)(k / 4));
             target = pso_link(r, k % 4, base, m);
         }
+        // global keys: a reduction with no reply (mw_red_min; the generic atomicMin waited for each
+        // of a particle's K + 1 round trips to L2: H100, rastrigin 30-D float32, 131,072 3.04 -> 3.17
+        // G/s, 16,384 1.55 -> 1.61, notes-gpu.md v26); shared keys (one block a swarm) as before
         if (round == 0) {
-            atomicMin(keys.k0 + keys.at(target), key);
+            if (keys.shared) {
+                atomicMin(keys.k0 + keys.at(target), key);
+            } else {
+                mw_red_min(keys.k0 + keys.at(target), key);
+            }
         } else if (keys.read0(target) == mine_value) {
-            atomicMin(keys.k1 + keys.at(target), key);
+            if (keys.shared) {
+                atomicMin(keys.k1 + keys.at(target), key);
+            } else {
+                mw_red_min(keys.k1 + keys.at(target), key);
+            }
         }
     }
 }
@@ -1400,6 +1420,30 @@ __device__ __forceinline__ void pso_row_put(T* PR, long long i, const T* src, lo
                                             int lane = 0, int lanes = 1) {
     T* row = PR + i * pso_row(d);
     for (int j = lane; j < d; j += lanes) row[j] = src[(long long)j * stride];  // lanes: a share each
+}
+
+// pso_spso_redraw's new personal bests into their PR rows where every thread's x is in shared
+// memory (xw: x's rows, blockDim.x wide; p not shared): by the warp, a row at a time, lane j storing
+// coordinate j, one coalesced store a row. A new best's own thread stored its d coordinates one at a
+// time while the rest of its warp waited (in a run's steady state about one particle of a warp
+// improves an iteration). H100, rastrigin 30-D float32, 131,072: +2.5% alone, +0.5-1% after the x's
+// shared addresses (notes-gpu.md v26). The lanes read down one column of x's rows, a bank conflict of
+// up to d ways, as d separate loads of one lane each did before. pending 1 -> 2 (P behind PR) as the
+// thread loop does.
+template <typename T>
+__device__ __forceinline__ void pso_rows_by_warp(const T* xw, T* PR, unsigned char* pending, long long i, bool mine,
+                                                 int d) {
+    const int lane = (int)(threadIdx.x & 31u), B = (int)blockDim.x;
+    const bool improved = mine && (pending[i] & 1);
+    unsigned int left = __ballot_sync(0xFFFFFFFFu, improved);
+    if (improved) pending[i] = 2;
+    xw += threadIdx.x - lane;  // the warp's first column
+    while (left) {
+        const int k = __ffs(left) - 1;
+        left &= left - 1;
+        T* row = PR + __shfl_sync(0xFFFFFFFFu, i, k) * pso_row(d);
+        for (int j = lane; j < d; j += 32) row[j] = xw[j * B + k];
+    }
 }
 
 // Coordinates j0 .. j0 + NP - 1 of an informant's point: from its PR row (li = its row) in one load
@@ -1564,7 +1608,7 @@ __device__ __forceinline__ T pso_spso_move_lanes(const PsoRows<T>& r, T* Z, cons
 // made twice cost 6%.
 // Template parameters, not runtime flags: both TC paths in one kernel made ptxas spill more in
 // float (76/148 bytes against 28/112), which cost 2.5% at every size on the H100.
-template <typename F, typename T, bool TC_ROWS, bool PR_ROWS, bool LANED = false, bool REDRAW = false>
+template <typename F, typename T, bool TC_ROWS, bool PR_ROWS, bool LANED = false, bool REDRAW = false, bool XSH = false>
 __device__ __forceinline__ void pso_spso_run(PSO_SPSO_PARAMS) {
     extern __shared__ __align__(16) unsigned char pso_smem[];
     __shared__ MwBest<T> g;
@@ -1598,6 +1642,14 @@ __device__ __forceinline__ void pso_spso_run(PSO_SPSO_PARAMS) {
     // One copy of the move, the v stride in a register
     const int vw = REDRAW && !(flags & PSO_V_SHARED) ? 32 * (flags >> PSO_V_WARPS_SHIFT) : PSO_V_ALL;
     if (REDRAW && xs && (flags >> PSO_V_WARPS_SHIFT)) vs = xs + (long long)blockDim.x * d;
+    // XSH (pso_spso_redraw; the host launches it only where flags has PSO_X_SHARED, every thread's x in
+    // shared memory, and pso_spso_redraw_global otherwise): x read and written through shared
+    // addresses (pso_in_shared: LDS/STS instead of generic LD/ST). H100, rastrigin 30-D float32,
+    // 131,072 (notes-gpu.md v26): 3.04-3.06 -> 3.14-3.15 G/s alone. A template parameter, not the
+    // launch's flags: with both copies of the passes in one kernel, chosen by the flags, the kernel
+    // with this, the scatter's reductions and the rows by warp ran 2.95-2.97 G/s, with one copy 3.30
+    const bool x_shared = REDRAW && XSH;
+    const bool rows_by_warp = x_shared && !(flags & PSO_P_SHARED);  // the new bests' rows (pso_rows_by_warp)
     MwGroupSync sync = {bars + at.group, 0ull, bps};
     const bool own_one = flags != 0 && at.lt < m;
     if (own_one && LANED) pso_stage_lanes(X, V, P, n, d, at.base + at.lt, xs, vs, ps, true, col, width, ln);
@@ -1699,27 +1751,33 @@ __device__ __forceinline__ void pso_spso_run(PSO_SPSO_PARAMS) {
             T tc2 = T(0), dir2 = T(0);
             if (REDRAW) {  // p from the own PR row; v = (w v + tc) + scale z: the rounding of pass 2's expression
                 const T* own = PR + i * pso_row(d);
-                const T* x1 = r.x;
-                T* v1 = r.v;
+                auto pass1 = [&](const T* x1) {
+                    T* v1 = r.v;
 #pragma unroll 1
-                for (int j0 = 0; j0 < d; j0 += NP) {
-                    T pl[4], po[4];
-                    pso_gather<true, T, true>(li, j0, n, d, pl);
-                    pso_gather<true, T, true>(own, j0, n, d, po);
-                    dir2 += pso_radii<T>(rng(t * per_iter + (unsigned long long)(j0 / NP)), j0, d);
-                    T part = T(0);
+                    for (int j0 = 0; j0 < d; j0 += NP) {
+                        T pl[4], po[4];
+                        pso_gather<true, T, true>(li, j0, n, d, pl);
+                        pso_gather<true, T, true>(own, j0, n, d, po);
+                        dir2 += pso_radii<T>(rng(t * per_iter + (unsigned long long)(j0 / NP)), j0, d);
+                        T part = T(0);
 #pragma unroll
-                    for (int q = 0; q < NP; ++q) {
-                        if (j0 + q < d) {
-                            const T x = *x1;
-                            const T tc = coef * (po[q] + pl[q] - T(2) * x);
-                            part += tc * tc;
-                            *v1 = w * *v1 + tc;
-                            x1 += r.xs;
-                            v1 += r.vs;
+                        for (int q = 0; q < NP; ++q) {
+                            if (j0 + q < d) {
+                                const T x = *x1;
+                                const T tc = coef * (po[q] + pl[q] - T(2) * x);
+                                part += tc * tc;
+                                *v1 = w * *v1 + tc;
+                                x1 += r.xs;
+                                v1 += r.vs;
+                            }
                         }
+                        tc2 += part;
                     }
-                    tc2 += part;
+                };
+                if (x_shared) {
+                    pass1(pso_in_shared(pso_smem, r.x));
+                } else {
+                    pass1(r.x);
                 }
             } else {
 #pragma unroll(PR_ROWS ? 1 : 2)
@@ -1757,19 +1815,26 @@ __device__ __forceinline__ void pso_spso_run(PSO_SPSO_PARAMS) {
             const T* zq = Z + i;
             MwRunningEval<F, T> fold;
             if (REDRAW) {  // v's place holds w v + (G - x); the normals drawn again
+                auto pass2 = [&](T* xq) {
 #pragma unroll 1
-                for (int j0 = 0; j0 < d; j0 += NP) {
-                    T z[4];
-                    pso_normals(rng(t * per_iter + (unsigned long long)(j0 / NP)), z, j0, d);
+                    for (int j0 = 0; j0 < d; j0 += NP) {
+                        T z[4];
+                        pso_normals(rng(t * per_iter + (unsigned long long)(j0 / NP)), z, j0, d);
 #pragma unroll
-                    for (int q = 0; q < NP; ++q) {
-                        const int j = j0 + q;
-                        if (j < d) {
-                            const T x = *xq;
-                            T v = *vq + scale * z[q];
-                            fold.add(pso_place(x + v, v, lower[j], upper[j], r, xq, vq, pq), j);
+                        for (int q = 0; q < NP; ++q) {
+                            const int j = j0 + q;
+                            if (j < d) {
+                                const T x = *xq;
+                                T v = *vq + scale * z[q];
+                                fold.add(pso_place(x + v, v, lower[j], upper[j], r, xq, vq, pq), j);
+                            }
                         }
                     }
+                };
+                if (x_shared) {
+                    pass2(pso_in_shared(pso_smem, r.x));
+                } else {
+                    pass2(r.x);
                 }
             } else if (TC_ROWS) {
                 const T* tq = Z + (long long)d * n + i;
@@ -1825,26 +1890,30 @@ __device__ __forceinline__ void pso_spso_run(PSO_SPSO_PARAMS) {
         }
         // REDRAW reads no P in a launch (own p and informants from PR): P's column of a new best is
         // written once, at the launch's end (pending 2: P behind PR), not at every new best
-        for (int p = at.lt; p < m; p += at.stride) {
-            const long long i = at.base + p;
-            int new_best = lead ? (REDRAW ? pending[i] & 1 : pending[i]) : 0;
-            if (LANED) new_best = __shfl_sync(ln.mask, new_best, 0, ln.L);  // the lead's read, in every lane
-            if (new_best) {
-                if (lead) pending[i] = REDRAW ? 2 : 0;
-                const PsoRows<T> r = LANED ? pso_rows_lanes(X, V, P, n, i, xs, vs, ps, own_one, col, width)
-                                           : pso_rows(X, V, P, n, i, xs, vs, ps, own_one, vw);
-                // PR's row in the same loop: a second loop reading x again cost 8% at 16,384 (H100).
-                // Lanes: a share of the coordinates each (the barrier above made every lane's x visible)
-                T* row = PR + i * pso_row(d);
-                // REDRAW: p's copy only where it has its own (shared) one, never P twice. The other
-                // kernels store it either way: the same test made ptxas allocate pso_spso_local
-                // otherwise, which lost 19% at 512 swarms of 256 (H100, notes-gpu.md v24)
-                const bool p_copy = !REDRAW || r.p != P + i;
-                for (int j = ln.r; j < d; j += ln.L) {
-                    const T x = r.x[(long long)j * r.xs];
-                    if (!REDRAW) P[(long long)j * n + i] = x;
-                    if (p_copy) r.p[(long long)j * r.ps] = x;
-                    if (PR_ROWS) row[j] = x;
+        if (rows_by_warp) {
+            pso_rows_by_warp(pso_in_shared(pso_smem, xs), PR, pending, at.base + at.lt, own_one, d);
+        } else {
+            for (int p = at.lt; p < m; p += at.stride) {
+                const long long i = at.base + p;
+                int new_best = lead ? (REDRAW ? pending[i] & 1 : pending[i]) : 0;
+                if (LANED) new_best = __shfl_sync(ln.mask, new_best, 0, ln.L);  // the lead's read, in every lane
+                if (new_best) {
+                    if (lead) pending[i] = REDRAW ? 2 : 0;
+                    const PsoRows<T> r = LANED ? pso_rows_lanes(X, V, P, n, i, xs, vs, ps, own_one, col, width)
+                                               : pso_rows(X, V, P, n, i, xs, vs, ps, own_one, vw);
+                    // PR's row in the same loop: a second loop reading x again cost 8% at 16,384 (H100).
+                    // Lanes: a share of the coordinates each (the barrier above made every lane's x visible)
+                    T* row = PR + i * pso_row(d);
+                    // REDRAW: p's copy only where it has its own (shared) one, never P twice. The other
+                    // kernels store it either way: the same test made ptxas allocate pso_spso_local
+                    // otherwise, which lost 19% at 512 swarms of 256 (H100, notes-gpu.md v24)
+                    const bool p_copy = !REDRAW || r.p != P + i;
+                    for (int j = ln.r; j < d; j += ln.L) {
+                        const T x = r.x[(long long)j * r.xs];
+                        if (!REDRAW) P[(long long)j * n + i] = x;
+                        if (p_copy) r.p[(long long)j * r.ps] = x;
+                        if (PR_ROWS) row[j] = x;
+                    }
                 }
             }
         }
@@ -1891,7 +1960,13 @@ PSO_SPSO_KERNEL(pso_spso_rows_local, true, false)
 // gives a swarm of several such blocks (131,072 particles) 128 blocks instead of 512.
 template <typename F, typename T>
 __global__ void __launch_bounds__(PSO_CLASSIC_MAX_BLOCK, 1) pso_spso_redraw(PSO_SPSO_PARAMS) {
-    pso_spso_run<F, T, false, true, false, true>(PSO_SPSO_ARGS);
+    pso_spso_run<F, T, false, true, false, true, true>(PSO_SPSO_ARGS);
+}
+// The same where x is not in shared memory (threads own several particles, or x does not fit): x
+// through generic pointers
+template <typename F, typename T>
+__global__ void __launch_bounds__(PSO_CLASSIC_MAX_BLOCK, 1) pso_spso_redraw_global(PSO_SPSO_PARAMS) {
+    pso_spso_run<F, T, false, true, false, true, false>(PSO_SPSO_ARGS);
 }
 
 // Lanes per particle (lanes = 2, 4 or 8, the host's choice where particles per multiprocessor are

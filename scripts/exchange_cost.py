@@ -705,6 +705,9 @@ for _v in ("SPSO redraw block 256", "SPSO redraw block 512", "spso redraw wide")
     PER_VARIANT[_v] = ["SPSO 131k", "SPSO 96k"]
 # the tree's SPSO kernels against the kernel file of $EXCHANGE_BASE (the same host parameters since
 # the counted exchange) on every SPSO case
+# (The base kernel file must declare the kernels this tree's host launches: since the twenty-fifth
+# session's pso_spso_redraw_global, a file from before it fails to compile here; compare such trees
+# with the benchmark's rows of both, device_check.sh compare.)
 VARIANTS["spso base kernel all"] = VARIANTS["spso base kernel"]
 PER_VARIANT["spso base kernel all"] = _ALL_SPSO
 # (Measured in calls 1-2 of the twenty-third session, since removed: pso_spso_redraw's normals kept
@@ -741,6 +744,28 @@ PER_VARIANT["spso redraw rows l2"] = ["SPSO 131k", "SPSO 96k"]
 # the kernel file of $EXCHANGE_BASE without v warps (a kernel from before them reads every v from V,
 # and the host would give it the warps' shared memory for nothing)
 HOST["spso base kernel all"] = [(_PSO, "ParticleSwarmCuda.v_warps", 0)]
+
+# Twenty-fifth session (notes-gpu.md v26), pso_spso_redraw at 131,072, measured as edits of the kernels
+# of 0c04c24 and since committed or removed: x through shared addresses (LDS/STS, the pointer rebased
+# on the dynamic shared memory; the generic LD/ST before): 3.04-3.06 -> 3.14-3.16 G/s; the scatter's
+# global atomicMin as red.global.min (no reply): 3.17-3.18, 98,304 +3%, 16,384 +4%; both 3.28; the
+# new bests' rows stored by the warp: +2.5% alone, 3.30 with both; all three committed (3.30-3.32).
+# Dropped: v through shared addresses too (two copies of a pass, by warp): pass 2 level, both passes
+# 2.97 (ptxas spilled 132/204 bytes); a Philox block's x and v read before its v is stored (pass 1:
+# 3.03-3.04, pass 2: 3.21-3.22, both 2.91-2.94 against 3.31-3.32: spills); the bounds of pass 2 from
+# shared memory: +0.3% ("spso redraw bounds shared" below, d <= 32 only, NOT a valid run elsewhere).
+_BOUNDS_SHARED = [
+    ("    MwGroupSync sync = {bars + at.group, 0ull, bps};\n    const bool own_one = flags != 0 && at.lt < m;\n    if (own_one && LANED) pso_stage_lanes",
+     "    __shared__ T lo_s[32], hi_s[32];\n"
+     "    for (int k = threadIdx.x; k < d && k < 32; k += B) { lo_s[k] = lower[k]; hi_s[k] = upper[k]; }\n"
+     "    MwGroupSync sync = {bars + at.group, 0ull, bps};\n    const bool own_one = flags != 0 && at.lt < m;\n    if (own_one && LANED) pso_stage_lanes"),
+    ("                                T v = *vq + scale * z[q];\n"
+     "                                fold.add(pso_place(x + v, v, lower[j], upper[j], r, xq, vq, pq), j);",
+     "                                T v = *vq + scale * z[q];\n"
+     "                                fold.add(pso_place(x + v, v, lo_s[j], hi_s[j], r, xq, vq, pq), j);"),
+]
+VARIANTS["spso redraw bounds shared"] = _BOUNDS_SHARED
+PER_VARIANT["spso redraw bounds shared"] = ["SPSO 131k"]
 
 def main() -> None:
     repeats = int(sys.argv[1]) if len(sys.argv) > 1 else 3

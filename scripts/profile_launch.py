@@ -7,6 +7,10 @@ once more between cudaProfilerStart and cudaProfilerStop, so that
 
 profiles the launches of that run only (the initial draw and one launch of ITERATIONS iterations),
 not the benchmark's many one-iteration warm-up launches. rastrigin 30-D float32, precise math.
+warm=K (a NAME=VALUE of its own, not a parameter): the profiled run first takes K iterations
+unprofiled, then ITERATIONS profiled, so that the profile shows a run's steady state rather than its
+first iterations (SPSO-2011 at 131,072: about half of the particles find a new personal best in each
+of the first 10 iterations, about 1% after 500; the benchmark's 2,000 iterations are mostly the latter).
 With MW_LINEINFO=DIR the modules are compiled with -lineinfo (SASS mapped to source lines by
 Nsight Compute's source page) and each kernel file's whole translation unit is written to DIR, so
 that the line numbers can be read.
@@ -37,6 +41,7 @@ def main() -> None:
         sys.exit(__doc__)
     algorithm, n, iterations = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
     extra = {k: int(v) if v.lstrip("-").isdigit() else v for k, v in (a.split("=", 1) for a in sys.argv[4:])}
+    warm = int(extra.pop("warm", 0))
     lineinfo = os.environ.get("MW_LINEINFO")
     if lineinfo:
         loader.BASE_OPTIONS += ("-lineinfo",)
@@ -49,13 +54,20 @@ def main() -> None:
     for profiled in (False, False, True):
         algo = shards.build(eng, algorithm, problem, params, "float32", False)
         cupy.cuda.Device().synchronize()
-        if profiled:
+        if profiled and warm:
+            state = algo.init_and_step(ArrayRNG(cupy, 1), warm)
+            cupy.cuda.Device().synchronize()
             cupy.cuda.profiler.start()
-        algo.init_and_step(ArrayRNG(cupy, 1), iterations)
+            algo.step(state, iterations)
+        else:
+            if profiled:
+                cupy.cuda.profiler.start()
+            algo.init_and_step(ArrayRNG(cupy, 1), iterations)
         cupy.cuda.Device().synchronize()
         if profiled:
             cupy.cuda.profiler.stop()
-    print(f"{algorithm} {extra} n={n}: profiled one run of {iterations} iterations")
+    after = f" after {warm} unprofiled" if warm else ""
+    print(f"{algorithm} {extra} n={n}: profiled one run of {iterations} iterations{after}")
 
 
 if __name__ == "__main__":

@@ -23,7 +23,7 @@ from pathlib import Path
 # the kernel each case of scripts/stall_profile.sh launches (the host's choice at that size)
 KERNELS = {"pso16k": "pso_classic_lanes", "pso131k": "pso_classic_vwarps", "de131k": "de_generations_wide",
            "spso16k": "pso_spso_rows_lanes", "spso131k": "pso_spso_redraw", "de512": "de_generations_wide",
-           "spso65k": "pso_spso"}
+           "spso65k": "pso_spso", "spso131k-late": "pso_spso_redraw"}
 _FILE_LINE = re.compile(r'//## File "([^"]+)", line (\d+)')
 _INSTRUCTION = re.compile(r"/\*([0-9a-f]{4,})\*/")
 

@@ -25,10 +25,14 @@ def _run(cupy, dtype, walkers, swarms, tc_rows, pr_rows=None, redraw=False, dim=
         algo.step(state, k)
     pr = algo._pr_rows()
     assert pr == (walkers > 256 if pr_rows is None else pr_rows)  # a swarm over several blocks
-    expected = ("pso_spso_rows" if tc_rows else "pso_spso_redraw" if redraw else "pso_spso") + ("" if pr else "_local")
+    import solvers.cuda.particle_swarm as pso
+
+    # the redraw kernel with x through shared addresses where x is in shared memory, else its twin
+    redrawn = "pso_spso_redraw" + ("" if algo._launch.flags & pso.X_SHARED else "_global")
+    expected = ("pso_spso_rows" if tc_rows else redrawn if redraw else "pso_spso") + ("" if pr else "_local")
     assert algo._launch.kernel == expected  # the kernel launched
     assert (state.ZT.shape[0] == 2 * dim) == tc_rows
-    assert (state.ZT.size == 1) == (expected == "pso_spso_redraw")  # no normals stored
+    assert (state.ZT.size == 1) == (expected == redrawn)  # no normals stored
     assert state.PR.size == (walkers * swarms * ((dim + 3) // 4 * 4) if pr else 1)  # rows padded to 4
     return everything(algo, state)
 
@@ -54,6 +58,17 @@ def test_normals_drawn_again_give_the_same_run(cupy, dtype, walkers, swarms):
     # pso_spso_redraw: p from the particle's PR row, w v + (G - x) in v's place, the normals drawn again
     redrawn = _run(cupy, dtype, walkers, swarms, False, pr_rows=True, redraw=True)
     assert same(_run(cupy, dtype, walkers, swarms, False, pr_rows=True), redrawn)
+
+
+@pytest.mark.parametrize("choices", [(0,), (1, 0)])
+def test_the_redraw_kernel_with_x_in_global_or_shared_memory_gives_the_same_run(cupy, monkeypatch, choices):
+    # pso_spso_redraw_global (x not in shared memory: generic pointers) and pso_spso_redraw (x alone
+    # shared, read through shared addresses; its new bests' rows stored by the warp) against pso_spso
+    import solvers.cuda.particle_swarm as pso
+
+    monkeypatch.setattr(pso, "SHARED_CHOICES", choices)
+    runs = [_run(cupy, "float32", 5000, 1, False, pr_rows=True, redraw=redraw) for redraw in (False, True)]
+    assert same(*runs)
 
 
 @pytest.mark.parametrize("dim", [5, 6, 8, 9])
@@ -110,7 +125,7 @@ def test_redraw_where_p_is_not_in_shared_memory_and_the_rows_pass_the_l2(cupy, m
     assert kernel(3000) == ("pso_spso", 7)  # x, v and p shared, the rows in the L2: the normals stored
     assert kernel(3000, choices=(3, 0)) == ("pso_spso", 3)  # p global but the rows in the L2
     assert kernel(3000, choices=(3, 0), l2=small_l2) == ("pso_spso_redraw", 3)
-    assert kernel(3000, choices=(0,), l2=small_l2) == ("pso_spso_redraw", 0)
+    assert kernel(3000, choices=(0,), l2=small_l2) == ("pso_spso_redraw_global", 0)  # x not shared
     assert kernel(3000, choices=(3, 0), l2=small_l2 + 8) == ("pso_spso", 3)  # 3/4 of the L2 is the bound
     assert kernel(3000, choices=(7, 0), l2=small_l2) == ("pso_spso", 7)  # p shared
     assert kernel(3000, "float64", choices=(3, 0), l2=small_l2) == ("pso_spso", 3)  # measured in float only
@@ -151,7 +166,7 @@ def test_the_memory_check_counts_no_normals_where_the_redraw_kernel_runs(cupy):
                   dim=30, walkers=131072, dtype="float32")
     counted = large.bytes_needed(131072)
     state = large.init(ArrayRNG(cupy, 1))
-    if large._launch.kernel != "pso_spso_redraw":
+    if not large._launch.kernel.startswith("pso_spso_redraw"):
         pytest.skip(f"this device runs {large._launch.kernel} at 131,072 (its L2 holds the rows)")
     assert state.ZT.size == 1
     large.redraw = False  # pso_spso forced: its normals' d rows of n values are counted
@@ -182,7 +197,8 @@ def test_pr_rows_when_threads_own_several_particles(cupy, dtype, monkeypatch):
             shape = algo._launch.shape
             assert shape.per_group * shape.block < 700  # threads own several particles
             assert algo._launch.kernel.endswith("_local") != pr_rows
-            assert (algo._launch.kernel == "pso_spso_redraw") == bool(redraw)
+            # x not in shared memory: the redraw kernel with generic pointers
+            assert (algo._launch.kernel == "pso_spso_redraw_global") == bool(redraw)
             return everything(algo, state)
 
     wide = _run(cupy, dtype, 700, 1, tc_rows=True)  # the automatic shape: PR, a thread a particle

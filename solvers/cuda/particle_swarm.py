@@ -502,6 +502,10 @@ class ParticleSwarmCuda(CudaAlgorithm, ParticleSwarm):
                 if wide is not None and _busiest(wide.shape) <= _busiest(shape):
                     return wide
             name = "pso_spso_redraw"
+        if name == "pso_spso_redraw" and not flags & X_SHARED:
+            # its x through shared addresses is a template parameter (pso_spso_run's XSH): where x is
+            # not in shared memory, the kernel with generic pointers
+            name = "pso_spso_redraw_global"
         warps, name = self._v_warps(name, flags, shape, nbytes, optin)
         # every thread's v: its own flag; some warps': their count in the bits above
         flags |= V_SHARED if warps * WARP == block else warps << V_WARPS_SHIFT
@@ -564,7 +568,8 @@ class ParticleSwarmCuda(CudaAlgorithm, ParticleSwarm):
                 state.pending = xp.zeros(n, dtype=np.uint8)
                 # the normals (and G - x where stored) between the passes; none where drawn again
                 rows = {"pso_spso_rows": 2, "pso_spso_redraw": 0}.get(self._launch.kernel.removesuffix("_local")
-                                                                       .removesuffix("_lanes"), 1)
+                                                                       .removesuffix("_lanes")
+                                                                       .removesuffix("_global"), 1)
                 state.ZT = xp.empty((rows * d, n) if rows else 1, dtype=self.dtype)
                 # zeros: the padding is loaded, never used; the *_local kernels take no PR
                 state.PR = xp.zeros((n, pr_row(d)) if self._pr_rows() else 1, dtype=self.dtype)
