@@ -750,22 +750,15 @@ HOST["spso base kernel all"] = [(_PSO, "ParticleSwarmCuda.v_warps", 0)]
 # on the dynamic shared memory; the generic LD/ST before): 3.04-3.06 -> 3.14-3.16 G/s; the scatter's
 # global atomicMin as red.global.min (no reply): 3.17-3.18, 98,304 +3%, 16,384 +4%; both 3.28; the
 # new bests' rows stored by the warp: +2.5% alone, 3.30 with both; all three committed (3.30-3.32).
-# Dropped: v through shared addresses too (two copies of a pass, by warp): pass 2 level, both passes
-# 2.97 (ptxas spilled 132/204 bytes); a Philox block's x and v read before its v is stored (pass 1:
-# 3.03-3.04, pass 2: 3.21-3.22, both 2.91-2.94 against 3.31-3.32: spills); the bounds of pass 2 from
-# shared memory: +0.3% ("spso redraw bounds shared" below, d <= 32 only, NOT a valid run elsewhere).
-_BOUNDS_SHARED = [
-    ("    MwGroupSync sync = {bars + at.group, 0ull, bps};\n    const bool own_one = flags != 0 && at.lt < m;\n    if (own_one && LANED) pso_stage_lanes",
-     "    __shared__ T lo_s[32], hi_s[32];\n"
-     "    for (int k = threadIdx.x; k < d && k < 32; k += B) { lo_s[k] = lower[k]; hi_s[k] = upper[k]; }\n"
-     "    MwGroupSync sync = {bars + at.group, 0ull, bps};\n    const bool own_one = flags != 0 && at.lt < m;\n    if (own_one && LANED) pso_stage_lanes"),
-    ("                                T v = *vq + scale * z[q];\n"
-     "                                fold.add(pso_place(x + v, v, lower[j], upper[j], r, xq, vq, pq), j);",
-     "                                T v = *vq + scale * z[q];\n"
-     "                                fold.add(pso_place(x + v, v, lo_s[j], hi_s[j], r, xq, vq, pq), j);"),
-]
-VARIANTS["spso redraw bounds shared"] = _BOUNDS_SHARED
-PER_VARIANT["spso redraw bounds shared"] = ["SPSO 131k"]
+# Dropped (variants removed): v through shared addresses too (two copies of a pass, by warp): pass 2
+# level, both passes 2.97 (ptxas spilled 132/204 bytes); a Philox block's x and v read before its v
+# is stored (pass 1: 3.03-3.04, pass 2: 3.21-3.22, both 2.91-2.94 against 3.31-3.32: spills); the
+# bounds of pass 2 from shared memory: +0.3%; the exchange without the block barrier before its
+# partial's store: 3.28 against 3.30-3.31; the warps whose v is global prefetching into L1 the v of
+# the next Philox block (pass 1, pass 2, or both; one or two blocks ahead): 3.21-3.23 in one pass,
+# 3.05-3.07 in both, against 3.30-3.32; v warps 12 / 16 against the host's 19: 3.26-3.27 / 3.31.
+# Bounds (not valid runs) on the committed kernel: no scatter barrier 3.29 (nothing), no exchange but
+# the last 3.55-3.58 (+7.5%).
 
 def main() -> None:
     repeats = int(sys.argv[1]) if len(sys.argv) > 1 else 3
