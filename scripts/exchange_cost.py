@@ -760,6 +760,42 @@ HOST["spso base kernel all"] = [(_PSO, "ParticleSwarmCuda.v_warps", 0)]
 # Bounds (not valid runs) on the committed kernel: no scatter barrier 3.29 (nothing), no exchange but
 # the last 3.55-3.58 (+7.5%).
 
+# Twenty-sixth session (notes-gpu.md v27), pso_spso_redraw at 131,072 and 98,304, measured as edits
+# of the kernels of d5f81d0 and dropped (the same numbers where valid: 154 digests identical; the code
+# of the first two is on the branch spso-ahead): pass 1's radii made while the block waits at a
+# barrier - at the exchange, a named barrier letting each warp do them instead of waiting for the
+# block's slowest: 3.30-3.32 -> 3.01 G/s (98,304 2.88 -> 2.60); at the scatter's barrier 2.95-3.07;
+# a Philox block's v loaded before any is stored (ptxas had kept each load behind the last store: v's
+# pointer is generic): pass 1 3.31-3.33, pass 2 3.29-3.30 (98,304 -4%), both 3.27-3.30; the scatter's
+# Philox block drawn once for its three links: 3.15 (ptxas spilled 48/76 bytes against 16/16); the
+# normals drawn once, in pass 1, and kept in Z for pass 2 (15.7 MB): 2.65 (98,304 +2.6%).
+# Bounds (not valid runs: other numbers): the Philox blocks of pass 2's normals, of pass 1's radii, or
+# both, replaced by a few integer products of the particle, coordinate and iteration (about 8
+# instructions a block instead of ~45), and pass 2 without its normals at all (four constants a
+# block: no Philox, logarithm, root or sincospi).
+def _cheap_words() -> str:
+    return ("MwWords{(unsigned int)i * 0x9E3779B9u + (unsigned int)j0 * 0x85EBCA6Bu + (unsigned int)t, "
+            "(unsigned int)t * 0xC2B2AE35u ^ (unsigned int)i, (unsigned int)i * 0x27D4EB2Fu + (unsigned int)j0, "
+            "((unsigned int)i + (unsigned int)t) * 0x165667B1u}")
+
+
+_PASS2_DRAW = "pso_normals(rng(t * per_iter + (unsigned long long)(j0 / NP)), z, j0, d);"
+_PASS1_DRAW = "dir2 += pso_radii<T>(rng(t * per_iter + (unsigned long long)(j0 / NP)), j0, d);"
+_DRAW = "rng(t * per_iter + (unsigned long long)(j0 / NP))"
+VARIANTS["spso bound pass 2 cheap words"] = [("                        " + _PASS2_DRAW,
+                                             "                        " + _PASS2_DRAW.replace(_DRAW, _cheap_words()))]
+VARIANTS["spso bound pass 1 cheap words"] = [(_PASS1_DRAW, _PASS1_DRAW.replace(_DRAW, _cheap_words()))]
+VARIANTS["spso bound both cheap words"] = (VARIANTS["spso bound pass 2 cheap words"]
+                                          + VARIANTS["spso bound pass 1 cheap words"])
+VARIANTS["spso bound pass 2 no normals"] = [("                        " + _PASS2_DRAW,
+                                            "                        z[0] = T(0.5); z[1] = T(-0.25); z[2] = T(1.25); "
+                                            "z[3] = T(-0.75);")]
+VARIANTS["spso redraw sizes"] = []  # the committed kernels at these two sizes, for the bounds' rounds
+for _v in ("spso redraw sizes", "spso bound pass 2 cheap words", "spso bound pass 1 cheap words",
+           "spso bound both cheap words", "spso bound pass 2 no normals"):
+    PER_VARIANT[_v] = ["SPSO 131k", "SPSO 96k"]
+
+
 def main() -> None:
     repeats = int(sys.argv[1]) if len(sys.argv) > 1 else 3
     chosen = sys.argv[2].split(",") if len(sys.argv) > 2 else list(PER_VARIANT)

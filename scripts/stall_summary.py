@@ -5,7 +5,13 @@ module's cubin (CuPy's cache, compiled with -lineinfo) maps each instruction to 
 translation unit that stall_profile.sh also saved (src/). Prints the stall reasons over the whole
 kernel, then the source lines with the most samples, each with its main reasons.
 
-    python3 scripts/stall_summary.py DIR CASE [lines]   (DIR: the unpacked stall.tgz; CASE e.g. de131k)
+    python3 scripts/stall_summary.py DIR CASE [lines] [--in FUNCTION]   (DIR: the unpacked stall.tgz; CASE e.g. de131k)
+
+--in FUNCTION (e.g. pso_spso_run) attributes each instruction to the line of FUNCTION it was inlined
+from (its innermost frame inside that function's body) instead of its innermost line: the samples
+and instructions of a whole call (pso_normals, fold.add, an exchange) on one row, its place in the
+kernel's own code. With a single innermost line, a barrier's samples land on whichever helper's line
+ptxas gave the BAR instruction (pso_radii's, for the scatter's barrier in pso_spso_redraw).
 
 Needs nvdisasm (the CUDA toolkit, or PyPI's nvidia-cuda-nvdisasm wheel unpacked: nvidia/cu13/bin) on
 this machine's PATH, not a GPU.
@@ -26,6 +32,7 @@ KERNELS = {"pso16k": "pso_classic_lanes", "pso131k": "pso_classic_vwarps", "de13
            "spso65k": "pso_spso", "spso131k-late": "pso_spso_redraw"}
 _FILE_LINE = re.compile(r'//## File "([^"]+)", line (\d+)')
 _INSTRUCTION = re.compile(r"/\*([0-9a-f]{4,})\*/")
+_LINE = re.compile(r"line (\d+)")
 
 
 def cubin_with(cache: Path, mangled_prefix: bytes) -> tuple[bytes, str]:
@@ -40,37 +47,71 @@ def cubin_with(cache: Path, mangled_prefix: bytes) -> tuple[bytes, str]:
     sys.exit(f"no cubin in {cache} defines {mangled_prefix.decode()}")
 
 
-def line_table(image: bytes, mangled: str) -> list[tuple[int, int]]:
-    """(offset, source line) of every instruction of the kernel, from nvdisasm --print-line-info."""
+def line_table(image: bytes, mangled: str, within: range | None = None) -> list[tuple[int, int]]:
+    """(offset, source line) of every instruction of the kernel, from nvdisasm's line information:
+    the innermost line, or with `within` (a range of lines) the innermost frame of the instruction's
+    inlining chain that lies in it (0 where none does)."""
     with tempfile.NamedTemporaryFile(suffix=".cubin") as tmp:
         tmp.write(image)
         tmp.flush()
-        text = subprocess.run(["nvdisasm", "--print-line-info", tmp.name], capture_output=True, text=True,
-                              check=True).stdout
+        # -gi: each instruction's inlining chain, innermost first, as consecutive "//## File" rows
+        text = subprocess.run(["nvdisasm", "--print-line-info-inline", tmp.name], capture_output=True,
+                              text=True, check=True).stdout
+    return lines_of(text, mangled, within)
+
+
+def lines_of(text: str, mangled: str, within: range | None = None) -> list[tuple[int, int]]:
+    """line_table's work on nvdisasm -gi's text."""
     section = text.index(f".text.{mangled}:")
     end = text.find("//--------------------- .", section)
-    line, out = 0, []
+    chain: list[int] = []
+    fresh, out = True, []
     for row in text[section:end if end > 0 else None].splitlines():
-        m = _FILE_LINE.search(row)
-        if m:
-            line = int(m.group(2))
+        if _FILE_LINE.search(row):
+            if fresh:
+                chain, fresh = [], False
+            chain += [int(n) for n in _LINE.findall(row)]
             continue
         m = _INSTRUCTION.search(row)
         if m:
+            fresh = True
+            if within is None:
+                line = chain[0] if chain else 0
+            else:
+                line = next((n for n in chain if n in within), 0)
             out.append((int(m.group(1), 16), line))
     return out
+
+
+def body_lines(source: list[str], function: str) -> range:
+    """The lines (1-based) of `function`'s body in the translation unit: from its definition's line
+    to the first line after it that closes a top-level brace."""
+    first = next((k for k, text in enumerate(source) if re.search(rf"\b{re.escape(function)}\s*\(", text)
+                  and not text.rstrip().endswith(";") and "__device__" in "".join(source[max(0, k - 2):k + 1])),
+                 None)
+    if first is None:
+        sys.exit(f"no definition of {function} in the saved source")
+    last = next(k for k in range(first + 1, len(source)) if source[k].startswith("}"))
+    return range(first + 1, last + 2)
 
 
 def main() -> None:
     if len(sys.argv) < 3:
         sys.exit(__doc__)
-    root, case = Path(sys.argv[1]), sys.argv[2]
-    top = int(sys.argv[3]) if len(sys.argv) > 3 else 30
+    args = sys.argv[1:]
+    within_function = None
+    if "--in" in args:
+        k = args.index("--in")
+        within_function = args[k + 1] if k + 1 < len(args) else sys.exit("--in needs a function name")
+        del args[k:k + 2]
+    root, case = Path(args[0]), args[1]
+    top = int(args[2]) if len(args) > 2 else 30
     kernel = KERNELS.get(case, case)
     image, mangled = cubin_with(root / "cache", kernel.encode())
-    lines = dict(line_table(image, mangled))
     src_file = "differential_evolution.cu" if kernel.startswith("de_") else "particle_swarm.cu"
     source = (root / "src" / src_file).read_text(encoding="utf-8").splitlines()
+    within = body_lines(source, within_function) if within_function else None
+    lines = dict(line_table(image, mangled, within))
     with open(root / f"{case}.sass.csv", newline="") as fh:
         rows = list(csv.reader(fh))
     head = rows[1]
