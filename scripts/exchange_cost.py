@@ -791,7 +791,52 @@ VARIANTS["spso bound pass 2 no normals"] = [("                        " + _PASS2
                                             "                        z[0] = T(0.5); z[1] = T(-0.25); z[2] = T(1.25); "
                                             "z[3] = T(-0.75);")]
 VARIANTS["spso redraw sizes"] = []  # the committed kernels at these two sizes, for the bounds' rounds
-for _v in ("spso redraw sizes", "spso bound pass 2 cheap words", "spso bound pass 1 cheap words",
+# Twenty-seventh session (notes-gpu.md v28): pass 1's rows. Where a particle is its own best informant
+# (l == i) its two rows are one: the informant's load skipped (the same values, so the same numbers:
+# 131,072 3.22 against 3.28-3.30 G/s); and two bounds (not valid runs: other numbers): pass 1 with the
+# own row alone (every l taken as i: 3.61, +9.5%), and pass 1 with no row loads at all (p and l
+# constants of the coordinate: 3.98-4.00, +21%; 98,304 +8%)
+_GATHERS = ("                        pso_gather<true, T, true>(li, j0, n, d, pl);\n"
+            "                        pso_gather<true, T, true>(own, j0, n, d, po);\n")
+VARIANTS["spso self row"] = [(_GATHERS, "                        pso_gather<true, T, true>(own, j0, n, d, po);\n"
+                              "                        if (l != i) {\n"
+                              "                            pso_gather<true, T, true>(li, j0, n, d, pl);\n"
+                              "                        } else {\n"
+                              "                            for (int q = 0; q < 4; ++q) pl[q] = po[q];\n"
+                              "                        }\n")]
+VARIANTS["spso bound own row only"] = [(_GATHERS, "                        pso_gather<true, T, true>(own, j0, n, d, po);\n"
+                                        "                        for (int q = 0; q < 4; ++q) pl[q] = po[q];\n")]
+VARIANTS["spso bound no rows"] = [(_GATHERS, "                        for (int q = 0; q < 4; ++q) "
+                                   "pl[q] = po[q] = T(0.125) * T(j0 + q);\n")]
+
+# (pso_spso_redraw_pair, two particles a thread in blocks of 512, b's pass 1 inside a's pass 2, a's
+# rows PSO_PAIR_AHEAD blocks at once: variants "spso pair", "spso pair ahead K" on the branch
+# spso-pair; the same numbers, 131,072 2.96-3.10 against 3.27 G/s, notes-gpu.md v28.)
+# A whole 32-byte sector of a row loaded at once (the two Philox blocks' 16-byte halves back to back,
+# the second block's kept for the next step, 4 registers a row) instead of a half a step, whose other
+# half L1 rarely still holds a step later (2,048 rows' lines in flight a multiprocessor against L1's
+# ~256): the own row's, or both rows' (the same values). 131,072 3.19-3.21 / 3.10-3.11 against
+# 3.30-3.32 G/s (ptxas 40/72 and 88/228 bytes of spills against 16/16); 98,304 +2.4% / -1%
+_P1_HEAD = "                    T* v1 = r.v;\n#pragma unroll 1\n"
+_OWN_LOAD = "                        pso_gather<true, T, true>(own, j0, n, d, po);\n"
+_LI_LOAD = "                        pso_gather<true, T, true>(li, j0, n, d, pl);\n"
+
+
+def _sector(row: str, vals: str) -> str:
+    return (f"                        if (((j0 / NP) & 1) == 0) {{\n"
+            f"                            pso_gather<true, T, true>({row}, j0, n, d, {vals});\n"
+            f"                            if (j0 + NP < d) pso_gather<true, T, true>({row}, j0 + NP, n, d, {vals}_next);\n"
+            f"                        }} else {{\n"
+            f"                            for (int q = 0; q < 4; ++q) {vals}[q] = {vals}_next[q];\n"
+            f"                        }}\n")
+
+
+VARIANTS["spso own sector"] = [(_P1_HEAD, "                    T* v1 = r.v;\n                    T po_next[4];\n#pragma unroll 1\n"),
+                               (_OWN_LOAD, _sector("own", "po"))]
+VARIANTS["spso both sectors"] = [(_P1_HEAD, "                    T* v1 = r.v;\n                    T po_next[4], pl_next[4];\n"
+                                  "#pragma unroll 1\n"), (_OWN_LOAD, _sector("own", "po")), (_LI_LOAD, _sector("li", "pl"))]
+for _v in ("spso redraw sizes", "spso self row", "spso bound own row only", "spso bound no rows", "spso own sector", "spso both sectors",
+           "spso bound pass 2 cheap words", "spso bound pass 1 cheap words",
            "spso bound both cheap words", "spso bound pass 2 no normals"):
     PER_VARIANT[_v] = ["SPSO 131k", "SPSO 96k"]
 
