@@ -126,9 +126,24 @@ HOST = {"lanes block 512": [("solvers.cuda.particle_swarm", "LANES_MAX_BLOCK", 5
 _HOST_DEFAULTS: dict = {}
 
 
+# Variants whose edits no longer find their text in the kernels (the code they patched has changed
+# since they were measured): kept as the record of what was measured, refused by use()
+# (tests/test_exchange_cost_variants.py: every other variant's edits apply, and these still do not)
+RETIRED = {"spso pass 1 unroll 2", "spso bounds 1 pass 1 unroll 2", "lanes block 512", "PSO block 1024",
+           "PSO block 512", "DE picks inline", "DE picks ahead unless last"}
+
+
+def stale_edits(variant: str) -> list:
+    """The first characters of each of a variant's edits whose text is in none of the kernel files."""
+    return [old[:60] for old, _ in VARIANTS[variant]
+            if not any(old in ORIGINAL_SOURCE(name) for name in KERNEL_FILES)]
+
+
 def use(variant: str) -> None:
     import importlib  # noqa: PLC0415
 
+    if variant in RETIRED:
+        sys.exit(f"variant {variant!r} is retired: its edits no longer apply to the kernels")
     edits = VARIANTS[variant]
     def owner(module, name):  # "Class.attribute" names a class attribute of the module
         obj = importlib.import_module(module)
@@ -143,7 +158,7 @@ def use(variant: str) -> None:
         _HOST_DEFAULTS.setdefault((module, name), getattr(obj, attr))
         setattr(obj, attr, value)
 
-    stale = [old[:60] for old, _ in edits if not any(old in ORIGINAL_SOURCE(name) for name in KERNEL_FILES)]
+    stale = stale_edits(variant)
     if stale:  # the kernels changed since the variant was written: it would measure the committed code
         print(f"variant {variant!r}: edits no longer apply (kernels changed): {stale}", flush=True)
 
@@ -648,8 +663,8 @@ VARIANTS["spso redraw"] = []
 VARIANTS["spso no redraw"] = []
 HOST["spso no redraw"] = [(_PSO, "ParticleSwarmCuda.redraw", False)]
 VARIANTS["spso redraw indexed"] = _PASS1_RUNNING
-VARIANTS["spso redraw pass 2 unroll 2"] = [("#pragma unroll 1\n                for (int j0 = 0; j0 < d; j0 += NP) {\n                    T z[4];",
-                                            "#pragma unroll 2\n                for (int j0 = 0; j0 < d; j0 += NP) {\n                    T z[4];")]
+VARIANTS["spso redraw pass 2 unroll 2"] = [("#pragma unroll 1\n                    for (int j0 = 0; j0 < d; j0 += NP) {\n                        T z[4];",
+                                            "#pragma unroll 2\n                    for (int j0 = 0; j0 < d; j0 += NP) {\n                        T z[4];")]
 VARIANTS["spso rows"] = []
 HOST["spso rows"] = [(_PSO, "ParticleSwarmCuda.tc_rows", True)]
 VARIANTS["spso base unstored"] = VARIANTS["spso base kernel"]
