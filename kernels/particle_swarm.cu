@@ -1314,20 +1314,30 @@ struct PsoKeys {
 // Scatter particle i's key to itself and its K targets. Round 0: float packed / double value;
 // round 1 (double only): the index, where i's value is its target's smallest. With lanes, each lane
 // a share of the targets (atomicMin: the same keys in any order).
+// float's packed key of particle i with personal best value pf (pso_scatter; pso_spso_run's own key)
+__device__ __forceinline__ unsigned long long pso_packed_key(float pf, long long i) {
+    return ((unsigned long long)pso_ordered(pf) << 32) | (unsigned long long)(unsigned int)i;
+}
+
+// self: the particle's own key among its targets (false: the reader takes the smaller of the key it
+// reads and its own, pso_spso_run's SELF_LOCAL, float only)
+#ifndef PSO_SELF_LOCAL
+#define PSO_SELF_LOCAL 1  // pso_spso_redraw (float): no particle scatters its key to itself (pso_spso_run)
+#endif
 template <typename T>
 __device__ void pso_scatter(const PsoKeys& keys, long long i, T pf, int round, unsigned long long seed,
                             long long walker0, long long epoch, int K, long long base, int m,
-                            int lane = 0, int lanes = 1) {
+                            int lane = 0, int lanes = 1, bool self = true) {
     const MwRng rng(seed, (unsigned long long)(walker0 + i), PSO_STREAM_LINKS);
     const unsigned long long per_draw = (unsigned long long)((K + 3) / 4);
     unsigned long long key;
     if (sizeof(T) == 4) {
-        key = ((unsigned long long)pso_ordered((float)pf) << 32) | (unsigned long long)(unsigned int)i;
+        key = pso_packed_key((float)pf, i);
     } else {
         key = round == 0 ? pso_ordered((double)pf) : (unsigned long long)i;
     }
     const unsigned long long mine_value = pso_ordered((double)pf);
-    for (int k = lane - 1; k < K; k += lanes) {  // lanes: lane r scatters to targets r - 1, r - 1 + L, ...
+    for (int k = lane - (self ? 1 : 0); k < K; k += lanes) {  // lanes: lane r scatters to targets r - 1, r - 1 + L, ...
         long long target = i;
         if (k >= 0) {
             const MwWords r = rng((unsigned long long)(epoch + 1) * per_draw + (unsigned long long)(k / 4));
@@ -1412,25 +1422,49 @@ template <typename T> __device__ __forceinline__ T pso_radii(const MwWords& w, i
 // rebuilds PR from it, and the iteration's new personal bests go to both.
 __host__ __device__ __forceinline__ long long pso_row(int d) { return (long long)((d + 3) & ~3); }
 
+// pso_spso_redraw's PR in tiles (TILED, where PSO_PR_TILES): the rows of a warp's 32 particles
+// (i >> 5; the host pads PR to whole tiles) cut into chunks of a Philox block's coordinates (16 bytes:
+// float 4, double 2), a tile's chunk c of its 32 particles side by side. A warp's load of its own
+// rows' Philox block is then 512 contiguous bytes, 16 sectors each used whole, where 32 rows' sectors
+// were each half used and their other half had to stay in L1 until the next block (a
+// multiprocessor keeps ~2,048 rows' lines in flight against ~256 lines of L1). An informant's block is
+// one 16-byte load either way. H100, rastrigin 30-D float32, 131,072 (notes-gpu.md v29): 3.30-3.32 ->
+// 3.54-3.58 G/s alone, 3.81-3.83 with the informant's rows through L2, the 32-bit offsets and
+// PSO_SELF_LOCAL; the row layout with those three, 3.33. PSO_PR_TILES 0: the row layout (measuring).
+// Element (i, j) of PR, and its offset from (i, 0):
+#ifndef PSO_PR_TILES
+#define PSO_PR_TILES 1
+#endif
+template <typename T, bool TILED>
+__device__ __forceinline__ long long pso_pr_off(int j) {
+    constexpr unsigned int C = 16 / sizeof(T);
+    return TILED ? (long long)((unsigned int)j / C * C * 32u + (unsigned int)j % C) : (long long)j;
+}
+template <typename T, bool TILED>
+__device__ __forceinline__ long long pso_pr(long long i, int j, int d) {
+    constexpr long long C = 16 / sizeof(T);
+    return (TILED ? (i >> 5) * pso_row(d) * 32 + (i & 31) * C : i * pso_row(d)) + pso_pr_off<T, TILED>(j);
+}
+
 // Particle i's point src[0], src[stride], ... (d values) into its PR row (a launch's start). A store
 // per coordinate: 16-byte stores (8 instead of 30, here and for the new personal bests) measured
 // slower on the H100 at every size (131,072: 1.78 against 1.94 G/s; 16,384: 1.07 against 1.17 G/s).
-template <typename T>
+template <typename T, bool TILED = false>
 __device__ __forceinline__ void pso_row_put(T* PR, long long i, const T* src, long long stride, int d,
                                             int lane = 0, int lanes = 1) {
-    T* row = PR + i * pso_row(d);
-    for (int j = lane; j < d; j += lanes) row[j] = src[(long long)j * stride];  // lanes: a share each
+    T* row = PR + pso_pr<T, TILED>(i, 0, d);
+    for (int j = lane; j < d; j += lanes) row[pso_pr_off<T, TILED>(j)] = src[(long long)j * stride];  // lanes: a share each
 }
 
 // pso_spso_redraw's new personal bests into their PR rows where every thread's x is in shared
 // memory (xw: x's rows, blockDim.x wide; p not shared): by the warp, a row at a time, lane j storing
-// coordinate j, one coalesced store a row. A new best's own thread stored its d coordinates one at a
+// coordinate j, one store a row (in tiles, TILED: its 16-byte chunks, a sector each). A new best's own thread stored its d coordinates one at a
 // time while the rest of its warp waited (in a run's steady state about one particle of a warp
 // improves an iteration). H100, rastrigin 30-D float32, 131,072: +2.5% alone, +0.5-1% after the x's
 // shared addresses (notes-gpu.md v26). The lanes read down one column of x's rows, a bank conflict of
 // up to d ways, as d separate loads of one lane each did before. pending 1 -> 2 (P behind PR) as the
 // thread loop does.
-template <typename T>
+template <typename T, bool TILED>
 __device__ __forceinline__ void pso_rows_by_warp(const T* xw, T* PR, unsigned char* pending, long long i, bool mine,
                                                  int d) {
     const int lane = (int)(threadIdx.x & 31u), B = (int)blockDim.x;
@@ -1441,25 +1475,17 @@ __device__ __forceinline__ void pso_rows_by_warp(const T* xw, T* PR, unsigned ch
     while (left) {
         const int k = __ffs(left) - 1;
         left &= left - 1;
-        T* row = PR + __shfl_sync(0xFFFFFFFFu, i, k) * pso_row(d);
-        for (int j = lane; j < d; j += 32) row[j] = xw[j * B + k];
+        T* row = PR + pso_pr<T, TILED>(__shfl_sync(0xFFFFFFFFu, i, k), 0, d);
+        for (int j = lane; j < d; j += 32) row[pso_pr_off<T, TILED>(j)] = xw[j * B + k];
     }
 }
 
 // Coordinates j0 .. j0 + NP - 1 of an informant's point: from its PR row (li = its row) in one load
 // (coordinates past d are the row's padding, never used), or from P's column (li = P + l:
 // coordinate j at li[j n], a load each, none past d).
-// L1 (pso_spso_redraw's first pass, PR rows only): the row through L1. Rows are 16-byte aligned and
-// each 32-byte sector holds two consecutive loads, so every second load hits L1. Nothing writes a
-// row between the scatter's barrier and the exchange, and every write before that barrier is
-// ordered before the pass's loads (the writer's release, this block's acquire and bar.sync; the
-// acquire also invalidates the multiprocessor's L1, CCTL.IVALL), so no load sees an older row. The
-// other kernels read through L2 (not measured through L1).
-template <bool PR_ROWS, typename T, bool L1 = false>
+template <bool PR_ROWS, typename T>
 __device__ __forceinline__ void pso_gather(const T* li, int j0, long long n, int d, T* pl) {
-    if (PR_ROWS && L1) {
-        mw_ld16(li + j0, pl);
-    } else if (PR_ROWS) {  // j0 is a multiple of NP and the row padded: aligned, inside the row
+    if (PR_ROWS) {  // j0 is a multiple of NP and the row padded: aligned, inside the row
         mw_ldcg16(li + j0, pl);
     } else {
         const int NP = MwPerBlock<T>::value;
@@ -1649,6 +1675,11 @@ __device__ __forceinline__ void pso_spso_run(PSO_SPSO_PARAMS) {
     // launch's flags: with both copies of the passes in one kernel, chosen by the flags, the kernel
     // with this, the scatter's reductions and the rows by warp ran 2.95-2.97 G/s, with one copy 3.30
     const bool x_shared = REDRAW && XSH;
+    constexpr bool TILES = REDRAW && PSO_PR_TILES;  // PR in tiles (pso_pr)
+    // pso_spso_redraw, float: no particle scatters its key to itself (a quarter of the scatter's
+    // reductions into the L2, K = 3); it reads the smallest of its informants' keys and takes the
+    // smaller of that and its own (the same key: a minimum in any order)
+    constexpr bool SELF_LOCAL = REDRAW && sizeof(T) == 4 && PSO_SELF_LOCAL;  // H100 131,072: +1-2% (v29)
     const bool rows_by_warp = x_shared && !(flags & PSO_P_SHARED);  // the new bests' rows (pso_rows_by_warp)
     MwGroupSync sync = {bars + at.group, 0ull, bps};
     const bool own_one = flags != 0 && at.lt < m;
@@ -1661,7 +1692,9 @@ __device__ __forceinline__ void pso_spso_run(PSO_SPSO_PARAMS) {
     // PR from P (the host or the last launch may have changed P); the exchange's barrier below
     // publishes the rows before any gather
     if (PR_ROWS) {
-        for (int p = at.lt; p < m; p += at.stride) pso_row_put(PR, at.base + p, P + at.base + p, n, d, ln.r, ln.L);
+        for (int p = at.lt; p < m; p += at.stride) {
+            pso_row_put<T, TILES>(PR, at.base + p, P + at.base + p, n, d, ln.r, ln.L);
+        }
     }
     int parity = 0;
     unsigned int tag = 1u;  // the exchange's number within the launch (pso_exchange_counted)
@@ -1695,7 +1728,7 @@ __device__ __forceinline__ void pso_spso_run(PSO_SPSO_PARAMS) {
         // informants of this iteration: links and personal bests as the last iteration left them
         for (int p = at.lt; p < m; p += at.stride) {
             pso_scatter(keys, at.base + p, own_one ? pf_own : Pf[at.base + p], 0, seed, walker0, epoch, K, at.base,
-                        m, ln.r, ln.L);
+                        m, ln.r, ln.L, !SELF_LOCAL);
         }
         mw_group_sync(sync);
         if (twice) {
@@ -1710,7 +1743,11 @@ __device__ __forceinline__ void pso_spso_run(PSO_SPSO_PARAMS) {
             const long long i = at.base + p;
             unsigned long long key = 0;
             if (lead) {
-                key = twice ? keys.read1(i) : keys.read0(i) & 0xFFFFFFFFull;
+                if (SELF_LOCAL) {  // the own key was not scattered: the smaller of it and the others'
+                    key = min(keys.read0(i), pso_packed_key((float)(own_one ? pf_own : Pf[i]), i)) & 0xFFFFFFFFull;
+                } else {
+                    key = twice ? keys.read1(i) : keys.read0(i) & 0xFFFFFFFFull;
+                }
                 // reset for the next iteration: every key is read by its own particle only, and the
                 // exchange barrier separates this from the next scatter
                 keys.k0[keys.at(i)] = ~0ull;
@@ -1720,7 +1757,7 @@ __device__ __forceinline__ void pso_spso_run(PSO_SPSO_PARAMS) {
             const long long l = (long long)key;
             const T coef = c * (l == i ? k_own : k_other);
             const MwRng rng(seed, (unsigned long long)(walker0 + i), MW_STREAM_STEP);
-            const T* li = PR_ROWS ? PR + l * pso_row(d) : P + l;  // the informant's best, through L2
+            const T* li = PR_ROWS ? PR + pso_pr<T, TILES>(l, 0, d) : P + l;  // the informant's best, through L2
             if (LANED) {  // the same move by the particle's lanes
                 const PsoRows<T> r = pso_rows_lanes(X, V, P, n, i, xs, vs, ps, own_one, col, width);
                 T pf = own_one ? pf_own : Pf[i];  // read by every lane before the lead writes Pf[i]
@@ -1750,14 +1787,26 @@ __device__ __forceinline__ void pso_spso_run(PSO_SPSO_PARAMS) {
             // of the numbers with the normals' angle, notes-gpu.md v23: 16,384 1.38 -> 1.48 G/s)
             T tc2 = T(0), dir2 = T(0);
             if (REDRAW) {  // p from the own PR row; v = (w v + tc) + scale z: the rounding of pass 2's expression
-                const T* own = PR + i * pso_row(d);
+                // 32-bit offsets (the host keeps them below 2^32: _redraw_offsets_fit): v's from r.v,
+                // one IMAD.WIDE an access where a 64-bit pointer's bump took four instructions (H100,
+                // 131,072: 3.63-3.68 -> 3.72-3.77 G/s), and the rows' 16-byte chunks from PR, a kernel
+                // parameter, one register a row instead of a pointer's two (ptxas spilled more with
+                // pointers). notes-gpu.md v29
                 auto pass1 = [&](const T* x1) {
-                    T* v1 = r.v;
+                    unsigned int vo = 0;  // v's offset from r.v
+                    unsigned int lq = (unsigned int)(pso_pr<T, TILES>(l, 0, d) / NP);
+                    unsigned int oq = (unsigned int)(pso_pr<T, TILES>(i, 0, d) / NP);
 #pragma unroll 1
                     for (int j0 = 0; j0 < d; j0 += NP) {
                         T pl[4], po[4];
-                        pso_gather<true, T, true>(li, j0, n, d, pl);
-                        pso_gather<true, T, true>(own, j0, n, d, po);
+                        if (TILES) {  // a warp's whole sectors (pso_pr): nothing to keep in L1
+                            mw_ldcg16(PR + (unsigned long long)oq * NP, po);
+                        } else {
+                            mw_ld16(PR + (unsigned long long)oq * NP, po);
+                        }
+                        mw_ldcg16(PR + (unsigned long long)lq * NP, pl);  // through L2 only (notes-gpu.md v29)
+                        lq += TILES ? 32u : 1u;  // the Philox block's next chunk
+                        oq += TILES ? 32u : 1u;
                         dir2 += pso_radii<T>(rng(t * per_iter + (unsigned long long)(j0 / NP)), j0, d);
                         T part = T(0);
 #pragma unroll
@@ -1766,9 +1815,9 @@ __device__ __forceinline__ void pso_spso_run(PSO_SPSO_PARAMS) {
                                 const T x = *x1;
                                 const T tc = coef * (po[q] + pl[q] - T(2) * x);
                                 part += tc * tc;
-                                *v1 = w * *v1 + tc;
+                                r.v[vo] = w * r.v[vo] + tc;
                                 x1 += r.xs;
-                                v1 += r.vs;
+                                vo += (unsigned int)r.vs;
                             }
                         }
                         tc2 += part;
@@ -1816,6 +1865,7 @@ __device__ __forceinline__ void pso_spso_run(PSO_SPSO_PARAMS) {
             MwRunningEval<F, T> fold;
             if (REDRAW) {  // v's place holds w v + (G - x); the normals drawn again
                 auto pass2 = [&](T* xq) {
+                    unsigned int vo = 0;  // v's offset from r.v, as in pass 1; pso_place's steps written out
 #pragma unroll 1
                     for (int j0 = 0; j0 < d; j0 += NP) {
                         T z[4];
@@ -1824,9 +1874,15 @@ __device__ __forceinline__ void pso_spso_run(PSO_SPSO_PARAMS) {
                         for (int q = 0; q < NP; ++q) {
                             const int j = j0 + q;
                             if (j < d) {
-                                const T x = *xq;
-                                T v = *vq + scale * z[q];
-                                fold.add(pso_place(x + v, v, lower[j], upper[j], r, xq, vq, pq), j);
+                                T x = *xq;
+                                T v = r.v[vo] + scale * z[q];
+                                x += v;
+                                pso_confine(x, v, lower[j], upper[j]);
+                                *xq = x;
+                                r.v[vo] = v;
+                                xq += r.xs;
+                                vo += (unsigned int)r.vs;
+                                fold.add(x, j);
                             }
                         }
                     }
@@ -1891,7 +1947,7 @@ __device__ __forceinline__ void pso_spso_run(PSO_SPSO_PARAMS) {
         // REDRAW reads no P in a launch (own p and informants from PR): P's column of a new best is
         // written once, at the launch's end (pending 2: P behind PR), not at every new best
         if (rows_by_warp) {
-            pso_rows_by_warp(pso_in_shared(pso_smem, xs), PR, pending, at.base + at.lt, own_one, d);
+            pso_rows_by_warp<T, TILES>(pso_in_shared(pso_smem, xs), PR, pending, at.base + at.lt, own_one, d);
         } else {
             for (int p = at.lt; p < m; p += at.stride) {
                 const long long i = at.base + p;
@@ -1903,7 +1959,7 @@ __device__ __forceinline__ void pso_spso_run(PSO_SPSO_PARAMS) {
                                                : pso_rows(X, V, P, n, i, xs, vs, ps, own_one, vw);
                     // PR's row in the same loop: a second loop reading x again cost 8% at 16,384 (H100).
                     // Lanes: a share of the coordinates each (the barrier above made every lane's x visible)
-                    T* row = PR + i * pso_row(d);
+                    T* row = PR + pso_pr<T, TILES>(i, 0, d);
                     // REDRAW: p's copy only where it has its own (shared) one, never P twice. The other
                     // kernels store it either way: the same test made ptxas allocate pso_spso_local
                     // otherwise, which lost 19% at 512 swarms of 256 (H100, notes-gpu.md v24)
@@ -1912,7 +1968,7 @@ __device__ __forceinline__ void pso_spso_run(PSO_SPSO_PARAMS) {
                         const T x = r.x[(long long)j * r.xs];
                         if (!REDRAW) P[(long long)j * n + i] = x;
                         if (p_copy) r.p[(long long)j * r.ps] = x;
-                        if (PR_ROWS) row[j] = x;
+                        if (PR_ROWS) row[pso_pr_off<T, TILES>(j)] = x;
                     }
                 }
             }
@@ -1929,8 +1985,8 @@ __device__ __forceinline__ void pso_spso_run(PSO_SPSO_PARAMS) {
             const long long i = at.base + p;
             if (pending[i] == 2) {
                 pending[i] = 0;
-                const T* row = PR + i * pso_row(d);
-                for (int j = 0; j < d; ++j) P[(long long)j * n + i] = row[j];
+                const T* row = PR + pso_pr<T, TILES>(i, 0, d);
+                for (int j = 0; j < d; ++j) P[(long long)j * n + i] = row[pso_pr_off<T, TILES>(j)];
             }
         }
     }

@@ -36,7 +36,7 @@ RELAXED_POLL = ("for (unsigned long long v = 0; v < s.passed;) {\n"
                 "            asm volatile(\"ld.relaxed.gpu.global.u64 %0, [%1];\" : \"=l\"(v) : \"l\"(s.bar) : \"memory\");\n"
                 "        }\n        asm volatile(\"fence.acq_rel.gpu;\" : : : \"memory\");")
 SCATTER0 = ("            pso_scatter(keys, at.base + p, own_one ? pf_own : Pf[at.base + p], 0, seed, walker0, epoch, K, "
-            "at.base,\n                        m, ln.r, ln.L);\n        }\n")
+            "at.base,\n                        m, ln.r, ln.L, !SELF_LOCAL);\n        }\n")
 # classic PSO at 131,072 (Nsight Compute): DRAM ~1 TB/s, V and P (31 MB) not kept in the 50 MB L2
 # from one iteration to the next. The move's V and P accesses with an L2 evict_last policy
 # (createpolicy.fractional: that fraction of the lines) - only for the one-swarm 131,072 case, whose
@@ -130,7 +130,11 @@ _HOST_DEFAULTS: dict = {}
 # since they were measured): kept as the record of what was measured, refused by use()
 # (tests/test_exchange_cost_variants.py: every other variant's edits apply, and these still do not)
 RETIRED = {"spso pass 1 unroll 2", "spso bounds 1 pass 1 unroll 2", "lanes block 512", "PSO block 1024",
-           "PSO block 512", "DE picks inline", "DE picks ahead unless last"}
+           "PSO block 512", "DE picks inline", "DE picks ahead unless last",
+           # the twenty-eighth session's pass 1 (PR in tiles, 32-bit offsets, the own row's load first)
+           "spso redraw indexed", "spso redraw rows l2", "spso self row", "spso bound own row only",
+           "spso bound no rows", "spso own sector", "spso both sectors", "spso tiles self ca", "spso tiles self cg",
+           "spso tiles pass 1 ahead"}
 
 
 def stale_edits(variant: str) -> list:
@@ -855,6 +859,121 @@ for _v in ("spso redraw sizes", "spso self row", "spso bound own row only", "sps
            "spso bound both cheap words", "spso bound pass 2 no normals"):
     PER_VARIANT[_v] = ["SPSO 131k", "SPSO 96k"]
 
+# Twenty-eighth session (notes-gpu.md v29): pso_spso_redraw's PR in tiles of a warp's 32 particles
+# (pso_pr: a warp's own rows' Philox block one 512-byte load, 16 whole sectors), v and PR addressed by
+# 32-bit offsets, the informant's row through L2 only, and no particle scattering its key to itself
+# (PSO_SELF_LOCAL). Against the session's start (this tree's host; $EXCHANGE_BASE/kernels/
+# particle_swarm.cu, "spso redraw base"), H100, 131,072 / 98,304 G evaluations/s:
+#   start 3.28-3.32 / 2.86-2.89; tiles, own row through L2 ("spso tiles own l1": own through L1, level)
+#   and informant through L1 3.54-3.59 / 3.17-3.19 (call 1); informant through L2 3.63-3.68 / 3.17-3.20
+#   ("spso tiles li ca": informant through L1 again, 3.56-3.57); v's 32-bit offsets 3.72-3.77 / 3.17
+#   ("spso tiles pointers": 64-bit pointers again, 3.63-3.68 / 3.19-3.20, call 3); no self-scatter
+#   3.82 / 3.24 ("spso self scatter": 3.70-3.78 / 3.08-3.09, call 9). "spso untiled": the row layout
+#   with the 32-bit chunk counts, 3.21-3.22 (call 1, against the start's 3.30-3.32).
+_OWN_CG = "                            mw_ldcg16(PR + (unsigned long long)oq * NP, po);\n"
+_LI_CG = "                        mw_ldcg16(PR + (unsigned long long)lq * NP, pl);  // through L2 only (notes-gpu.md v29)\n"
+VARIANTS["spso tiles"] = []
+VARIANTS["spso redraw base"] = VARIANTS["pso start kernel"]
+VARIANTS["spso untiled"] = [("#define PSO_PR_TILES 1", "#define PSO_PR_TILES 0")]
+VARIANTS["spso tiles own l1"] = [(_OWN_CG, _OWN_CG.replace("mw_ldcg16", "mw_ld16"))]
+VARIANTS["spso tiles li ca"] = [(_LI_CG, _LI_CG.replace("mw_ldcg16", "mw_ld16"))]
+VARIANTS["spso self scatter"] = [("#define PSO_SELF_LOCAL 1", "#define PSO_SELF_LOCAL 0")]
+# where a particle is its own best informant (l == i: 31.5% of the particles in every phase of a
+# 2,000-iteration run, numpy engine, 16,384, rastrigin 30-D) its two rows are one: the informant's
+# load skipped (the same values). Calls 7-9: 131,072 +2% / level against the same tree, 98,304 -1.5 to
+# -3%; not kept. (Its earlier forms, "spso tiles self ca" / "self cg", before the own row's load moved
+# first, and "spso tiles self row", a branch each side: 3.58-3.60 against 3.63-3.66.)
+VARIANTS["spso tiles self row"] = [(_LI_CG, "                        if (l == i) {\n"
+                                            "                            for (int q = 0; q < 4; ++q) pl[q] = po[q];\n"
+                                            "                        } else {\n    " + _LI_CG + "                        }\n")]
+_LOADS_BEFORE = _LI_CG + ("                        if (TILES) {  // a warp's whole sectors (pso_pr): nothing to keep in L1\n"
+                          + _OWN_CG)  # the informant's load first, as in calls 1-7
+VARIANTS["spso tiles self ca"] = [(_LOADS_BEFORE, "                        if (TILES) {\n"
+                                   "                            mw_ld16(PR + (unsigned long long)oq * NP, po);\n"
+                                   "                            if (l == i) {\n"
+                                   "                                mw_ld16(PR + (unsigned long long)oq * NP, pl);\n"
+                                   "                            } else {\n"
+                                   "                                mw_ldcg16(PR + (unsigned long long)lq * NP, pl);\n"
+                                   "                            }\n")]
+VARIANTS["spso tiles self cg"] = [(_LOADS_BEFORE, "                        if (TILES) {\n"
+                                   + _OWN_CG + "                            if (l == i) {\n"
+                                   "                                mw_ldcg16(PR + (unsigned long long)oq * NP, pl);\n"
+                                   "                            } else {\n"
+                                   "                                mw_ldcg16(PR + (unsigned long long)lq * NP, pl);\n"
+                                   "                            }\n")]
+# pass 1's rows a Philox block ahead (the next block's two loads before this block's work; ptxas
+# 132/204 bytes of spills): 3.21-3.22 / 3.05 against 3.72-3.77 / 3.17 (call 3)
+_P1_LOOP = ("#pragma unroll 1\n                    for (int j0 = 0; j0 < d; j0 += NP) {\n                        T pl[4], po[4];\n"
+            + _LOADS_BEFORE + "                        } else {\n"
+            "                            mw_ld16(PR + (unsigned long long)oq * NP, po);\n                        }\n"
+            "                        lq += TILES ? 32u : 1u;  // the Philox block's next chunk\n"
+            "                        oq += TILES ? 32u : 1u;\n")
+VARIANTS["spso tiles pass 1 ahead"] = [(_P1_LOOP, """                    T pl[4], po[4];
+                    mw_ldcg16(PR + (unsigned long long)lq * NP, pl);
+                    mw_ldcg16(PR + (unsigned long long)oq * NP, po);
+#pragma unroll 1
+                    for (int j0 = 0; j0 < d; j0 += NP) {
+                        T pln[4], pon[4];
+                        lq += 32u;
+                        oq += 32u;
+                        if (j0 + NP < d) {
+                            mw_ldcg16(PR + (unsigned long long)lq * NP, pln);
+                            mw_ldcg16(PR + (unsigned long long)oq * NP, pon);
+                        }
+"""), ("""                        tc2 += part;
+                    }
+                };
+                if (x_shared) {
+                    pass1(""", """                        tc2 += part;
+#pragma unroll
+                        for (int q = 0; q < 4; ++q) {
+                            pl[q] = pln[q];
+                            po[q] = pon[q];
+                        }
+                    }
+                };
+                if (x_shared) {
+                    pass1(""")]
+# (v addressed by 64-bit pointers again in both passes, the start's form, "spso tiles pointers" in
+# call 3: 3.63-3.68 / 3.19-3.20 against the 32-bit offsets' 3.72-3.77 / 3.17; since removed, its edits
+# being a copy of the passes' text.)
+# bounds (not valid runs: other numbers; call 6, before PSO_SELF_LOCAL): pass 1 with the own row alone
+# (every informant the particle itself) 4.00-4.01 / 3.22-3.24, with no row loads at all 4.07 / 3.21,
+# against 3.73-3.74 / 3.15-3.17
+_OWN_LOAD_TILED = _OWN_CG
+VARIANTS["spso tiles bound own only"] = [(_LI_CG, "                        for (int q = 0; q < 4; ++q) pl[q] = po[q];\n")]
+VARIANTS["spso tiles bound no rows"] = [(_OWN_LOAD_TILED, ""),
+                                        (_LI_CG, "                        for (int q = 0; q < 4; ++q) pl[q] = po[q] = T(0.125) * T(j0 + q);\n")]
+# the v of more warps beside x (x and 20-28 warps' v take the 228 KB step of shared memory, leaving L1
+# 28 KB, where the rows read through L1 lost at 20: notes-gpu.md v25): 24 warps 3.36-3.47, 28 warps
+# 3.48-3.51 against 3.63-3.66 (call 2); "spso redraw warps 16" / "12" 3.65-3.66 / 3.51 against 3.74-3.77
+# (call 4)
+for _w in (24, 28):
+    VARIANTS[f"spso tiles warps {_w}"] = []
+    HOST[f"spso tiles warps {_w}"] = [(_PSO, "REDRAW_L1_KEPT", 0), (_PSO, "ParticleSwarmCuda.v_warps", _w)]
+# (Measured and dropped, code removed: a Philox block's coordinates without a test each where all four
+# are below d, a second copy of each pass's coordinates for the cut block, "spso whole blocks": 131,072
+# 3.62-3.64 against 3.74-3.77 G/s, 98,304 +1% (call 4); the scatter's Philox block drawn once for every
+# four targets, not once a target (K = 3 drew one block three times): 131,072 level (3.74 against
+# 3.72-3.81), 512 x 256 -1.6%, 65,536 -5%, 1,024 -2% (call 5); pass 1's first block's radii made while
+# the key's load is in flight, each next block's at the end of the block before, "spso radii first":
+# 3.65-3.66 against 3.72-3.77 (call 5); ptxas spilled more in each: 44/84, 48/76 bytes against 32/60.
+# The warps whose v is shared the block's last instead of its first, so that the slowest, whose v is
+# global, are the oldest, which the schedulers favour (notes-gpu.md v15): 3.738 against 3.727-3.740,
+# 98,304 level, classic 131,072 7.93-7.94 against 7.89-7.92 (call 6).)
+# (Measured in call 11 and dropped, code removed, the same numbers (154 digests identical): pass 2's
+# radii by sqrtf's fast path alone, rsqrt and one correction without its range test and slow-path
+# branch (+-0 returned as is; 3 instructions and a branch fewer a pair; ptxas 48/76 bytes of spills
+# against 32/60), "spso fast radius": 3.79-3.82 against 3.80-3.81 G/s; the partials' read after the
+# exchange's barrier overlapping the other warps' new-best rows, one __syncthreads after both, "spso
+# exchange split": 3.81-3.82; both 3.83-3.85; 98,304 level in each. Within the rounds' spread.)
+VARIANTS["spso all sizes"] = []
+PER_VARIANT["spso all sizes"] = ["SPSO 131k", "SPSO 512x256", "SPSO 96k", "SPSO 64k", "SPSO 16k", "SPSO 1k"]
+for _v in ("spso tiles", "spso redraw base", "spso untiled", "spso tiles own l1", "spso tiles li ca", "spso self scatter",
+           "spso tiles self row", "spso tiles self ca", "spso tiles self cg", "spso tiles pass 1 ahead",
+           "spso tiles bound own only", "spso tiles bound no rows", "spso tiles warps 24",
+           "spso tiles warps 28"):
+    PER_VARIANT[_v] = ["SPSO 131k", "SPSO 96k"]
 
 def main() -> None:
     repeats = int(sys.argv[1]) if len(sys.argv) > 1 else 3

@@ -33,7 +33,7 @@ def _run(cupy, dtype, walkers, swarms, tc_rows, pr_rows=None, redraw=False, dim=
     assert algo._launch.kernel == expected  # the kernel launched
     assert (state.ZT.shape[0] == 2 * dim) == tc_rows
     assert (state.ZT.size == 1) == (expected == redrawn)  # no normals stored
-    assert state.PR.size == (walkers * swarms * ((dim + 3) // 4 * 4) if pr else 1)  # rows padded to 4
+    assert state.PR.size == (-(-walkers * swarms // 32) * 32 * ((dim + 3) // 4 * 4) if pr else 1)  # rows padded to 4, whole tiles
     return everything(algo, state)
 
 

@@ -340,3 +340,17 @@ def test_the_memory_check_leaves_out_the_normals_only_where_the_redraw_kernel_ru
     assert not sure or kernel in ("pso_spso_redraw", "pso_spso_redraw_global"), (sure, kernel)
     if (walkers, swarms, dim) == (131072, 1, 30):
         assert sure  # the case it is for: Z's 15.7 MB (d = 30) not counted
+
+
+def test_the_redraw_kernel_only_where_its_32_bit_offsets_reach(monkeypatch):
+    # pso_spso_redraw addresses v (coordinate j at j times a stride up to n) and PR's 16-byte chunks
+    # by 32-bit offsets: at 2^32 elements or more the host runs pso_spso, forced or not. A run has
+    # at most 2^24 particles, so only from d = 253 (PR rows of 256): 2^24 - 32 particles fit, 2^24 - 31
+    # (padded to 2^24, whole tiles of 32) do not
+    for walkers, dim, fits in ((131072, 30, True), (2**24, 252, True), (2**24, 256, False),
+                               (2**24 - 32, 256, True), (2**24 - 31, 256, False), (2**24 - 32, 257, False)):
+        algo = algorithm(monkeypatch, walkers=walkers, variant="spso2011", dim=dim)
+        assert algo._redraw_offsets_fit() is fits
+        assert algo._redraw(0) is fits  # float, p not shared, past 3/4 of the L2
+        algo.redraw = True
+        assert algo._redraw(0) is fits

@@ -149,8 +149,8 @@ class ParticleSwarmCudaState(CudaState):
     pending: Any = None  # spso: (n,) uint8, personal best to write after the iteration's barrier
     ZT: Any = None  # spso: (d, n) the iteration's normals, from the move's first pass to its second,
     # then (_tc_rows) d rows of G - x
-    PR: Any = None  # spso: (n, pr_row(d)) the personal bests by particle, the kernel's copy of P for
-    # gathering informants (each launch rebuilds it from P)
+    PR: Any = None  # spso: (pr_particles(n), pr_row(d)) the personal bests by particle, the kernel's
+    # copy of P for gathering informants (each launch rebuilds it from P)
     links: Any = None  # spso: _Links, for the reference's snapshot
 
 
@@ -222,6 +222,12 @@ def pr_row(d: int) -> int:
     return (d + 3) // 4 * 4
 
 
+def pr_particles(n: int) -> int:
+    """Rows of SPSO's PR: n rounded up to whole tiles of a warp's 32 particles (pso_spso_redraw's
+    layout, kernels/particle_swarm.cu pso_pr)."""
+    return -(-n // 32) * 32
+
+
 def classic_block_cap(optin: int) -> int:
     """The largest block of pso_classic (CLASSIC_MAX_BLOCK, halved down to MAX_BLOCK) whose share of
     shared memory, SHARED_MAX per MAX_BLOCK threads, fits `optin` bytes (the device's opt-in limit,
@@ -281,7 +287,8 @@ class ParticleSwarmCuda(CudaAlgorithm, ParticleSwarm):
         # exchange partials (2 x blocks x d: at most one block per 32 particles, or per 8 with lanes,
         # which only few particles get: never more blocks than are resident at once) and per-swarm arrays
         blocks = max(n // 32, min(n // 8, 8192)) + 1
-        return n * per_particle + blocks * 2 * (d + 2) * item + self.params.swarms * 32
+        tiles = (pr_particles(n) - n) * pr_row(d) * item if self.params.variant == "spso2011" else 0  # PR's last tile
+        return n * per_particle + tiles + blocks * 2 * (d + 2) * item + self.params.swarms * 32
 
     tc_rows: bool | None = None  # None: choose by size (_tc_rows); True / False force it (tests, benches)
 
@@ -309,11 +316,20 @@ class ParticleSwarmCuda(CudaAlgorithm, ParticleSwarm):
         -> 2.27; 65,536 (0.61) 2.05-2.13 -> 1.95-1.96, its rows in the L2 so that the normals made
         twice cost more than Z's traffic saved. Sizes in between and double not measured (double's
         kernels spill). The same numbers either way."""
+        if not self._redraw_offsets_fit():
+            return False
         if self.redraw is not None:
             return bool(self.redraw)
         d, item = self.problem.dim, self.dtype.itemsize
         rows = (3 * d + pr_row(d)) * self.total_walkers() * item
         return item == 4 and not flags & P_SHARED and rows > 3 * l2_cache_bytes(self.xp) // 4
+
+    def _redraw_offsets_fit(self) -> bool:
+        """Whether pso_spso_redraw's 32-bit offsets reach every element it addresses by them: v's
+        (coordinate j at j times a stride of at most n) and PR's 16-byte chunks (pso_pr). From 2^32
+        (a run's 2^24 particles at d = 253 or more) pso_spso runs, with the same numbers."""
+        d = self.problem.dim
+        return max(d, pr_row(d)) * pr_particles(self.total_walkers()) < 2**32
 
     def _redraw_sure(self, n: int) -> bool:
         """For bytes_needed, before the launch shape is known: whether pso_spso_redraw (no Z) runs.
@@ -323,6 +339,8 @@ class ParticleSwarmCuda(CudaAlgorithm, ParticleSwarm):
         in one swarm, 47 MB against an H100's 29 MB); elsewhere Z is counted, as pso_spso may run."""
         if not self._pr_rows() or self._tc_rows(n):
             return False  # the *_local or rows kernels: never the redraw kernel
+        if not self._redraw_offsets_fit():
+            return False
         if self.redraw is not None:
             return bool(self.redraw)
         state = 3 * self.problem.dim * int(self.params.walkers) * self.dtype.itemsize
@@ -571,8 +589,9 @@ class ParticleSwarmCuda(CudaAlgorithm, ParticleSwarm):
                                                                        .removesuffix("_lanes")
                                                                        .removesuffix("_global"), 1)
                 state.ZT = xp.empty((rows * d, n) if rows else 1, dtype=self.dtype)
-                # zeros: the padding is loaded, never used; the *_local kernels take no PR
-                state.PR = xp.zeros((n, pr_row(d)) if self._pr_rows() else 1, dtype=self.dtype)
+                # zeros: the padding is loaded, never used; the *_local kernels take no PR. Whole
+                # tiles of 32 particles (pso_spso_redraw's layout, kernels/particle_swarm.cu pso_pr)
+                state.PR = xp.zeros((pr_particles(n), pr_row(d)) if self._pr_rows() else 1, dtype=self.dtype)
                 state.links = _Links(self, state)
             self.tracker = self.new_best(parts=max(REDUCE_BLOCKS, grid))
             self._bars = xp.zeros(shape.groups_per_launch, dtype=np.uint64)  # barrier arrival counters
