@@ -219,6 +219,12 @@ class Runner:
         self._publish(finished=False, reason="")
         while True:
             reason = self._budget_reason()
+            if reason == "max_evals" and self._slices is not None:
+                # the cap fell inside a sliced iteration: finish it, as an unsliced step does (its
+                # points past the cap read +inf and cost no evaluation), so that a run counts the
+                # same iterations and ends in the same state sliced or not; Stop and the time budget
+                # still end it between slices
+                reason = ""
             if reason:
                 break
             single = self._wait_while_paused()

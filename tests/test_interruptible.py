@@ -135,8 +135,41 @@ def test_walker_blocks_and_a_cut_budget_change_nothing(monkeypatch):
         whole = Runner(config).run()
         monkeypatch.setattr(runner_module, "SLICE_WORK", 50)
         sliced = Runner(config).run()
-        assert (sliced.best_f, sliced.evals) == (whole.best_f, whole.evals)
+        assert (sliced.best_f, sliced.evals, sliced.iterations) == (whole.best_f, whole.evals, whole.iterations)
         np.testing.assert_array_equal(sliced.best_x, whole.best_x)
-        # (a sliced run stops at the budget between slices and leaves the cut iteration uncounted;
-        # unsliced, that iteration runs to its end with the uncounted points at +inf)
-        assert sliced.iterations == whole.iterations - ("max_evals" in budget)
+
+
+def test_an_iteration_the_budget_cuts_ends_in_the_same_state_sliced_or_not(monkeypatch):
+    # the cut iteration runs to its end either way (its points past the cap at +inf): the same
+    # iteration count, positions, values and step sizes, and no evaluation past the cap
+    config = RunConfig.build("pattern_search", "ackley", 9, seed=4, max_evals=16 + 3 * 288 + 100,
+                             params={"walkers": 16})
+    states = []
+    for work in (2**22, 50):
+        monkeypatch.setattr(runner_module, "SLICE_WORK", work)
+        runner = Runner(config)
+        result = runner.run()
+        assert result.stop_reason == "max_evals" and result.iterations == 4
+        states.append(runner.state)
+    whole, sliced = states
+    for name in ("X", "f", "step", "improved"):
+        np.testing.assert_array_equal(getattr(sliced, name), getattr(whole, name), err_msg=name)
+
+
+def test_nothing_is_computed_once_the_cap_is_reached(monkeypatch):
+    # 8 initial points and a cap of 28: 16 counted after one more call, 12 left; once they are
+    # spent, evaluate returns +inf rows without calling the objective
+    config = RunConfig.build("pattern_search", "sphere", 4, params={"walkers": 8}, max_evals=28)
+    runner = Runner(config)
+    runner.prepare()
+    algo, state = runner.algorithm, runner.state
+    assert np.isfinite(algo.evaluate(state, state.X.copy())).all() and state.evals == 16
+    state.evals = 28
+
+    class Refusing:
+        def evaluate(self, X):
+            raise AssertionError("evaluated past the cap")
+
+    monkeypatch.setattr(algo, "problem", Refusing())
+    f = algo.evaluate(state, state.X.copy())
+    assert f.shape == (8,) and f.dtype == algo.dtype and np.isinf(f).all() and state.evals == 28

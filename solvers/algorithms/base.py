@@ -335,8 +335,12 @@ class Algorithm(abc.ABC):
         max_evals is a hard cap: when fewer evaluations remain than X has rows, all rows are
         computed (one array call) but only the first ones that the budget allows are counted and
         kept; the others read +inf, so no algorithm accepts them or reports them as the best.
-        With independent groups (set_groups) the cap holds for each group's block of rows.
+        With independent groups (set_groups) the cap holds for each group's block of rows. Once the
+        cap is reached nothing is computed: every row reads +inf (the rest of an iteration the cap
+        cut, which the runner finishes sliced or not, costs no evaluation).
         """
+        if self.groups == 1 and self.max_evals is not None and state.evals >= self.max_evals:
+            return self.xp.full(int(X.shape[0]), np.inf, dtype=self.dtype)
         raw = self.problem.evaluate(X).astype(self.dtype, copy=False)
         xp = self.xp
         bad = ~xp.isfinite(raw)
