@@ -94,7 +94,7 @@
 //
 // MW_KERNELS: pso_init<F,T> pso_classic<F,T> pso_classic_grid<F,T> pso_spso<F,T> pso_spso_rows<F,T> pso_links<T>
 // MW_KERNELS: pso_spso_local<F,T> pso_spso_rows_local<F,T> pso_spso_rows_lanes<F,T> pso_spso_redraw<F,T>
-// MW_KERNELS: pso_spso_redraw_global<F,T>
+// MW_KERNELS: pso_spso_redraw_global<F,T> pso_spso_redraw_one<F,T>
 // MW_KERNELS: pso_classic_packed<F,T> pso_classic_grid_packed<F,T> pso_classic_lanes<F,T> pso_classic_vwarps<F,T>
 // MW_HEADERS: group_sync.cuh
 
@@ -237,6 +237,24 @@ template <typename T> __device__ __forceinline__ bool pso_same(const MwBest<T>& 
 // barrier (a release), which also publishes the key resets before the next scatter; `parity`
 // selects the partial buffers. The lanes kernel: pso_exchange_counted; classic PSO:
 // pso_exchange_tagged.
+// After the group barrier: the swarm's best from its blocks' partials of exchange `parity` into *g,
+// read by the whole block after the call.
+template <typename T>
+__device__ __forceinline__ void pso_partials_best(const PsoPlace& at, int parity, int bps, const T* gpart_f,
+                                                  const long long* gpart_i, MwBest<T>* g) {
+    const long long first = (long long)parity * gridDim.x + (blockIdx.x - at.block);
+    if (bps <= 32 * PSO_SCAN_LOADS) {  // one warp reduces the swarm's partials: no block-wide reduction
+        if (threadIdx.x < 32) {
+            const MwBest<T> v = mw_warp_argmin(pso_scan_partials(gpart_f + first, gpart_i + first, bps, 32));
+            if (threadIdx.x == 0) *g = v;
+        }
+    } else {  // many blocks (512 at 131,072 particles): every warp reads a share, one round trip
+        const MwBest<T> v = mw_block_argmin(pso_scan_partials(gpart_f + first, gpart_i + first, bps, (int)blockDim.x));
+        if (threadIdx.x == 0) *g = v;
+    }
+    __syncthreads();
+}
+
 template <typename T>
 __device__ void pso_exchange_fenced(MwBest<T> mine, const PsoPlace& at, int parity, T* gpart_f, long long* gpart_i,
                                     MwGroupSync& sync, MwBest<T>* g) {
@@ -252,18 +270,9 @@ __device__ void pso_exchange_fenced(MwBest<T> mine, const PsoPlace& at, int pari
         gpart_i[slot] = blk.i;
     }
     mw_group_sync(sync);
-    const long long first = (long long)parity * gridDim.x + (blockIdx.x - at.block);
-    if (bps <= 32 * PSO_SCAN_LOADS) {  // one warp reduces the swarm's partials: no block-wide reduction
-        if (threadIdx.x < 32) {
-            const MwBest<T> v = mw_warp_argmin(pso_scan_partials(gpart_f + first, gpart_i + first, bps, 32));
-            if (threadIdx.x == 0) *g = v;
-        }
-    } else {  // many blocks (512 at 131,072 particles): every warp reads a share, one round trip
-        const MwBest<T> v = mw_block_argmin(pso_scan_partials(gpart_f + first, gpart_i + first, bps, (int)blockDim.x));
-        if (threadIdx.x == 0) *g = v;
-    }
-    __syncthreads();
+    pso_partials_best(at, parity, bps, gpart_f, gpart_i, g);
 }
+
 
 // Classic PSO's exchange among the blocks of a swarm (pso_exchange_tagged): no fence in most
 // iterations. Each block publishes its best as one 16-byte slot (value, index within the swarm,
@@ -1314,25 +1323,64 @@ struct PsoKeys {
 // Scatter particle i's key to itself and its K targets. Round 0: float packed / double value;
 // round 1 (double only): the index, where i's value is its target's smallest. With lanes, each lane
 // a share of the targets (atomicMin: the same keys in any order).
-// float's packed key of particle i with personal best value pf (pso_scatter; pso_spso_run's own key)
+// float's packed key of particle i with personal best value pf (pso_scatter; pso_spso_run's own key);
+// its low word i, or with ONE (pso_spso_run) i << 1 | the buffer of i's PR row: the same order
 __device__ __forceinline__ unsigned long long pso_packed_key(float pf, long long i) {
     return ((unsigned long long)pso_ordered(pf) << 32) | (unsigned long long)(unsigned int)i;
 }
 
+// pso_spso_run's ONE: the block's best after its moves, before the barrier that follows them (the
+// partials are read after it, pso_partials_best): its partial of exchange `parity`, or, for a swarm
+// of one block, the swarm's best itself (*g, read after the barrier's __syncthreads).
+// `word` (float): instead, the block's best reduced into the swarm's word for this iteration (value
+// and index packed as an informant's key, -0 as +0, so the smallest key is mw_better's best), which
+// every thread reads with one load after the barrier (pso_spso_run's ONE): no loop over the
+// partials there.
+__device__ __forceinline__ unsigned long long pso_best_key(MwBest<float> b) {
+    return pso_packed_key(b.f == 0.0f ? 0.0f : b.f, b.i);
+}
+__device__ __forceinline__ float pso_best_value(unsigned long long key) {
+    const unsigned int o = (unsigned int)(key >> 32);
+    return __uint_as_float((o & 0x80000000u) ? (o & 0x7FFFFFFFu) : ~o);
+}
+template <typename T>
+__device__ __forceinline__ void pso_partial_put(MwBest<T> mine, int parity, int bps, T* gpart_f, long long* gpart_i,
+                                                MwBest<T>* g, unsigned long long* word = nullptr) {
+    const MwBest<T> b = mw_block_argmin(mine);
+    if (threadIdx.x != 0) return;
+    if (bps == 1) {
+        *g = b;
+        return;
+    }
+    if (word) {
+        mw_red_min(word, pso_best_key(mw_make_best((float)b.f, b.i)));
+        return;
+    }
+    const long long slot = (long long)parity * gridDim.x + blockIdx.x;
+    gpart_f[slot] = b.f;
+    gpart_i[slot] = b.i;
+}
+
 // self: the particle's own key among its targets (false: the reader takes the smaller of the key it
 // reads and its own, pso_spso_run's SELF_LOCAL, float only)
+#ifndef PSO_PREDICT_LAST
+#define PSO_PREDICT_LAST 1  // ONE's prediction: the last decision again (0: always a redraw)
+#endif
+#ifndef PSO_F_LAST
+#define PSO_F_LAST 1  // pso_spso_redraw: f written at a launch's last iteration only (pso_spso_run)
+#endif
 #ifndef PSO_SELF_LOCAL
 #define PSO_SELF_LOCAL 1  // pso_spso_redraw (float): no particle scatters its key to itself (pso_spso_run)
 #endif
 template <typename T>
 __device__ void pso_scatter(const PsoKeys& keys, long long i, T pf, int round, unsigned long long seed,
                             long long walker0, long long epoch, int K, long long base, int m,
-                            int lane = 0, int lanes = 1, bool self = true) {
+                            int lane = 0, int lanes = 1, bool self = true, long long low = -1) {
     const MwRng rng(seed, (unsigned long long)(walker0 + i), PSO_STREAM_LINKS);
     const unsigned long long per_draw = (unsigned long long)((K + 3) / 4);
     unsigned long long key;
     if (sizeof(T) == 4) {
-        key = pso_packed_key((float)pf, i);
+        key = pso_packed_key((float)pf, low < 0 ? i : low);  // low: pso_spso_run's ONE (index << 1 | buffer)
     } else {
         key = round == 0 ? pso_ordered((double)pf) : (unsigned long long)i;
     }
@@ -1464,20 +1512,36 @@ __device__ __forceinline__ void pso_row_put(T* PR, long long i, const T* src, lo
 // shared addresses (notes-gpu.md v26). The lanes read down one column of x's rows, a bank conflict of
 // up to d ways, as d separate loads of one lane each did before. pending 1 -> 2 (P behind PR) as the
 // thread loop does.
+// pso_spso_run's ONE: where particle i's row in PR's buffer `bit` starts (elements from PR; buffer 1
+// from chunk `buffer1`, in the same layout). (Buffer 1 with each row whole, one 128-byte line
+// instead of 8 shared with 7 other rows each, measured slower: notes-gpu.md v30.)
 template <typename T, bool TILED>
-__device__ __forceinline__ void pso_rows_by_warp(const T* xw, T* PR, unsigned char* pending, long long i, bool mine,
-                                                 int d) {
+__device__ __forceinline__ long long pso_pr_in(long long i, int d, unsigned int bit, unsigned int buffer1) {
+    return (bit ? (long long)buffer1 * (long long)(16 / sizeof(T)) : 0ll) + pso_pr<T, TILED>(i, 0, d);
+}
+
+// The rows of the warp's lanes where `send` (lane k: particle i, x in column k of xw) into PR's
+// buffer `bit` (pso_pr_in; 0 but for pso_spso_run's ONE), by the warp.
+template <typename T, bool TILED>
+__device__ __forceinline__ void pso_warp_rows(const T* xw, T* PR, long long i, unsigned int bit, unsigned int buffer1,
+                                              bool send, int d) {
     const int lane = (int)(threadIdx.x & 31u), B = (int)blockDim.x;
-    const bool improved = mine && (pending[i] & 1);
-    unsigned int left = __ballot_sync(0xFFFFFFFFu, improved);
-    if (improved) pending[i] = 2;
+    unsigned int left = __ballot_sync(0xFFFFFFFFu, send);
+    const long long at = pso_pr_in<T, TILED>(i, d, bit, buffer1);
     xw += threadIdx.x - lane;  // the warp's first column
     while (left) {
         const int k = __ffs(left) - 1;
         left &= left - 1;
-        T* row = PR + pso_pr<T, TILED>(__shfl_sync(0xFFFFFFFFu, i, k), 0, d);
+        T* row = PR + __shfl_sync(0xFFFFFFFFu, at, k);
         for (int j = lane; j < d; j += 32) row[pso_pr_off<T, TILED>(j)] = xw[j * B + k];
     }
+}
+template <typename T, bool TILED>
+__device__ __forceinline__ void pso_rows_by_warp(const T* xw, T* PR, unsigned char* pending, long long i, bool mine,
+                                                 int d) {
+    const bool improved = mine && (pending[i] & 1);
+    if (improved) pending[i] = 2;
+    pso_warp_rows<T, TILED>(xw, PR, i, 0u, 0u, improved, d);
 }
 
 // Coordinates j0 .. j0 + NP - 1 of an informant's point: from its PR row (li = its row) in one load
@@ -1634,11 +1698,29 @@ __device__ __forceinline__ T pso_spso_move_lanes(const PsoRows<T>& r, T* Z, cons
 // made twice cost 6%.
 // Template parameters, not runtime flags: both TC paths in one kernel made ptxas spill more in
 // float (76/148 bytes against 28/112), which cost 2.5% at every size on the H100.
-template <typename F, typename T, bool TC_ROWS, bool PR_ROWS, bool LANED = false, bool REDRAW = false, bool XSH = false>
+template <typename F, typename T, bool TC_ROWS, bool PR_ROWS, bool LANED = false, bool REDRAW = false, bool XSH = false,
+          bool ONE_BARRIER = false>
 __device__ __forceinline__ void pso_spso_run(PSO_SPSO_PARAMS) {
     extern __shared__ __align__(16) unsigned char pso_smem[];
     __shared__ MwBest<T> g;
     const bool twice = sizeof(T) == 8;  // double: value round, then index round
+    // ONE (pso_spso_redraw_one, float): one grid barrier an iteration instead of two. The second only
+    // took the swarm's best (the topology's redraw decision) and kept the new bests' rows from the
+    // moves still reading the old ones; here
+    // - the keys of iteration t are scattered before its barrier into set t & 1 (of three global
+    //   sets) with the links the last decision predicts (the same decision again), and the decision
+    //   is taken after the barrier from the swarm's best, each block's reduced into one word beside
+    //   the keys (pso_partial_put); where it differs
+    //   from the prediction (uniform in a swarm) the keys go again, with the links decided, into set
+    //   2, behind a barrier of their own (the two-barrier iteration's cost);
+    // - a new best's row goes into the PR buffer its particle's row is not in (buffer 1 past buffer
+    //   0), which no move of the iteration reads, and the key carries the buffer in its low word's
+    //   lowest bit (index << 1 | buffer: the same order). A row in buffer 1 is copied back into
+    //   buffer 0 in the next iteration (readers then use buffer 1), so buffer 1 holds only the rows
+    //   improved last iteration: the L2 keeps one buffer, and a warp's own rows stay one span (v26
+    //   moved rows between buffers for good: both buffers in the L2, -21% at 131,072).
+    // The same numbers (digests). notes-gpu.md v30.
+    constexpr bool ONE = REDRAW && XSH && sizeof(T) == 4 && ONE_BARRIER;
     // LANED (pso_spso_rows_lanes): `lanes` lanes per particle, everything counted in particles as in
     // pso_classic_lanes; shared x, v, p rows one column per particle (blockDim.x / lanes wide)
     const PsoLanes ln = pso_lanes(LANED ? lanes : 1);
@@ -1648,7 +1730,7 @@ __device__ __forceinline__ void pso_spso_run(PSO_SPSO_PARAMS) {
     const PsoPlace at = LANED ? pso_place_lanes(first_swarm, bps, m, lanes) : pso_place(first_swarm, bps, m);
     const int B = blockDim.x;
     PsoKeys keys;
-    keys.shared = keys_shared != 0;
+    keys.shared = keys_shared != 0 && !ONE;  // ONE: three global sets, whatever the swarm's blocks
     int used = 0;
     if (keys.shared) {  // one block holds the whole swarm: keys of its m particles
         keys.k0 = (unsigned long long*)pso_smem;
@@ -1714,6 +1796,16 @@ __device__ __forceinline__ void pso_spso_run(PSO_SPSO_PARAMS) {
     const unsigned long long normal_blocks = (unsigned long long)((d + NP - 1) / NP);
     const unsigned long long per_iter = normal_blocks + 1;  // + the radius uniform
     const T tiny = sizeof(T) == 4 ? T(1.17549435082228750797e-38) : T(2.22507385850720138309e-308);
+    // ONE: the own particle's row buffer (every row in buffer 0 at a launch's start), whether it
+    // improved in this iteration, the decision the scatter assumes, and buffer 1's first chunk
+    unsigned int own_bit = 0;
+    bool own_improved = false;
+    bool predicted = PSO_PREDICT_LAST ? redrew : true;
+    const unsigned int buffer1 = ONE ? (unsigned int)(((n + 31) & ~31ll) * pso_row(d) / NP) : 0u;
+    // ONE: the swarm's three words (after the key sets) of its best after iterations t = 0, 1, 2 mod 3
+    // (a pointer kept through the iteration made ptxas spill more; t mod 3 counted, not divided)
+#define PSO_WORD(r) (gkeys + 3 * n + 3 * at.swarm + (r))
+    unsigned int r3 = (unsigned int)((unsigned long long)first_iter % 3ull);  // t mod 3
 
     for (int it = 0; it < iterations; ++it) {
         const unsigned long long t = (unsigned long long)(first_iter + it);
@@ -1726,11 +1818,50 @@ __device__ __forceinline__ void pso_spso_run(PSO_SPSO_PARAMS) {
             keys.k1 = keys.k0 + n;
         }
         // informants of this iteration: links and personal bests as the last iteration left them
-        for (int p = at.lt; p < m; p += at.stride) {
-            pso_scatter(keys, at.base + p, own_one ? pf_own : Pf[at.base + p], 0, seed, walker0, epoch, K, at.base,
-                        m, ln.r, ln.L, !SELF_LOCAL);
+        if (ONE) {  // links as the last decision predicts, the decision after the barrier (above)
+            keys.k0 = gkeys + (long long)(t & 1ull) * n;
+            const long long links = it > 0 && predicted ? (long long)t - 1 : epoch;
+            for (int p = at.lt; p < m; p += at.stride) {
+                const long long i = at.base + p;
+                pso_scatter(keys, i, own_one ? pf_own : Pf[i], 0, seed, walker0, links, K, at.base, m, ln.r, ln.L,
+                            false, (i << 1) | own_bit);
+            }
+        } else {
+            for (int p = at.lt; p < m; p += at.stride) {
+                pso_scatter(keys, at.base + p, own_one ? pf_own : Pf[at.base + p], 0, seed, walker0, epoch, K,
+                            at.base, m, ln.r, ln.L, !SELF_LOCAL);
+            }
         }
         mw_group_sync(sync);
+        unsigned long long read = 0;  // ONE: the own key, its load in flight with the swarm's word's
+        if (ONE && own_one) read = keys.read0(at.base + at.lt);
+        if (ONE && it > 0) {  // the last iteration's exchange: the swarm's best and its redraw decision
+            // from the swarm's word of iteration t - 1 (pso_partial_put); block 0 resets the word of
+            // t - 2, which every block read before this barrier (the next reduction into it, at the
+            // end of t + 1, follows the next barrier)
+            const T best = bps > 1 ? (T)pso_best_value(mw_ldcg(PSO_WORD(r3 == 0 ? 2 : r3 - 1))) : g.f;
+            if (at.block == 0 && threadIdx.x == 0 && it > 1) *PSO_WORD(r3 == 2 ? 0 : r3 + 1) = ~0ull;  // t - 2
+            redrew = !(best < previous);
+            if (redrew) epoch = (long long)t - 1;
+            previous = best;
+            if (redrew != predicted) {  // the other links: scattered again into set 2, behind a barrier
+                if (own_one) keys.k0[at.base + at.lt] = ~0ull;  // the set read next at t + 2: reset now
+                keys.k0 = gkeys + 2 * n;
+                for (int p = at.lt; p < m; p += at.stride) {
+                    const long long i = at.base + p;
+                    pso_scatter(keys, i, own_one ? pf_own : Pf[i], 0, seed, walker0, epoch, K, at.base, m, ln.r,
+                                ln.L, false, (i << 1) | own_bit);
+                }
+                mw_group_sync(sync);
+                if (own_one) read = keys.read0(at.base + at.lt);
+            }
+            predicted = PSO_PREDICT_LAST ? redrew : true;
+        }
+        if (ONE) {  // a row in buffer 1 (improved last iteration from buffer 0) copied back into buffer 0
+            pso_warp_rows<T, TILES>(pso_in_shared(pso_smem, xs), PR, at.base + at.lt, 0u, buffer1, own_one && own_bit,
+                                    d);
+            own_improved = false;
+        }
         if (twice) {
             for (int p = at.lt; p < m; p += at.stride) {
                 pso_scatter(keys, at.base + p, own_one ? pf_own : Pf[at.base + p], 1, seed, walker0, epoch, K,
@@ -1742,7 +1873,10 @@ __device__ __forceinline__ void pso_spso_run(PSO_SPSO_PARAMS) {
         for (int p = at.lt; p < m; p += at.stride) {
             const long long i = at.base + p;
             unsigned long long key = 0;
-            if (lead) {
+            if (ONE) {  // read above; the own key as SELF_LOCAL's, with its buffer
+                key = min(read, pso_packed_key((float)(own_one ? pf_own : Pf[i]), (i << 1) | own_bit)) & 0xFFFFFFFFull;
+                keys.k0[i] = ~0ull;
+            } else if (lead) {
                 if (SELF_LOCAL) {  // the own key was not scattered: the smaller of it and the others'
                     key = min(keys.read0(i), pso_packed_key((float)(own_one ? pf_own : Pf[i]), i)) & 0xFFFFFFFFull;
                 } else {
@@ -1754,7 +1888,7 @@ __device__ __forceinline__ void pso_spso_run(PSO_SPSO_PARAMS) {
                 if (twice) keys.k1[keys.at(i)] = ~0ull;
             }
             if (LANED) key = __shfl_sync(ln.mask, key, 0, ln.L);  // the lead lane's read, in every lane
-            const long long l = (long long)key;
+            const long long l = ONE ? (long long)(key >> 1) : (long long)key;
             const T coef = c * (l == i ? k_own : k_other);
             const MwRng rng(seed, (unsigned long long)(walker0 + i), MW_STREAM_STEP);
             const T* li = PR_ROWS ? PR + pso_pr<T, TILES>(l, 0, d) : P + l;  // the informant's best, through L2
@@ -1794,8 +1928,10 @@ __device__ __forceinline__ void pso_spso_run(PSO_SPSO_PARAMS) {
                 // pointers). notes-gpu.md v29
                 auto pass1 = [&](const T* x1) {
                     unsigned int vo = 0;  // v's offset from r.v
-                    unsigned int lq = (unsigned int)(pso_pr<T, TILES>(l, 0, d) / NP);
-                    unsigned int oq = (unsigned int)(pso_pr<T, TILES>(i, 0, d) / NP);
+                    // ONE: each row from the buffer its key names (pso_pr_in)
+                    const unsigned int lbit = ONE ? (unsigned int)key & 1u : 0u;
+                    unsigned int lq = (unsigned int)(pso_pr_in<T, TILES>(l, d, lbit, buffer1) / NP);
+                    unsigned int oq = (unsigned int)(pso_pr_in<T, TILES>(i, d, own_bit, buffer1) / NP);
 #pragma unroll 1
                     for (int j0 = 0; j0 < d; j0 += NP) {
                         T pl[4], po[4];
@@ -1925,17 +2061,30 @@ __device__ __forceinline__ void pso_spso_run(PSO_SPSO_PARAMS) {
             }
             const T fx = it + 1 < iterations || i < last_active
                              ? mw_sanitize(fold.value(StridedPoint<T>{r.x, r.xs}, d)) : mw_inf<T>();
-            f[i] = fx;
+            // REDRAW: f only at the launch's last iteration (nothing reads it before): 0.5 MB less
+            // written into the L2 an iteration at 131,072 (notes-gpu.md v30)
+            if (!REDRAW || !PSO_F_LAST || it + 1 == iterations) f[i] = fx;
             T pf = own_one ? pf_own : Pf[i];
             if (fx < pf) {  // the point goes to P after the barrier: others are gathering P now
                 pf = fx;
                 Pf[i] = fx;
-                pending[i] = 1;
+                pending[i] = ONE ? 2 : 1;  // ONE: its row goes into PR below, before the barrier
+                own_improved = true;
             }
             if (own_one) pf_own = pf;
             mine = mw_better(mine, mw_make_best(pf, i));
         }
         parity ^= 1;
+        if (ONE) {  // the new bests' rows into the buffers no move reads now; the block's best beside the keys
+            const bool improved = own_one && own_improved;
+            const unsigned int into = improved && !own_bit;  // from buffer 1: back into 0, as its copy was
+            pso_warp_rows<T, TILES>(pso_in_shared(pso_smem, xs), PR, at.base + at.lt, into, buffer1, improved, d);
+            own_bit = into;
+            // the swarm's word of iteration t (read after the next barrier), the partials at the last
+            pso_partial_put(mine, parity, bps, gpart_f, gpart_i, &g, it + 1 < iterations ? PSO_WORD(r3) : nullptr);
+            r3 = r3 == 2 ? 0 : r3 + 1;
+            continue;
+        }
         // every particle has moved (reading last iteration's P) and read its key before the
         // exchange; then the new personal bests are written, before the next scatter's barrier and
         // so before anyone gathers them
@@ -1978,6 +2127,15 @@ __device__ __forceinline__ void pso_spso_run(PSO_SPSO_PARAMS) {
         previous = g.f;
     }
 
+    if (ONE && iterations > 0) {  // the last iteration's exchange: the swarm's best and its redraw decision
+        mw_group_sync(sync);
+        if (bps > 1) pso_partials_best(at, parity, bps, gpart_f, gpart_i, &g);
+        if (at.block == 0 && threadIdx.x < 3) *PSO_WORD(threadIdx.x) = ~0ull;  // read by no one since the barrier
+        redrew = !(g.f < previous);
+        if (redrew) epoch = first_iter + iterations - 1;
+        previous = g.f;
+    }
+#undef PSO_WORD
     if (own_one && LANED) pso_stage_lanes(X, V, P, n, d, at.base + at.lt, xs, vs, ps, false, col, width, ln);
     if (own_one && !LANED) pso_stage(X, V, P, n, d, at.base + at.lt, xs, vs, ps, false, vw);
     if (REDRAW) {  // the launch's new bests from PR into P (the record; pso_commit reads it next)
@@ -1985,7 +2143,7 @@ __device__ __forceinline__ void pso_spso_run(PSO_SPSO_PARAMS) {
             const long long i = at.base + p;
             if (pending[i] == 2) {
                 pending[i] = 0;
-                const T* row = PR + pso_pr<T, TILES>(i, 0, d);
+                const T* row = PR + pso_pr_in<T, TILES>(i, d, own_bit, buffer1);  // ONE: its buffer (own_bit)
                 for (int j = 0; j < d; ++j) P[(long long)j * n + i] = row[pso_pr_off<T, TILES>(j)];
             }
         }
@@ -2017,6 +2175,14 @@ PSO_SPSO_KERNEL(pso_spso_rows_local, true, false)
 template <typename F, typename T>
 __global__ void __launch_bounds__(PSO_CLASSIC_MAX_BLOCK, 1) pso_spso_redraw(PSO_SPSO_PARAMS) {
     pso_spso_run<F, T, false, true, false, true, true>(PSO_SPSO_ARGS);
+}
+// With one grid barrier an iteration (pso_spso_run's ONE; float only, the host's choice where the
+// swarm's rows fit the L2): H100, rastrigin 30-D float32 (notes-gpu.md v30, call 3's form), 98,304
+// particles 3.22-3.25 -> 3.63-3.64 G/s; at 131,072, past the L2, 3.82-3.84 -> 3.56 (pso_spso_redraw
+// runs there). The same numbers.
+template <typename F, typename T>
+__global__ void __launch_bounds__(PSO_CLASSIC_MAX_BLOCK, 1) pso_spso_redraw_one(PSO_SPSO_PARAMS) {
+    pso_spso_run<F, T, false, true, false, true, true, true>(PSO_SPSO_ARGS);
 }
 // The same where x is not in shared memory (threads own several particles, or x does not fit): x
 // through generic pointers

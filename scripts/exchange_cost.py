@@ -134,7 +134,9 @@ RETIRED = {"spso pass 1 unroll 2", "spso bounds 1 pass 1 unroll 2", "lanes block
            # the twenty-eighth session's pass 1 (PR in tiles, 32-bit offsets, the own row's load first)
            "spso redraw indexed", "spso redraw rows l2", "spso self row", "spso bound own row only",
            "spso bound no rows", "spso own sector", "spso both sectors", "spso tiles self ca", "spso tiles self cg",
-           "spso tiles pass 1 ahead"}
+           "spso tiles pass 1 ahead",
+           # the twenty-ninth session's scatter (ONE: its own branch; the redraw kernel has no scatter barrier)
+           "spso no scatter barrier"}
 
 
 def stale_edits(variant: str) -> list:
@@ -317,11 +319,15 @@ _BASE_DIR = Path(__import__("os").environ.get("EXCHANGE_BASE", "baseline")) / "k
 # A kernel this tree declares (MW_KERNELS: the loader compiles every name) that the other tree's file
 # lacks gets an empty body there; the host asks for it only where this tree's kernel would run (here
 # pso_classic_vwarps, which "pso start kernel" turns off with ParticleSwarmCuda.v_warps = 0, and
-# pso_spso_redraw, which "spso base unstored" turns off with ParticleSwarmCuda.redraw = False)
+# pso_spso_redraw, which "spso base unstored" turns off with ParticleSwarmCuda.redraw = False, and
+# pso_spso_redraw_one, which "spso redraw base" and "spso base kernel" turn off with
+# ParticleSwarmCuda.one_barrier = False)
 _STUBS = {"pso_classic_vwarps": "template <typename F, typename T>\n"
                                 "__global__ void pso_classic_vwarps(PSO_CLASSIC_PARAMS) {}\n",
           "pso_spso_redraw": "template <typename F, typename T>\n"
-                             "__global__ void pso_spso_redraw(PSO_SPSO_PARAMS) {}\n"}
+                             "__global__ void pso_spso_redraw(PSO_SPSO_PARAMS) {}\n",
+          "pso_spso_redraw_one": "template <typename F, typename T>\n"
+                                 "__global__ void pso_spso_redraw_one(PSO_SPSO_PARAMS) {}\n"}
 
 
 def _with_stubs(text: str) -> str:
@@ -340,6 +346,7 @@ for _v in ("pso start kernel", "pso fenced points", "pso no redux"):
 # the same kernel files of another tree, measured on the SPSO cases
 VARIANTS["spso base kernel"] = VARIANTS["pso start kernel"]
 PER_VARIANT["spso base kernel"] = PER_VARIANT["spso"]
+HOST["spso base kernel"] = [(_PSO, "ParticleSwarmCuda.one_barrier", False)]  # (a tree before pso_spso_redraw_one)
 PER_VARIANT["pso no redux"] = PER_VARIANT["pso"] + ["SPSO 131k", "SPSO 16k", "SPSO 1k", "DE 131k"]
 # the slots read by weak L2 loads (ld.global.cg) instead of gpu-scope relaxed ones: whether the strong
 # loads are what makes one batch of slot reads take ~0.8 us (exchange_trace.py); the polls still
@@ -874,6 +881,7 @@ _OWN_CG = "                            mw_ldcg16(PR + (unsigned long long)oq * N
 _LI_CG = "                        mw_ldcg16(PR + (unsigned long long)lq * NP, pl);  // through L2 only (notes-gpu.md v29)\n"
 VARIANTS["spso tiles"] = []
 VARIANTS["spso redraw base"] = VARIANTS["pso start kernel"]
+HOST["spso redraw base"] = HOST["spso base kernel"]  # the start's kernels have no pso_spso_redraw_one
 VARIANTS["spso untiled"] = [("#define PSO_PR_TILES 1", "#define PSO_PR_TILES 0")]
 VARIANTS["spso tiles own l1"] = [(_OWN_CG, _OWN_CG.replace("mw_ldcg16", "mw_ld16"))]
 VARIANTS["spso tiles li ca"] = [(_LI_CG, _LI_CG.replace("mw_ldcg16", "mw_ld16"))]
@@ -967,12 +975,34 @@ for _w in (24, 28):
 # against 32/60), "spso fast radius": 3.79-3.82 against 3.80-3.81 G/s; the partials' read after the
 # exchange's barrier overlapping the other warps' new-best rows, one __syncthreads after both, "spso
 # exchange split": 3.81-3.82; both 3.83-3.85; 98,304 level in each. Within the rounds' spread.)
+# Twenty-ninth session (notes-gpu.md v30): pso_spso_redraw_one, one grid barrier an iteration (float;
+# pso_spso_run's ONE: keys scattered before the barrier with the links the last redraw decision
+# predicts, again behind a barrier of their own where it was the other; new bests' rows into PR's
+# other buffer, copied back into buffer 0 the next iteration; the swarm's best from one word a
+# swarm). The host runs it where the rows fit the L2 (98,304 on an H100) and pso_spso_redraw past it
+# (131,072). "spso one barrier": the tree's choice; "spso one barrier forced" / "spso two barriers":
+# either kernel at both sizes; "spso predict redraw": always predicting a redraw instead of the last
+# decision; "spso f each": f written every iteration again (PSO_F_LAST 0). H100, 131,072 / 98,304 G
+# evaluations/s, against the start's kernel ("spso redraw base"), calls 1-3 (the one-barrier kernel
+# then chosen by a macro at both sizes): call 1 (partials scanned by warp 0, buffer 1 in tiles)
+# 3.78-3.79 / 3.57 against 3.77-3.85 / 3.29-3.30, predict redraw 3.70-3.72 / 3.57; call 2 (buffer 1
+# with each row whole, "spso one rows", code removed) 3.64-3.69 / 3.49-3.50 against 3.84-3.86 /
+# 3.28-3.29; call 3 (tiles, the swarm's word, f last) 3.56 / 3.63-3.64 against 3.82-3.84 / 3.22-3.25,
+# the two-barrier kernel with f last 3.82-3.84 / 3.28, with f each 3.75-3.82 / 3.25-3.27.
+VARIANTS["spso one barrier"] = []
+VARIANTS["spso two barriers"] = []
+HOST["spso two barriers"] = [(_PSO, "ParticleSwarmCuda.one_barrier", False)]
+VARIANTS["spso one barrier forced"] = []
+HOST["spso one barrier forced"] = [(_PSO, "ParticleSwarmCuda.one_barrier", True)]
+VARIANTS["spso predict redraw"] = [("#define PSO_PREDICT_LAST 1", "#define PSO_PREDICT_LAST 0")]
+VARIANTS["spso f each"] = [("#define PSO_F_LAST 1", "#define PSO_F_LAST 0")]
 VARIANTS["spso all sizes"] = []
 PER_VARIANT["spso all sizes"] = ["SPSO 131k", "SPSO 512x256", "SPSO 96k", "SPSO 64k", "SPSO 16k", "SPSO 1k"]
 for _v in ("spso tiles", "spso redraw base", "spso untiled", "spso tiles own l1", "spso tiles li ca", "spso self scatter",
            "spso tiles self row", "spso tiles self ca", "spso tiles self cg", "spso tiles pass 1 ahead",
            "spso tiles bound own only", "spso tiles bound no rows", "spso tiles warps 24",
-           "spso tiles warps 28"):
+           "spso tiles warps 28", "spso one barrier", "spso two barriers", "spso one barrier forced",
+           "spso predict redraw", "spso f each"):
     PER_VARIANT[_v] = ["SPSO 131k", "SPSO 96k"]
 
 def main() -> None:

@@ -7,6 +7,7 @@ not in shared memory). Every combination must give the same run, bit for bit, in
 shared memory) and over many blocks."""
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from solvers.rng import ArrayRNG
@@ -27,13 +28,20 @@ def _run(cupy, dtype, walkers, swarms, tc_rows, pr_rows=None, redraw=False, dim=
     assert pr == (walkers > 256 if pr_rows is None else pr_rows)  # a swarm over several blocks
     import solvers.cuda.particle_swarm as pso
 
-    # the redraw kernel with x through shared addresses where x is in shared memory, else its twin
-    redrawn = "pso_spso_redraw" + ("" if algo._launch.flags & pso.X_SHARED else "_global")
+    # the redraw kernel with x through shared addresses where x is in shared memory (in float with one
+    # barrier an iteration, the rows being in the L2), else its twin
+    redrawn = "pso_spso_redraw" + (("_one" if dtype == "float32" else "") if algo._launch.flags & pso.X_SHARED
+                                   else "_global")
     expected = ("pso_spso_rows" if tc_rows else redrawn if redraw else "pso_spso") + ("" if pr else "_local")
     assert algo._launch.kernel == expected  # the kernel launched
     assert (state.ZT.shape[0] == 2 * dim) == tc_rows
     assert (state.ZT.size == 1) == (expected == redrawn)  # no normals stored
-    assert state.PR.size == (-(-walkers * swarms // 32) * 32 * ((dim + 3) // 4 * 4) if pr else 1)  # rows padded to 4, whole tiles
+    # rows padded to 4, whole tiles; the one-barrier kernel (the redraw kernel with x shared, in float)
+    # two buffers of them and three global key sets
+    one = expected == "pso_spso_redraw_one"
+    assert state.PR.size == ((2 if one else 1) * -(-walkers * swarms // 32) * 32 * ((dim + 3) // 4 * 4) if pr else 1)
+    if one:
+        assert state.keys.size == 3 * walkers * swarms + 3 * swarms  # and three words a swarm
     return everything(algo, state)
 
 
@@ -50,6 +58,51 @@ def test_informants_from_rows_and_from_columns_give_the_same_run(cupy, dtype, wa
     # the launch copies P into PR, the new personal bests go to both; the gathers read either
     rows = _run(cupy, dtype, walkers, swarms, tc_rows, pr_rows=True)
     assert same(rows, _run(cupy, dtype, walkers, swarms, tc_rows, pr_rows=False))
+
+
+def _launches(cupy, redraw, steps, one_barrier=None, max_evals=None):
+    """A float swarm of 5,000 (pso_spso_redraw_one with x shared where redraw, or pso_spso_redraw
+    where one_barrier is False, else pso_spso) after launches of `steps` iterations: its run, personal
+    bests, link epochs and each launch's decision."""
+    algo = build(cupy, "particle_swarm", {"variant": "spso2011", "swarms": 1}, problem="rastrigin",
+                 dim=7, walkers=5000, dtype="float32")
+    algo.tc_rows, algo.pr_rows, algo.redraw, algo.lanes = False, True, redraw, 1
+    algo.one_barrier = one_barrier
+    if max_evals is not None:
+        algo.max_evals = max_evals
+    state = algo.init(ArrayRNG(cupy, 5))
+    decisions = []
+    for k in steps:
+        algo.step(state, k)
+        decisions.append(int(state.redrawn[0]))
+    assert algo._launch.kernel == (("pso_spso_redraw" if one_barrier is False else "pso_spso_redraw_one")
+                                   if redraw else "pso_spso")
+    return everything(algo, state), state.PT.get(), state.Pf.get(), int(state.epochs[0]), decisions
+
+
+def test_one_barrier_kernel_gives_the_same_run_through_both_decisions_and_odd_launches(cupy):
+    # pso_spso_redraw_one scatters its keys before its one barrier with the links the last redraw
+    # decision predicts, again where the decision differs, and moves new bests' rows between PR's
+    # buffers: 60 iterations in launches of 1 to 30 must match pso_spso's and pso_spso_redraw's
+    # two-barrier runs exactly, through iterations that redraw the links and ones that keep them
+    steps = (1, 2, 1, 17, 30, 3, 1, 5)
+    one, redraw, two = (_launches(cupy, True, steps), _launches(cupy, True, steps, one_barrier=False),
+                        _launches(cupy, False, steps))
+    for other in (redraw, two):
+        assert same(one[0], other[0])
+        assert np.array_equal(one[1], other[1]) and np.array_equal(one[2], other[2])  # P, Pf
+        assert one[3:] == other[3:]  # the links' epoch and every launch's last decision
+    assert 0 < one[3] and 0 < sum(one[4]) < len(steps)  # links redrawn during the run, and kept
+
+
+def test_one_barrier_kernel_gives_the_same_run_cut_by_max_evals_inside_a_launch(cupy):
+    # a budget that ends inside the second launch: its last iteration made by the first 1,234
+    # particles only (a launch of its own, after the whole iterations before it)
+    steps, cap = (4, 9), 5000 * (1 + 6) + 1234
+    one, redraw = _launches(cupy, True, steps, max_evals=cap), _launches(cupy, True, steps, False, cap)
+    assert one[0][4] == cap  # evaluations
+    assert same(one[0], redraw[0])
+    assert np.array_equal(one[1], redraw[1]) and np.array_equal(one[2], redraw[2]) and one[3:] == redraw[3:]
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
@@ -96,7 +149,8 @@ def test_the_redraw_kernel_s_v_warps_give_the_same_run(cupy, walkers):
         for k in (3, 4):
             algo.step(state, k)
         launch = algo._launch
-        assert launch.kernel == "pso_spso_redraw"
+        # 98,304 fit the L2: one barrier an iteration (an H100; the same v warps either way)
+        assert launch.kernel in ("pso_spso_redraw", "pso_spso_redraw_one")
         shared_v = launch.flags >> pso.V_WARPS_SHIFT or launch.flags & pso.V_SHARED
         if v_warps is None and not shared_v:
             pytest.skip(f"no v in shared memory on this device: blocks of {launch.shape.block}, flags {launch.flags}")
@@ -124,7 +178,8 @@ def test_redraw_where_p_is_not_in_shared_memory_and_the_rows_pass_the_l2(cupy, m
     small_l2 = 4 * rows // 3 - 4  # 3/4 of it: just below the rows
     assert kernel(3000) == ("pso_spso", 7)  # x, v and p shared, the rows in the L2: the normals stored
     assert kernel(3000, choices=(3, 0)) == ("pso_spso", 3)  # p global but the rows in the L2
-    assert kernel(3000, choices=(3, 0), l2=small_l2) == ("pso_spso_redraw", 3)
+    assert kernel(3000, choices=(3, 0), l2=small_l2) == ("pso_spso_redraw_one", 3)  # the rows fit the L2
+    assert kernel(3000, choices=(3, 0), l2=small_l2 * 3 // 4) == ("pso_spso_redraw", 3)  # past it: two barriers
     assert kernel(3000, choices=(0,), l2=small_l2) == ("pso_spso_redraw_global", 0)  # x not shared
     assert kernel(3000, choices=(3, 0), l2=small_l2 + 8) == ("pso_spso", 3)  # 3/4 of the L2 is the bound
     assert kernel(3000, choices=(7, 0), l2=small_l2) == ("pso_spso", 7)  # p shared
@@ -155,7 +210,7 @@ def test_rows_are_stored_where_the_swarm_fits_half_the_l2(cupy):
     assert not large._tc_rows()
     # the memory check counts G - x's rows only where they are allocated: d rows of n values
     with_rows = small.bytes_needed(1024)
-    small.tc_rows = False
+    small.tc_rows, small.one_barrier = False, False  # (PR's second buffer is counted where it may run)
     assert with_rows - small.bytes_needed(1024) == 30 * 4 * 1024
 
 
@@ -169,8 +224,11 @@ def test_the_memory_check_counts_no_normals_where_the_redraw_kernel_runs(cupy):
     if not large._launch.kernel.startswith("pso_spso_redraw"):
         pytest.skip(f"this device runs {large._launch.kernel} at 131,072 (its L2 holds the rows)")
     assert state.ZT.size == 1
+    # past the L2 (an H100's): two barriers an iteration, one PR buffer, one key set
+    one = large._launch.kernel == "pso_spso_redraw_one"
+    assert state.PR.size == (2 if one else 1) * 131072 * 32
     large.redraw = False  # pso_spso forced: its normals' d rows of n values are counted
-    assert large.bytes_needed(131072) - counted == 30 * 4 * 131072
+    assert large.bytes_needed(131072) - counted == 30 * 4 * 131072 - (32 * 4 * 131072 if one else 0)
     # a swarm whose rows stay in the L2 (pso_spso_rows) counts both of Z's row sets, as before
     small = build(cupy, "particle_swarm", {"variant": "spso2011", "swarms": 1}, problem="rastrigin",
                   dim=30, walkers=1024, dtype="float32")

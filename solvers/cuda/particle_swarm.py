@@ -279,16 +279,24 @@ class ParticleSwarmCuda(CudaAlgorithm, ParticleSwarm):
     def bytes_needed(self, n: int) -> int:
         d, item = self.problem.dim, self.dtype.itemsize
         per_particle = (3 * d + 2) * item  # X, V, P (d, n), f, Pf
+        one = False  # the one-barrier kernel possible: PR twice
         if self.params.variant == "spso2011":
             # Z: the normals, and G - x where _tc_rows; none where the redraw kernel draws them again
             rows = 2 if self._tc_rows(n) else 0 if self._redraw_sure(n) else 1
             pr = pr_row(d) if self._pr_rows() else 0
-            per_particle += 33 + (rows * d + pr) * item  # informant keys (up to two sets), pending flag, Z, PR
+            # wherever pso_spso_redraw_one may run (its shape is not known yet), PR's second buffer;
+            # where pso_spso may run instead, Z too (one of them is never allocated)
+            one = bool(pr) and not self._tc_rows(n) and self._one_barrier_fits(n)
+            # informant keys (up to 32 bytes: two sets of double's two words, or the one-barrier
+            # kernel's three of float's one), pending flag, Z, PR
+            per_particle += 33 + (rows * d + (2 if one else 1) * pr) * item
         # exchange partials (2 x blocks x d: at most one block per 32 particles, or per 8 with lanes,
         # which only few particles get: never more blocks than are resident at once) and per-swarm arrays
         blocks = max(n // 32, min(n // 8, 8192)) + 1
         tiles = (pr_particles(n) - n) * pr_row(d) * item if self.params.variant == "spso2011" else 0  # PR's last tile
-        return n * per_particle + tiles + blocks * 2 * (d + 2) * item + self.params.swarms * 32
+        tiles *= 2 if one else 1
+        # per swarm: best, epoch, redraw flag, and the one-barrier kernel's three words
+        return n * per_particle + tiles + blocks * 2 * (d + 2) * item + self.params.swarms * 56
 
     tc_rows: bool | None = None  # None: choose by size (_tc_rows); True / False force it (tests, benches)
 
@@ -376,6 +384,33 @@ class ParticleSwarmCuda(CudaAlgorithm, ParticleSwarm):
         """Whether the launch's exchange goes through tagged slots behind a relaxed count (classic
         PSO, SPSO's lanes kernel) rather than SPSO's partials behind a barrier."""
         return self.params.variant == "classic" or self._launch.kernel == "pso_spso_rows_lanes"
+
+    one_barrier: bool | None = None  # None: by the L2 (_one_barrier_fits); True / False force it (tests, benches)
+
+    def _one_barrier_fits(self, n: int | None = None) -> bool:
+        """Where pso_spso_redraw would run (float): whether pso_spso_redraw_one runs instead, which
+        meets the swarm's blocks once an iteration instead of twice (kernels/particle_swarm.cu,
+        pso_spso_run's ONE) at the cost of a second key set by iteration parity, a third for a
+        mispredicted redraw decision, and PR rows moved through a second buffer: where X, V, P and PR
+        fit the L2 cache. H100 (50 MiB L2), rastrigin 30-D float32, one swarm (notes-gpu.md v30):
+        98,304 particles (0.92 of the L2) 3.22-3.25 -> 3.63-3.64 G/s; 131,072 (1.22) 3.82-3.84 ->
+        3.56, where its extra lines and spills meet an L2 already short. Sizes in between not
+        measured. The same numbers either way."""
+        if self.dtype.itemsize != 4:
+            return False
+        if self.one_barrier is not None:
+            return bool(self.one_barrier)
+        d = self.problem.dim
+        n = self.total_walkers() if n is None else int(n)
+        return (3 * d + pr_row(d)) * n * self.dtype.itemsize <= l2_cache_bytes(self.xp)
+
+    def _one_barrier(self) -> bool:
+        """Whether the launch's SPSO kernel meets its blocks once an iteration (pso_spso_redraw_one:
+        pso_spso_run's ONE), reading its keys from three global sets (by iteration parity, and
+        one for the links scattered again where the redraw decision was not the predicted one), its
+        swarm's best from three words a swarm after them, and its informants' rows from two buffers
+        of PR."""
+        return self._launch.kernel == "pso_spso_redraw_one"
 
     def _spso_lanes(self) -> bool:
         """SPSO: whether lanes are possible. The laned kernel (pso_spso_rows_lanes) keeps G - x and
@@ -524,6 +559,8 @@ class ParticleSwarmCuda(CudaAlgorithm, ParticleSwarm):
             # its x through shared addresses is a template parameter (pso_spso_run's XSH): where x is
             # not in shared memory, the kernel with generic pointers
             name = "pso_spso_redraw_global"
+        if name == "pso_spso_redraw" and self._one_barrier_fits():
+            name = "pso_spso_redraw_one"
         warps, name = self._v_warps(name, flags, shape, nbytes, optin)
         # every thread's v: its own flag; some warps': their count in the bits above
         flags |= V_SHARED if warps * WARP == block else warps << V_WARPS_SHIFT
@@ -538,7 +575,7 @@ class ParticleSwarmCuda(CudaAlgorithm, ParticleSwarm):
         blocks of at least V_WARPS_MIN_BLOCK threads; some warps run pso_classic_vwarps (classic) or
         pso_spso_redraw with their count in flags, all of them the kernel with V_SHARED, none leave
         `name` as it is."""
-        redraw = name == "pso_spso_redraw"
+        redraw = name in ("pso_spso_redraw", "pso_spso_redraw_one")
         if ((name != "pso_classic" and not redraw) or flags != X_SHARED or self.v_warps == 0
                 or shape.per_group == 1 or shape.block < (MAX_BLOCK if redraw else V_WARPS_MIN_BLOCK)):
             return 0, name
@@ -579,19 +616,24 @@ class ParticleSwarmCuda(CudaAlgorithm, ParticleSwarm):
                 state.epochs = xp.full(swarms, -1, dtype=np.int64)
                 state.redrawn = xp.ones(swarms, dtype=np.uint8)
                 # float a packed key a particle, double a value and an index; the lanes kernel two
-                # sets, by iteration parity (its exchange has no fence: pso_spso_run)
-                sets = 2 if self._tagged_slots() else 1
-                words = sets * n * (2 if self.dtype.itemsize == 8 else 1)
-                state.keys = xp.full(words if not self._launch.keys_shared else 1, ~np.uint64(0), dtype=np.uint64)
+                # sets, by iteration parity (its exchange has no fence: pso_spso_run), the one-barrier
+                # kernel three, global even for a swarm of one block, and after them three words a
+                # swarm (its best after iterations 0, 1, 2 mod 3)
+                one = self._one_barrier()
+                sets = 3 if one else 2 if self._tagged_slots() else 1
+                words = sets * n * (2 if self.dtype.itemsize == 8 else 1) + (3 * swarms if one else 0)
+                shared_keys = self._launch.keys_shared and not one
+                state.keys = xp.full(1 if shared_keys else words, ~np.uint64(0), dtype=np.uint64)
                 state.pending = xp.zeros(n, dtype=np.uint8)
                 # the normals (and G - x where stored) between the passes; none where drawn again
-                rows = {"pso_spso_rows": 2, "pso_spso_redraw": 0}.get(self._launch.kernel.removesuffix("_local")
-                                                                       .removesuffix("_lanes")
-                                                                       .removesuffix("_global"), 1)
+                kernel = self._launch.kernel
+                rows = 0 if kernel.startswith("pso_spso_redraw") else 2 if kernel.startswith("pso_spso_rows") else 1
                 state.ZT = xp.empty((rows * d, n) if rows else 1, dtype=self.dtype)
                 # zeros: the padding is loaded, never used; the *_local kernels take no PR. Whole
-                # tiles of 32 particles (pso_spso_redraw's layout, kernels/particle_swarm.cu pso_pr)
-                state.PR = xp.zeros((pr_particles(n), pr_row(d)) if self._pr_rows() else 1, dtype=self.dtype)
+                # tiles of 32 particles (pso_spso_redraw's layout, kernels/particle_swarm.cu pso_pr);
+                # the one-barrier kernel two buffers of them
+                buffers = 2 if one else 1
+                state.PR = xp.zeros((buffers * pr_particles(n), pr_row(d)) if self._pr_rows() else 1, dtype=self.dtype)
                 state.links = _Links(self, state)
             self.tracker = self.new_best(parts=max(REDUCE_BLOCKS, grid))
             self._bars = xp.zeros(shape.groups_per_launch, dtype=np.uint64)  # barrier arrival counters
