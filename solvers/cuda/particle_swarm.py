@@ -392,7 +392,8 @@ class ParticleSwarmCuda(CudaAlgorithm, ParticleSwarm):
         meets the swarm's blocks once an iteration instead of twice (kernels/particle_swarm.cu,
         pso_spso_run's ONE) at the cost of a second key set by iteration parity, a third for a
         mispredicted redraw decision, and PR rows moved through a second buffer: where X, V, P and PR
-        fit the L2 cache. H100 (50 MiB L2), rastrigin 30-D float32, one swarm (notes-gpu.md v30):
+        fit the L2 cache. H100 (50 MiB L2), rastrigin 30-D float32, one swarm (notes-gpu.md v30, the
+        kernel's last measured form):
         98,304 particles (0.92 of the L2) 3.22-3.25 -> 3.63-3.64 G/s; 131,072 (1.22) 3.82-3.84 ->
         3.56, where its extra lines and spills meet an L2 already short. Sizes in between not
         measured. The same numbers either way."""
