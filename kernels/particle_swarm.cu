@@ -1361,6 +1361,15 @@ __device__ __forceinline__ void pso_partial_put(MwBest<T> mine, int parity, int 
     gpart_i[slot] = b.i;
 }
 
+// pso_spso_run's ONE: the redraw decision's state an iteration starts from (shared memory)
+template <typename T>
+struct PsoDecision {
+    long long epoch;       // the topology's epoch (the iteration of the last redraw)
+    T previous;            // the swarm's best at the last decision
+    unsigned int r3;       // t mod 3: the swarm's word this iteration reduces into
+    bool predicted;        // the decision this iteration's scatter assumes
+};
+
 // self: the particle's own key among its targets (false: the reader takes the smaller of the key it
 // reads and its own, pso_spso_run's SELF_LOCAL, float only)
 #ifndef PSO_PREDICT_LAST
@@ -1804,8 +1813,20 @@ __device__ __forceinline__ void pso_spso_run(PSO_SPSO_PARAMS) {
     const unsigned int buffer1 = ONE ? (unsigned int)(((n + 31) & ~31ll) * pso_row(d) / NP) : 0u;
     // ONE: the swarm's three words (after the key sets) of its best after iterations t = 0, 1, 2 mod 3
     // (a pointer kept through the iteration made ptxas spill more; t mod 3 counted, not divided)
-#define PSO_WORD(r) (gkeys + 3 * n + 3 * at.swarm + (r))
+#define PSO_WORD(r) (words + (r))
     unsigned int r3 = (unsigned int)((unsigned long long)first_iter % 3ull);  // t mod 3
+    // ONE: the decision's state (epoch, the swarm's last best, t mod 3, the prediction) lives in shared
+    // memory by iteration parity, not in registers through the moves: thread 0 writes the next
+    // iteration's after each decision, every thread reads it at its iteration's start (a block
+    // barrier between: the block reduction before the next grid barrier). In registers ptxas spilled
+    // 96/208 bytes, reloaded in every iteration (notes-gpu.md v31)
+    __shared__ PsoDecision<T> dec[2];
+    __shared__ unsigned long long* words;  // ONE: the swarm's first word (in a register it spilled too)
+    if (ONE) {
+        if (threadIdx.x == 0) dec[0] = PsoDecision<T>{epoch, previous, r3, predicted};
+        if (threadIdx.x == 0) words = gkeys + 3 * n + 3 * at.swarm;
+        __syncthreads();
+    }
 
     for (int it = 0; it < iterations; ++it) {
         const unsigned long long t = (unsigned long long)(first_iter + it);
@@ -1819,6 +1840,11 @@ __device__ __forceinline__ void pso_spso_run(PSO_SPSO_PARAMS) {
         }
         // informants of this iteration: links and personal bests as the last iteration left them
         if (ONE) {  // links as the last decision predicts, the decision after the barrier (above)
+            const PsoDecision<T> state = dec[it & 1];
+            epoch = state.epoch;
+            previous = state.previous;
+            r3 = state.r3;
+            predicted = state.predicted;
             keys.k0 = gkeys + (long long)(t & 1ull) * n;
             const long long links = it > 0 && predicted ? (long long)t - 1 : epoch;
             for (int p = at.lt; p < m; p += at.stride) {
@@ -1857,6 +1883,14 @@ __device__ __forceinline__ void pso_spso_run(PSO_SPSO_PARAMS) {
             }
             predicted = PSO_PREDICT_LAST ? redrew : true;
         }
+        if (ONE && threadIdx.x == 0) dec[(it + 1) & 1] = PsoDecision<T>{epoch, previous, r3 == 2 ? 0u : r3 + 1, predicted};
+        // ONE: the warp is whole again after the decision's branch (a loop and a barrier inside it),
+        // and ptxas is told so. Without it ptxas could not prove the warp converged in the moves that
+        // follow, so it kept d and the passes' counters in regular registers instead of uniform ones
+        // and wrapped the coordinates' j < d tests in convergence barriers: 299 / 361 instructions a
+        // Philox block and 8 / 14 BSSY/BSYNC in the two passes, against 289 / 351 and 4 / 4 with it
+        // (scripts/kernel_sass.py; notes-gpu.md v31). Every thread is here: the grid barriers need them all.
+        if (ONE) __syncwarp();
         if (ONE) {  // a row in buffer 1 (improved last iteration from buffer 0) copied back into buffer 0
             pso_warp_rows<T, TILES>(pso_in_shared(pso_smem, xs), PR, at.base + at.lt, 0u, buffer1, own_one && own_bit,
                                     d);
@@ -2081,8 +2115,7 @@ __device__ __forceinline__ void pso_spso_run(PSO_SPSO_PARAMS) {
             pso_warp_rows<T, TILES>(pso_in_shared(pso_smem, xs), PR, at.base + at.lt, into, buffer1, improved, d);
             own_bit = into;
             // the swarm's word of iteration t (read after the next barrier), the partials at the last
-            pso_partial_put(mine, parity, bps, gpart_f, gpart_i, &g, it + 1 < iterations ? PSO_WORD(r3) : nullptr);
-            r3 = r3 == 2 ? 0 : r3 + 1;
+            pso_partial_put(mine, parity, bps, gpart_f, gpart_i, &g, it + 1 < iterations ? PSO_WORD(dec[it & 1].r3) : nullptr);
             continue;
         }
         // every particle has moved (reading last iteration's P) and read its key before the
@@ -2131,6 +2164,8 @@ __device__ __forceinline__ void pso_spso_run(PSO_SPSO_PARAMS) {
         mw_group_sync(sync);
         if (bps > 1) pso_partials_best(at, parity, bps, gpart_f, gpart_i, &g);
         if (at.block == 0 && threadIdx.x < 3) *PSO_WORD(threadIdx.x) = ~0ull;  // read by no one since the barrier
+        epoch = dec[iterations & 1].epoch;  // the last iteration's decision's
+        previous = dec[iterations & 1].previous;
         redrew = !(g.f < previous);
         if (redrew) epoch = first_iter + iterations - 1;
         previous = g.f;
@@ -2177,9 +2212,10 @@ __global__ void __launch_bounds__(PSO_CLASSIC_MAX_BLOCK, 1) pso_spso_redraw(PSO_
     pso_spso_run<F, T, false, true, false, true, true>(PSO_SPSO_ARGS);
 }
 // With one grid barrier an iteration (pso_spso_run's ONE; float only, the host's choice where the
-// swarm's rows fit the L2): H100, rastrigin 30-D float32 (notes-gpu.md v30, call 3's form), 98,304
-// particles 3.22-3.25 -> 3.63-3.64 G/s; at 131,072, past the L2, 3.82-3.84 -> 3.56 (pso_spso_redraw
-// runs there). The same numbers.
+// swarm's rows take at most ONE_BARRIER_L2 L2 caches): H100, rastrigin 30-D float32, against
+// pso_spso_redraw (notes-gpu.md v31): 98,304 particles 3.27-3.28 -> 3.68-3.69 G/s, 114,688 3.52-3.54
+// -> 3.60, 131,072 3.86-3.87 -> 3.87-3.88 (the bench: 3.90-3.91 -> 4.00-4.02 with its seed, 0; +0.4%
+// with seeds 1 and 2). The same numbers.
 template <typename F, typename T>
 __global__ void __launch_bounds__(PSO_CLASSIC_MAX_BLOCK, 1) pso_spso_redraw_one(PSO_SPSO_PARAMS) {
     pso_spso_run<F, T, false, true, false, true, true, true>(PSO_SPSO_ARGS);

@@ -212,6 +212,9 @@ CASES = {
     "SPSO 512x256": pso(131072, 512, "spso2011"),
     "SPSO 64k": pso(65536, 1, "spso2011"),
     "SPSO 96k": pso(98304, 1, "spso2011"),
+    "SPSO 112k": pso(114688, 1, "spso2011"),
+    "SPSO 131k d40": Case("particle_swarm", "rastrigin", 40, 131072, 2000, {"variant": "spso2011", "swarms": 1}),
+    "SPSO 131k d45": Case("particle_swarm", "rastrigin", 45, 131072, 2000, {"variant": "spso2011", "swarms": 1}),
     "SPSO 16k": pso(16384, 1, "spso2011", iterations=4000),
     "SPSO 64x256": pso(16384, 64, "spso2011", iterations=4000),
     "SPSO 1k": pso(1024, 1, "spso2011", iterations=10000),
@@ -576,6 +579,10 @@ for _dir in sorted(_ALT.glob("*/particle_swarm.cu")) if _ALT.is_dir() else []:
     HOST[f"pso alt {_dir.parent.name}"] = _old_coefficients(_dir.read_text())
     HOST[f"pso alt {_dir.parent.name} 0"] = [(_PSO, "ParticleSwarmCuda.v_warps", 0)] + _old_coefficients(_dir.read_text())
     PER_VARIANT[f"pso alt {_dir.parent.name}"] = PER_VARIANT[f"pso alt {_dir.parent.name} 0"] = PER_VARIANT["pso v warps"]
+    # "spso one alt NAME": that file's one-barrier kernel forced at SPSO-2011's sizes (notes-gpu.md v31)
+    VARIANTS[f"spso one alt {_dir.parent.name}"] = _edit
+    HOST[f"spso one alt {_dir.parent.name}"] = [(_PSO, "ParticleSwarmCuda.one_barrier", True)]
+    PER_VARIANT[f"spso one alt {_dir.parent.name}"] = ["SPSO 131k", "SPSO 112k", "SPSO 96k"]
 
 
 
@@ -996,6 +1003,21 @@ VARIANTS["spso one barrier forced"] = []
 HOST["spso one barrier forced"] = [(_PSO, "ParticleSwarmCuda.one_barrier", True)]
 VARIANTS["spso predict redraw"] = [("#define PSO_PREDICT_LAST 1", "#define PSO_PREDICT_LAST 0")]
 VARIANTS["spso f each"] = [("#define PSO_F_LAST 1", "#define PSO_F_LAST 0")]
+# Thirtieth session (notes-gpu.md v31): the one-barrier kernel with a __syncwarp after the redraw
+# decision's branch, so ptxas keeps the passes' counters in uniform registers (289 / 351 instructions
+# a Philox block, 4 / 4 BSSY/BSYNC, as pso_spso_redraw; 299 / 361 and 8 / 14 without), and (call 2 on)
+# the decision's state and the swarm's word pointer in shared memory (ptxas 52/116 bytes of spills
+# against 96/208). "spso one no warpsync": without the __syncwarp, forced at every size as "spso one
+# barrier forced" is; "spso one alt regs" (EXCHANGE_ALT=alt, alt/regs/ a copy of call 1's kernel file):
+# the __syncwarp with the state in registers. H100, 131,072 / 114,688 / 98,304 G evaluations/s, against
+# the two-barrier kernel of this tree and of the start ("spso two barriers", "spso redraw base"
+# 3.86-3.88 / 3.52-3.54 / 3.27-3.28): call 1, the __syncwarp 3.70-3.71 / 3.50 / 3.71-3.73, without it
+# 3.69-3.72 / 3.47-3.48 / 3.63-3.65; call 2, the state shared 3.87-3.88 / 3.60 / 3.68-3.69, in
+# registers 3.68-3.70 / 3.49-3.51 / 3.69-3.75. "spso wider two" / "spso wider one" (call 3): 131,072
+# at d = 30 / 40 / 45 (1.22 / 1.6 / 1.83 L2s of rows) 3.87-3.89 / 2.37-2.39 / 1.85-1.86 against
+# 3.85-3.87 / 2.37-2.39 / 1.79: ONE_BARRIER_L2 = 1.25.
+VARIANTS["spso one no warpsync"] = [("        if (ONE) __syncwarp();\n", "")]
+HOST["spso one no warpsync"] = [(_PSO, "ParticleSwarmCuda.one_barrier", True)]
 VARIANTS["spso all sizes"] = []
 PER_VARIANT["spso all sizes"] = ["SPSO 131k", "SPSO 512x256", "SPSO 96k", "SPSO 64k", "SPSO 16k", "SPSO 1k"]
 for _v in ("spso tiles", "spso redraw base", "spso untiled", "spso tiles own l1", "spso tiles li ca", "spso self scatter",
@@ -1004,6 +1026,15 @@ for _v in ("spso tiles", "spso redraw base", "spso untiled", "spso tiles own l1"
            "spso tiles warps 28", "spso one barrier", "spso two barriers", "spso one barrier forced",
            "spso predict redraw", "spso f each"):
     PER_VARIANT[_v] = ["SPSO 131k", "SPSO 96k"]
+for _v in ("spso redraw base", "spso one barrier", "spso two barriers", "spso one barrier forced", "spso one no warpsync"):
+    PER_VARIANT[_v] = ["SPSO 131k", "SPSO 112k", "SPSO 96k"]
+# the rule's place (ONE_BARRIER_L2): 131,072 particles of 40 and 45 coordinates (1.6 and 1.83 L2s of rows;
+# at 50 x is not in shared memory: pso_spso_redraw_global, either way)
+VARIANTS["spso wider two"] = []
+HOST["spso wider two"] = [(_PSO, "ParticleSwarmCuda.one_barrier", False)]
+VARIANTS["spso wider one"] = []
+HOST["spso wider one"] = [(_PSO, "ParticleSwarmCuda.one_barrier", True)]
+PER_VARIANT["spso wider two"] = PER_VARIANT["spso wider one"] = ["SPSO 131k", "SPSO 131k d40", "SPSO 131k d45"]
 
 def main() -> None:
     repeats = int(sys.argv[1]) if len(sys.argv) > 1 else 3

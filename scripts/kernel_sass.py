@@ -3,7 +3,7 @@ them, before any device call: registers and spill bytes per kernel, and with --l
 (instructions, and the convergence barriers BSSY/BSYNC in them). notes-gpu.md v27-v30 read these to
 choose what to measure: a pass loop that grows, or spills that move into a loop, show here first.
 
-    python3 scripts/kernel_sass.py VARIANT "KERNEL<F,T>;..." [--file particle_swarm.cu] [--loops 250-450]
+    python3 scripts/kernel_sass.py VARIANT "KERNEL<F,T>;..." [--file particle_swarm.cu] [--loops 250-450] [--sass FILE]
 
 VARIANT: "as committed" for the tree as it is. The loader's source and options (precise math; the
 boxed cospi as the host compiles a bounded box), sm_90. Needs nvcc on PATH; --loops needs nvdisasm
@@ -102,6 +102,7 @@ def main() -> int:
     parser.add_argument("kernels", help='";"-separated instantiations, e.g. "pso_spso_redraw_one<Rastrigin,float>"')
     parser.add_argument("--file", default="particle_swarm.cu", help="the kernel file (default particle_swarm.cu)")
     parser.add_argument("--loops", default=None, metavar="MIN-MAX", help="list the loops of MIN to MAX instructions")
+    parser.add_argument("--sass", default=None, metavar="FILE", help="also write nvdisasm's whole text to FILE")
     args = parser.parse_args()
     from kernels import loader  # noqa: PLC0415
 
@@ -129,6 +130,8 @@ def main() -> int:
             return 2
         low, high = (int(x) for x in args.loops.split("-"))
         sass = subprocess.run([nvdisasm, "-c", "-g", str(cubin)], capture_output=True, text=True, check=True).stdout
+        if args.sass:
+            Path(args.sass).write_text(sass)
         loops = sass_loops(sass)
         shown = readable(list(loops))
         for function, found in loops.items():

@@ -233,8 +233,9 @@ def test_spso_keeps_blocks_of_256_but_the_redraw_kernel_and_a_smaller_block_aske
     monkeypatch.setattr(pso, "l2_cache_bytes", lambda xp: 50 * 2**20)  # an H100's
     spso = shaped(monkeypatch, 131072, variant="spso2011")
     # x alone in shared memory and the rows past the L2: the kernel that draws the normals again,
-    # with the v of 19 warps beside x (the most that leave L1 REDRAW_L1_KEPT: below)
-    assert (spso.kernel, spso.shape.block, spso.shape.per_group) == ("pso_spso_redraw", 1024, 128)
+    # with the v of 19 warps beside x (the most that leave L1 REDRAW_L1_KEPT: below), and one grid
+    # barrier an iteration (the rows, 64 MB, are 1.22 L2s: within ONE_BARRIER_L2)
+    assert (spso.kernel, spso.shape.block, spso.shape.per_group) == ("pso_spso_redraw_one", 1024, 128)
     assert spso.flags == pso.X_SHARED | 19 << pso.V_WARPS_SHIFT
     assert spso.shared_bytes == 30 * 4 + 1024 * 30 * 4 + 19 * 32 * 30 * 4
     # 0.92 of the L2: the redraw kernel in 384 blocks of 256 (three a multiprocessor, where 96 of 1,024
@@ -243,7 +244,9 @@ def test_spso_keeps_blocks_of_256_but_the_redraw_kernel_and_a_smaller_block_aske
     assert (mid.kernel, mid.shape.block, mid.shape.per_group) == ("pso_spso_redraw_one", 256, 384)
     assert (mid.flags, mid.shared_bytes) == (pso.X_SHARED | pso.V_SHARED, 30 * 4 + 2 * 256 * 30 * 4)
     asked = shaped(monkeypatch, 131072, variant="spso2011", block=128)
-    assert (asked.kernel, asked.shape.block, asked.shape.per_group) == ("pso_spso_redraw", 128, 1024)
+    assert (asked.kernel, asked.shape.block, asked.shape.per_group) == ("pso_spso_redraw_one", 128, 1024)
+    # past ONE_BARRIER_L2 (d = 40: 1.61 L2s) two barriers an iteration
+    assert shaped(monkeypatch, 131072, variant="spso2011", dim=40).kernel == "pso_spso_redraw"
     assert shaped(monkeypatch, 65536, variant="spso2011").kernel == "pso_spso"  # 0.61: the normals stored
     # classic with block set below MAX_BLOCK (tests of the many-block exchange): that block
     small = shaped(monkeypatch, 9000, lanes=1, block=64)
@@ -314,9 +317,11 @@ def test_the_redraw_kernel_s_v_warps_leave_l1_its_share(monkeypatch):
     # classic's v warps are not held to it: 28 of 32 (what the opt-in holds)
     assert shaped(monkeypatch, 131072).flags >> pso.V_WARPS_SHIFT == 28
     # an A100 (164 KB a multiprocessor, blocks of 512 two a multiprocessor): each block's share of
-    # the 132 KB left is 66 KB, all but x's 60 KB: one warp's v (the rows, 64 MB, pass the L2 either way)
+    # the 132 KB left is 66 KB, all but x's 60 KB: one warp's v (the rows, 64 MB, are 1.22 of the
+    # 50 MB L2 shaped() gives: one grid barrier an iteration)
     a100 = shaped(monkeypatch, 131072, variant="spso2011", optin=163 * 1024)
-    assert (a100.kernel, a100.shape.block, a100.flags) == ("pso_spso_redraw", 512, pso.X_SHARED | 1 << pso.V_WARPS_SHIFT)
+    assert (a100.kernel, a100.shape.block, a100.flags) == ("pso_spso_redraw_one", 512,
+                                                           pso.X_SHARED | 1 << pso.V_WARPS_SHIFT)
     # asked for none (v_warps = 0): x alone
     none = shaped(monkeypatch, 131072, variant="spso2011", v_warps=0)
     assert none.flags == pso.X_SHARED

@@ -240,6 +240,10 @@ def classic_block_cap(optin: int) -> int:
 
 
 STATIC_MARGIN = 1024  # bytes of static shared memory a step kernel may have beside its dynamic share
+# pso_spso_redraw_one (one grid barrier an iteration) where a swarm's rows (X, V, P, PR) take at most
+# this many L2 caches. H100 (notes-gpu.md v31): faster than pso_spso_redraw at 0.92 and 1.07 L2s,
+# level to +2.6% at 1.22 (131,072 particles of 30-D), level at 1.6, 3.5% slower at 1.83
+ONE_BARRIER_L2 = 1.25
 
 
 def _busiest(shape) -> int:
@@ -285,8 +289,9 @@ class ParticleSwarmCuda(CudaAlgorithm, ParticleSwarm):
             rows = 2 if self._tc_rows(n) else 0 if self._redraw_sure(n) else 1
             pr = pr_row(d) if self._pr_rows() else 0
             # wherever pso_spso_redraw_one may run (its shape is not known yet), PR's second buffer;
-            # where pso_spso may run instead, Z too (one of them is never allocated)
-            one = bool(pr) and not self._tc_rows(n) and self._one_barrier_fits(n)
+            # where pso_spso may run instead, Z too (one of them is never allocated). Not where the
+            # redraw kernels are turned off (redraw False): pso_spso then runs, with one buffer
+            one = bool(pr) and self.redraw is not False and not self._tc_rows(n) and self._one_barrier_fits(n)
             # informant keys (up to 32 bytes: two sets of double's two words, or the one-barrier
             # kernel's three of float's one), pending flag, Z, PR
             per_particle += 33 + (rows * d + (2 if one else 1) * pr) * item
@@ -392,18 +397,18 @@ class ParticleSwarmCuda(CudaAlgorithm, ParticleSwarm):
         meets the swarm's blocks once an iteration instead of twice (kernels/particle_swarm.cu,
         pso_spso_run's ONE) at the cost of a second key set by iteration parity, a third for a
         mispredicted redraw decision, and PR rows moved through a second buffer: where X, V, P and PR
-        fit the L2 cache. H100 (50 MiB L2), rastrigin 30-D float32, one swarm (notes-gpu.md v30, the
-        kernel's last measured form):
-        98,304 particles (0.92 of the L2) 3.22-3.25 -> 3.63-3.64 G/s; 131,072 (1.22) 3.82-3.84 ->
-        3.56, where its extra lines and spills meet an L2 already short. Sizes in between not
-        measured. The same numbers either way."""
+        take at most ONE_BARRIER_L2 L2 caches. H100 (50 MiB L2), rastrigin 30-D float32, one swarm
+        (notes-gpu.md v31), against pso_spso_redraw in the same process: 98,304 particles (0.92 of
+        the L2) 3.27-3.28 -> 3.68-3.69 G/s, 114,688 (1.07) 3.52-3.54 -> 3.60, 131,072 (1.22)
+        3.86-3.87 -> 3.87-3.88 (the bench, seed 0: 3.90-3.91 -> 4.00-4.02; seeds 1 and 2: +0.4%);
+        131,072 at d = 40 (1.6) level, at d = 45 (1.83) 1.85-1.86 -> 1.79. The same numbers either way."""
         if self.dtype.itemsize != 4:
             return False
         if self.one_barrier is not None:
             return bool(self.one_barrier)
         d = self.problem.dim
         n = self.total_walkers() if n is None else int(n)
-        return (3 * d + pr_row(d)) * n * self.dtype.itemsize <= l2_cache_bytes(self.xp)
+        return (3 * d + pr_row(d)) * n * self.dtype.itemsize <= ONE_BARRIER_L2 * l2_cache_bytes(self.xp)
 
     def _one_barrier(self) -> bool:
         """Whether the launch's SPSO kernel meets its blocks once an iteration (pso_spso_redraw_one:
