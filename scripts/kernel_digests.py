@@ -119,8 +119,9 @@ SHAPES = [
     # z0 alone and must add its square as pso_normals does, rounded, not fused)
     ("spso a7-f32-redraw", "particle_swarm", "ackley", 7, "float32",
      {"variant": "spso2011", "walkers": 3000, "swarms": 1}, [3, 2], {"tc_rows": False, "redraw": True}),
-    # one swarm of 131,072 as the host shapes it (an H100: pso_spso_redraw in blocks of 1,024 with the
-    # v of 19 warps beside x, its first pass's rows through L1): what issue 14's SPSO target runs
+    # one swarm of 131,072 as the host shapes it (an H100: pso_spso_redraw_one since notes-gpu.md v31,
+    # pso_spso_redraw before, in blocks of 1,024 with the v of 19 warps beside x): what issue 14's
+    # SPSO target runs
     ("spso r30-f32-131k", "particle_swarm", "rastrigin", 30, "float32",
      {"variant": "spso2011", "walkers": 131072, "swarms": 1}, [2, 1], {}),
     # 98,304 (an H100: the redraw kernel in blocks of 256, all of v beside x)

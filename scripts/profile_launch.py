@@ -7,6 +7,9 @@ once more between cudaProfilerStart and cudaProfilerStop, so that
 
 profiles the launches of that run only (the initial draw and one launch of ITERATIONS iterations),
 not the benchmark's many one-iteration warm-up launches. rastrigin 30-D float32, precise math.
+seed=S (a NAME=VALUE of its own; default 1, the bench's is 0) seeds the runs, and one_barrier=0 or 1
+forces SPSO-2011's kernel with one or two grid barriers an iteration (ParticleSwarmCuda.one_barrier;
+notes-gpu.md v31: the one-barrier kernel's gain at 131,072 depends on the seed).
 warm=K (a NAME=VALUE of its own, not a parameter): the profiled run first takes K iterations
 unprofiled, then ITERATIONS profiled, so that the profile shows a run's steady state rather than its
 first iterations (SPSO-2011 at 131,072: about half of the particles find a new personal best in each
@@ -42,6 +45,11 @@ def main() -> None:
     algorithm, n, iterations = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
     extra = {k: int(v) if v.lstrip("-").isdigit() else v for k, v in (a.split("=", 1) for a in sys.argv[4:])}
     warm = int(extra.pop("warm", 0))
+    seed = int(extra.pop("seed", 1))
+    if "one_barrier" in extra:
+        from solvers.cuda.particle_swarm import ParticleSwarmCuda  # noqa: PLC0415
+
+        ParticleSwarmCuda.one_barrier = bool(int(extra.pop("one_barrier")))
     lineinfo = os.environ.get("MW_LINEINFO")
     if lineinfo:
         loader.BASE_OPTIONS += ("-lineinfo",)
@@ -55,19 +63,21 @@ def main() -> None:
         algo = shards.build(eng, algorithm, problem, params, "float32", False)
         cupy.cuda.Device().synchronize()
         if profiled and warm:
-            state = algo.init_and_step(ArrayRNG(cupy, 1), warm)
+            state = algo.init_and_step(ArrayRNG(cupy, seed), warm)
             cupy.cuda.Device().synchronize()
             cupy.cuda.profiler.start()
             algo.step(state, iterations)
         else:
             if profiled:
                 cupy.cuda.profiler.start()
-            algo.init_and_step(ArrayRNG(cupy, 1), iterations)
+            algo.init_and_step(ArrayRNG(cupy, seed), iterations)
         cupy.cuda.Device().synchronize()
         if profiled:
             cupy.cuda.profiler.stop()
     after = f" after {warm} unprofiled" if warm else ""
-    print(f"{algorithm} {extra} n={n}: profiled one run of {iterations} iterations{after}")
+    kernel = getattr(getattr(algo, "_launch", None), "kernel", "")  # PSO's launch shape names its kernel
+    print(f"{algorithm} {extra} n={n} seed {seed}: profiled one run of {iterations} iterations{after}"
+          + (f" ({kernel})" if kernel else ""))
 
 
 if __name__ == "__main__":
