@@ -1717,7 +1717,9 @@ __device__ __forceinline__ void pso_spso_run(PSO_SPSO_PARAMS) {
     // took the swarm's best (the topology's redraw decision) and kept the new bests' rows from the
     // moves still reading the old ones; here
     // - the keys of iteration t are scattered before its barrier into set t & 1 (of three global
-    //   sets) with the links the last decision predicts (the same decision again), and the decision
+    //   sets) with the links the last decision predicts (the same decision again), by each thread
+    //   as soon as its move of t - 1 is done (while its block's other warps still move; notes-gpu.md
+    //   v32), and the decision
     //   is taken after the barrier from the swarm's best, each block's reduced into one word beside
     //   the keys (pso_partial_put); where it differs
     //   from the prediction (uniform in a swarm) the keys go again, with the links decided, into set
@@ -1822,10 +1824,20 @@ __device__ __forceinline__ void pso_spso_run(PSO_SPSO_PARAMS) {
     // 96/208 bytes, reloaded in every iteration (notes-gpu.md v31)
     __shared__ PsoDecision<T> dec[2];
     __shared__ unsigned long long* words;  // ONE: the swarm's first word (in a register it spilled too)
+    // ONE: the links of the next iteration's scatter, one copy a warp (written by its lane 0 after the
+    // decision, read by the warp after its moves: no block barrier between)
+    __shared__ long long next_links[PSO_CLASSIC_MAX_BLOCK / 32];
     if (ONE) {
         if (threadIdx.x == 0) dec[0] = PsoDecision<T>{epoch, previous, r3, predicted};
         if (threadIdx.x == 0) words = gkeys + 3 * n + 3 * at.swarm;
         __syncthreads();
+        // the first iteration's keys (the others' go right after the moves of the iteration before)
+        keys.k0 = gkeys + (long long)((unsigned long long)first_iter & 1ull) * n;
+        for (int p = at.lt; p < m && iterations > 0; p += at.stride) {
+            const long long i = at.base + p;
+            pso_scatter(keys, i, own_one ? pf_own : Pf[i], 0, seed, walker0, epoch, K, at.base, m, ln.r, ln.L,
+                        false, (i << 1) | own_bit);
+        }
     }
 
     for (int it = 0; it < iterations; ++it) {
@@ -1839,19 +1851,13 @@ __device__ __forceinline__ void pso_spso_run(PSO_SPSO_PARAMS) {
             keys.k1 = keys.k0 + n;
         }
         // informants of this iteration: links and personal bests as the last iteration left them
-        if (ONE) {  // links as the last decision predicts, the decision after the barrier (above)
+        if (ONE) {  // the keys went with the links the last decision predicts (after the last moves)
             const PsoDecision<T> state = dec[it & 1];
             epoch = state.epoch;
             previous = state.previous;
             r3 = state.r3;
             predicted = state.predicted;
             keys.k0 = gkeys + (long long)(t & 1ull) * n;
-            const long long links = it > 0 && predicted ? (long long)t - 1 : epoch;
-            for (int p = at.lt; p < m; p += at.stride) {
-                const long long i = at.base + p;
-                pso_scatter(keys, i, own_one ? pf_own : Pf[i], 0, seed, walker0, links, K, at.base, m, ln.r, ln.L,
-                            false, (i << 1) | own_bit);
-            }
         } else {
             for (int p = at.lt; p < m; p += at.stride) {
                 pso_scatter(keys, at.base + p, own_one ? pf_own : Pf[at.base + p], 0, seed, walker0, epoch, K,
@@ -1884,6 +1890,7 @@ __device__ __forceinline__ void pso_spso_run(PSO_SPSO_PARAMS) {
             predicted = PSO_PREDICT_LAST ? redrew : true;
         }
         if (ONE && threadIdx.x == 0) dec[(it + 1) & 1] = PsoDecision<T>{epoch, previous, r3 == 2 ? 0u : r3 + 1, predicted};
+        if (ONE && (threadIdx.x & 31u) == 0) next_links[threadIdx.x >> 5] = predicted ? (long long)t : epoch;
         // ONE: the warp is whole again after the decision's branch (a loop and a barrier inside it),
         // and ptxas is told so. Without it ptxas could not prove the warp converged in the moves that
         // follow, so it kept d and the passes' counters in regular registers instead of uniform ones
@@ -2114,8 +2121,20 @@ __device__ __forceinline__ void pso_spso_run(PSO_SPSO_PARAMS) {
             const unsigned int into = improved && !own_bit;  // from buffer 1: back into 0, as its copy was
             pso_warp_rows<T, TILES>(pso_in_shared(pso_smem, xs), PR, at.base + at.lt, into, buffer1, improved, d);
             own_bit = into;
+            // the next iteration's keys into set t + 1 (its keys were read and reset before this
+            // iteration's barrier), at once: a warp done with its moves scatters while the block's
+            // others still move, where after the block's reduction below every warp waited for the
+            // slowest first
+            if (own_one && it + 1 < iterations) {  // (XSH: a thread has one particle or none)
+                keys.k0 = gkeys + (long long)((t + 1ull) & 1ull) * n;
+                const long long i = at.base + at.lt;
+                pso_scatter(keys, i, pf_own, 0, seed, walker0, next_links[threadIdx.x >> 5], K, at.base, m, ln.r, ln.L,
+                            false, (i << 1) | own_bit);
+            }
             // the swarm's word of iteration t (read after the next barrier), the partials at the last
-            pso_partial_put(mine, parity, bps, gpart_f, gpart_i, &g, it + 1 < iterations ? PSO_WORD(dec[it & 1].r3) : nullptr);
+            // (the thread's best made again from its particle's: `mine` kept through the scatter spilled)
+            pso_partial_put(own_one ? mw_make_best(pf_own, at.base + at.lt) : mw_no_best<T>(), parity, bps, gpart_f,
+                            gpart_i, &g, it + 1 < iterations ? PSO_WORD(dec[it & 1].r3) : nullptr);
             continue;
         }
         // every particle has moved (reading last iteration's P) and read its key before the
@@ -2214,8 +2233,10 @@ __global__ void __launch_bounds__(PSO_CLASSIC_MAX_BLOCK, 1) pso_spso_redraw(PSO_
 // With one grid barrier an iteration (pso_spso_run's ONE; float only, the host's choice where the
 // swarm's rows take at most ONE_BARRIER_L2 L2 caches): H100, rastrigin 30-D float32, against
 // pso_spso_redraw (notes-gpu.md v31): 98,304 particles 3.27-3.28 -> 3.68-3.69 G/s, 114,688 3.52-3.54
-// -> 3.60, 131,072 3.86-3.87 -> 3.87-3.88 (the bench: 3.90-3.91 -> 4.00-4.02 with its seed, 0; +0.4%
-// with seeds 1 and 2). The same numbers.
+// -> 3.60, 131,072 3.86-3.87 -> 3.87-3.88. Since v32 (each thread's scatter right after its move, the
+// thread's best made again from its particle's for the block's reduction) 131,072 3.86 -> 3.99-4.01
+// with seed 1 (114,688 3.59 -> 3.73-3.77); the bench with seeds 0 / 1 / 2: 4.02 / 3.85 / 3.91 -> 4.10 /
+// 4.03 / 4.06 G/s. The same numbers.
 template <typename F, typename T>
 __global__ void __launch_bounds__(PSO_CLASSIC_MAX_BLOCK, 1) pso_spso_redraw_one(PSO_SPSO_PARAMS) {
     pso_spso_run<F, T, false, true, false, true, true, true>(PSO_SPSO_ARGS);

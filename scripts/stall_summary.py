@@ -30,6 +30,10 @@ from pathlib import Path
 KERNELS = {"pso16k": "pso_classic_lanes", "pso131k": "pso_classic_vwarps", "de131k": "de_generations_wide",
            "spso16k": "pso_spso_rows_lanes", "spso131k": "pso_spso_redraw", "de512": "de_generations_wide",
            "spso65k": "pso_spso", "spso131k-late": "pso_spso_redraw"}
+# since notes-gpu.md v31 the host runs pso_spso_redraw_one at 131,072 (stall_profile.sh's cases)
+KERNELS.update({"spso131k": "pso_spso_redraw_one", "spso131k-late": "pso_spso_redraw_one",
+                "spso131k-late-s0": "pso_spso_redraw_one", "spso131k-two-late": "pso_spso_redraw",
+                "spso131k-two-late-s0": "pso_spso_redraw"})
 _FILE_LINE = re.compile(r'//## File "([^"]+)", line (\d+)')
 _INSTRUCTION = re.compile(r"/\*([0-9a-f]{4,})\*/")
 _LINE = re.compile(r"line (\d+)")

@@ -179,8 +179,8 @@ def test_redraw_where_p_is_not_in_shared_memory_and_the_rows_pass_the_l2(cupy, m
     assert kernel(3000) == ("pso_spso", 7)  # x, v and p shared, the rows in the L2: the normals stored
     assert kernel(3000, choices=(3, 0)) == ("pso_spso", 3)  # p global but the rows in the L2
     assert kernel(3000, choices=(3, 0), l2=small_l2) == ("pso_spso_redraw_one", 3)  # the rows fit the L2
-    # past ONE_BARRIER_L2 (the rows 1.33 L2s): two barriers an iteration
-    assert kernel(3000, choices=(3, 0), l2=rows * 3 // 4) == ("pso_spso_redraw", 3)
+    # past ONE_BARRIER_L2 (the rows 2 L2s): two barriers an iteration
+    assert kernel(3000, choices=(3, 0), l2=rows // 2) == ("pso_spso_redraw", 3)
     assert kernel(3000, choices=(0,), l2=small_l2) == ("pso_spso_redraw_global", 0)  # x not shared
     assert kernel(3000, choices=(3, 0), l2=small_l2 + 8) == ("pso_spso", 3)  # 3/4 of the L2 is the bound
     assert kernel(3000, choices=(7, 0), l2=small_l2) == ("pso_spso", 7)  # p shared

@@ -245,8 +245,9 @@ def test_spso_keeps_blocks_of_256_but_the_redraw_kernel_and_a_smaller_block_aske
     assert (mid.flags, mid.shared_bytes) == (pso.X_SHARED | pso.V_SHARED, 30 * 4 + 2 * 256 * 30 * 4)
     asked = shaped(monkeypatch, 131072, variant="spso2011", block=128)
     assert (asked.kernel, asked.shape.block, asked.shape.per_group) == ("pso_spso_redraw_one", 128, 1024)
-    # past ONE_BARRIER_L2 (d = 40: 1.61 L2s) two barriers an iteration
-    assert shaped(monkeypatch, 131072, variant="spso2011", dim=40).kernel == "pso_spso_redraw"
+    # within ONE_BARRIER_L2 at d = 40 (1.6 L2s), past it at d = 45 (1.83): two barriers an iteration
+    assert shaped(monkeypatch, 131072, variant="spso2011", dim=40).kernel == "pso_spso_redraw_one"
+    assert shaped(monkeypatch, 131072, variant="spso2011", dim=45).kernel == "pso_spso_redraw"
     assert shaped(monkeypatch, 65536, variant="spso2011").kernel == "pso_spso"  # 0.61: the normals stored
     # classic with block set below MAX_BLOCK (tests of the many-block exchange): that block
     small = shaped(monkeypatch, 9000, lanes=1, block=64)

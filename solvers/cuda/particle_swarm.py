@@ -241,9 +241,11 @@ def classic_block_cap(optin: int) -> int:
 
 STATIC_MARGIN = 1024  # bytes of static shared memory a step kernel may have beside its dynamic share
 # pso_spso_redraw_one (one grid barrier an iteration) where a swarm's rows (X, V, P, PR) take at most
-# this many L2 caches. H100 (notes-gpu.md v31): faster than pso_spso_redraw at 0.92 and 1.07 L2s,
-# level to +2.6% at 1.22 (131,072 particles of 30-D), level at 1.6, 3.5% slower at 1.83
-ONE_BARRIER_L2 = 1.25
+# this many L2 caches. H100, against pso_spso_redraw (notes-gpu.md v32, 131,072 particles): faster at
+# 0.92, 1.07 and 1.22 L2s (d = 30), +3% at 1.6 (d = 40: 2.43-2.46 against 2.35-2.38 G/s), 3% slower
+# at 1.83 (d = 45: 1.79-1.80 against 1.84-1.85); between 1.6 and 1.83 not measured (v31, before
+# the scatter moved after each thread's move: level at 1.6, so the rule stopped at 1.25)
+ONE_BARRIER_L2 = 1.7
 
 
 def _busiest(shape) -> int:
@@ -400,8 +402,10 @@ class ParticleSwarmCuda(CudaAlgorithm, ParticleSwarm):
         take at most ONE_BARRIER_L2 L2 caches. H100 (50 MiB L2), rastrigin 30-D float32, one swarm
         (notes-gpu.md v31), against pso_spso_redraw in the same process: 98,304 particles (0.92 of
         the L2) 3.27-3.28 -> 3.68-3.69 G/s, 114,688 (1.07) 3.52-3.54 -> 3.60, 131,072 (1.22)
-        3.86-3.87 -> 3.87-3.88 (the bench, seed 0: 3.90-3.91 -> 4.00-4.02; seeds 1 and 2: +0.4%);
-        131,072 at d = 40 (1.6) level, at d = 45 (1.83) 1.85-1.86 -> 1.79. The same numbers either way."""
+        3.86-3.87 -> 3.87-3.88; 131,072 at d = 40 (1.6) level, at d = 45 (1.83) 1.85-1.86 -> 1.79.
+        With each thread's scatter right after its move (v32) 131,072 made 3.99-4.01 against the
+        v31 kernel's 3.86 (seed 1) and 114,688 3.73-3.77 against 3.59 (the bench at 131,072, seeds
+        0 / 1 / 2: 4.10 / 4.03 / 4.06 G/s). The same numbers either way."""
         if self.dtype.itemsize != 4:
             return False
         if self.one_barrier is not None:
