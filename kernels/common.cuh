@@ -74,6 +74,28 @@ __device__ __forceinline__ void mw_sincospif_boxed(float x, float* s, float* c) 
     *s = mw_pi_select(q, cp, sp);
     *c = mw_pi_select(q + (1u << 30), cp, sp);
 }
+// cos(2 pi v) of a coordinate v with |2 v| <= 2^21: mw_cospif_precise<true>(2 v) bit for bit, without
+// forming 2 v (one FADD a coordinate less in every fold that takes it: issue 14). The reduction reads
+// v directly: t = fma(v, 4, 1.5 * 2^23) is fma(2 v, 2, 1.5 * 2^23) (4 v and 2 v are exact), so r and
+// the quadrant are the same; h = v - r / 4 is exact (|h| <= 1/8 and a multiple of v's ulp) and is
+// f / 2. With s4 = h^2 = s / 4 (exactly, wherever s is a normal float), every Horner level runs on s4
+// with its constants scaled by powers of two, so each intermediate is the original one times a power
+// of two, the same rounding (A1 = 64 L1, ..., c = fma(4 L3, s4, 1) = fma(L3, s, 1); 8 p; sn from 2 pi h).
+// Where s4 underflows (|v| < 2^-63) r = 0 and both forms return c = 1. GPU test: tests/test_gpu_cospi.py,
+// every float with |2 v| <= 2^21.
+__device__ __forceinline__ float mw_cos2pi_boxed(float v) {
+    const float t = __fmaf_rn(v, 4.0f, 0x1.8p23f);
+    const float r = __fadd_rn(t, -0x1.8p23f);
+    const unsigned int q = (__float_as_uint(t) << 30) + (1u << 30);  // cos: the quadrant plus one
+    const float h = __fmaf_rn(-r, 0.25f, v);
+    const float s4 = __fmul_rn(h, h);
+    // mw_pi_parts's constants times 256, 64, 16, 4 (c) and 128, 32, 8 (p), exact
+    const float c = __fmaf_rn(__fmaf_rn(__fmaf_rn(__fmaf_rn(0x1.d09c24p+5f, s4, -0x1.55a5cp+6f), s4, 0x1.03c19ep+6f), s4,
+                                        -0x1.3bd3ccp+4f), s4, 1.0f);
+    const float p8 = __fmaf_rn(__fmaf_rn(-0x1.2f5992p+6f, s4, 0x1.466b2p+6f), s4, -0x1.4abbecp+5f);
+    const float sn = __fmaf_rn(0x1.921fb6p+2f, h, __fmaf_rn(p8, __fmaf_rn(s4, h, 0.0f), 0.0f));
+    return mw_pi_select(q, c, sn);
+}
 // MW_COSPI_BOXED = 1 (a compile option: kernels/loader.py options(boxed=True)): the host compiles a
 // problem whose box lies within +-2^19 (every built-in's; kernels/loader.py is_boxed) with it. Then
 // mw_cospi_coordinate(2 v) for a coordinate v of an evaluated point meets BOXED's promise: every
@@ -98,6 +120,10 @@ __device__ __forceinline__ void mw_sincospif_boxed(float x, float* s, float* c) 
 __device__ __forceinline__ float mw_cospi(float x) { return MW_FAST_MATH ? __cosf(float(MW_PI) * x) : cospif(x); }
 __device__ __forceinline__ float mw_cospi_lean(float x) { return MW_COSPI_LIBRARY ? cospif(x) : mw_cospif_precise<MW_COSPI_BOXED != 0>(x); }
 __device__ __forceinline__ float mw_cospi_coordinate(float x) { return MW_FAST_MATH ? __cosf(float(MW_PI) * x) : mw_cospi_lean(x); }
+// cos(2 pi v) of a coordinate v (problems.cuh's folds): mw_cospi_coordinate(2 v), the same bits
+__device__ __forceinline__ float mw_cos2pi_coordinate(float v) {
+    return (MW_COSPI_BOXED && !MW_COSPI_LIBRARY && !MW_FAST_MATH) ? mw_cos2pi_boxed(v) : mw_cospi_coordinate(2.0f * v);
+}
 // sin(pi x) and cos(pi x); _boxed: |x| <= 2^21 (mw_sincospif_boxed). Fast math: __sincosf(float(pi) x)
 __device__ __forceinline__ void mw_sincospi(float x, float* s, float* c) {
     if (MW_FAST_MATH) __sincosf(float(MW_PI) * x, s, c);
@@ -147,6 +173,7 @@ __device__ __forceinline__ double mw_sin(double x) { return sin(x); }
 __device__ __forceinline__ double mw_cos(double x) { return cos(x); }
 __device__ __forceinline__ double mw_cospi(double x) { return cospi(x); }
 __device__ __forceinline__ double mw_cospi_coordinate(double x) { return cospi(x); }
+__device__ __forceinline__ double mw_cos2pi_coordinate(double v) { return cospi(2.0 * v); }
 __device__ __forceinline__ void mw_sincospi(double x, double* s, double* c) { sincospi(x, s, c); }
 __device__ __forceinline__ void mw_sincospi_boxed(double x, double* s, double* c) { sincospi(x, s, c); }
 __device__ __forceinline__ double mw_log_unit(double x) { return log(x); }

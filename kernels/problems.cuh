@@ -11,8 +11,8 @@
 // Mirroring rules, so that numpy and cuda agree to rounding:
 // - constants are folded in double and rounded once to T, as NumPy does with a Python float applied
 //   to a float32 array: T(2.0 * MW_PI) * v, never T(2) * T(MW_PI) * v in a different order;
-//   the one exception is cos(2 pi v), written mw_cospi_coordinate(T(2) * v) (2 v is exact; cospi is the more
-//   accurate of the two and half the cost of a precise cos: issue 14);
+//   the one exception is cos(2 pi v), written mw_cos2pi_coordinate(v): cospi(2 v) (2 v is exact; cospi is
+//   the more accurate of the two and half the cost of a precise cos: issue 14), reduced from v itself;
 // - operations keep the NumPy expression's order (left to right); sums run j = 0..d-1 (NumPy's
 //   pairwise summation differs from this only by rounding);
 // - math only through mw_* (fast-math switch); powers as products where NumPy multiplies.
@@ -212,7 +212,7 @@ struct Schwefel226 : MwFold<Schwefel226> {
 
 struct Rastrigin : MwSumFold<Rastrigin> {  // v^2 - 10 cos(2 pi v) + 10, v^2 fused into the difference
     template <typename T> __device__ static T term(T v, int) {
-        return mw_fma(v, v, -(T(10) * mw_cospi_coordinate(T(2) * v))) + T(10);
+        return mw_fma(v, v, -(T(10) * mw_cos2pi_coordinate(v))) + T(10);
     }
 };
 
@@ -220,7 +220,7 @@ struct Ackley : MwFold<Ackley> {
     template <typename T> struct Acc { T s1, s2; };
     template <typename T> struct Term { T v, c; };
     template <typename T> __device__ static Acc<T> start() { return {T(0), T(0)}; }
-    template <typename T> __device__ static Term<T> term(T v, int) { return {v, mw_cospi_coordinate(T(2) * v)}; }
+    template <typename T> __device__ static Term<T> term(T v, int) { return {v, mw_cos2pi_coordinate(v)}; }
     template <typename T> __device__ static void accumulate(Acc<T>& a, const Term<T>& t) {
         a.s1 = mw_fma(t.v, t.v, a.s1);
         a.s2 += t.c;

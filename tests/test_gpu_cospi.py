@@ -7,7 +7,8 @@ NaN payloads may differ. Its boxed form (no large-argument path, the magic-numbe
 so for every argument it is promised, |x| <= 2^21. The signed zeros are exactly the half-integers
 x = i / 2 with i = 1 mod 4 (libdevice negates +0 to +0, the xor to -0): 2^23 of them in all, 2^21
 within 2^21. The boxed sincospi (SPSO's normals' angle, from the same reduction and polynomials) must
-equal the library's sincospif likewise for every |x| <= 2^21."""
+equal the library's sincospif likewise for every |x| <= 2^21, and the folds' cos(2 pi v) reduced from v
+(mw_cos2pi_boxed) the boxed cospi of 2 v bit for bit, zeros' signs included, for every |2 v| <= 2^21."""
 from __future__ import annotations
 
 import numpy as np
@@ -108,6 +109,41 @@ def test_boxed_sincospi_is_sincospif_for_every_float_it_is_promised(cupy):
     # the zero results of sin at the integers and of cos at the half-integers within 2^21 whose sign
     # differs (H100, CUDA 13: 3 x 2^22 arguments, as first measured; a pin against a change of form)
     assert zeros == 3 * 2**22
+
+
+COS2PI = TALLY + r"""
+struct Cos2piCheck {  // the promise: |2 v| <= 2^21; the same bits as the boxed cospi of 2 v (zeros too)
+    __device__ Outcome operator()(float v) const {
+        if (!(fabsf(v) <= 0x1p20f)) return SKIP;
+        const float a = mw_cospif_precise<true>(2.0f * v), b = mw_cos2pi_boxed(v);
+        return __float_as_uint(a) == __float_as_uint(b) || (a != a && b != b) ? SAME : DIFFER;
+    }
+};
+__global__ void cos2pi_compare(unsigned long long count, unsigned long long* out) {
+    tally(count, out, Cos2piCheck());
+}
+__global__ void cos2pi_at(unsigned int bits, float* at) {
+    at[0] = mw_cospif_precise<true>(2.0f * __uint_as_float(bits));
+    at[1] = mw_cos2pi_boxed(__uint_as_float(bits));
+}
+"""
+
+
+def test_cos_2_pi_v_from_v_is_the_boxed_cospi_of_2v_for_every_float(cupy):
+    """mw_cos2pi_boxed (the folds' cos(2 pi v) without forming 2 v: Rastrigin's and Ackley's terms in
+    every kernel) against mw_cospif_precise<true>(2 v), itself checked against cospif above, for every
+    float v with |2 v| <= 2^21: the same bits, not even a zero's sign apart."""
+    mod = cupy.RawModule(code=loader.header_text() + COS2PI, options=loader.options(False),
+                         name_expressions=["cos2pi_compare", "cos2pi_at"])
+    out = cupy.asarray(np.array([0, 0, 2**32], dtype=np.uint64))
+    mod.get_function("cos2pi_compare")((4096,), (256,), (np.uint64(2**32), out))
+    differ, zeros, first = (int(v) for v in out.get())
+    if differ:
+        at = cupy.zeros(2, dtype=np.float32)
+        mod.get_function("cos2pi_at")((1,), (1,), (np.uint32(first), at))
+        pytest.fail(f"{differ} arguments differ, the first v = 0x{first:08x}: cospi(2 v) {float(at[0])!r}, "
+                    f"from v {float(at[1])!r}")
+    assert zeros == 0
 
 
 UNIT = TALLY + r"""

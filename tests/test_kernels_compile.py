@@ -336,17 +336,21 @@ def test_boxed_option_follows_the_box():
 
 def test_only_the_folds_take_the_boxed_cospi():
     """MW_COSPI_BOXED's promise (|x| <= 2^21) holds for 2 v of an evaluated coordinate, so only
-    problems.cuh's folds may call mw_cospi_coordinate; a user's expression (any argument: cos(pi
-    x^10)) goes through mw_cospi, the library's cospif."""
+    problems.cuh's folds may call mw_cospi_coordinate or mw_cos2pi_coordinate (cos(2 pi v) reduced
+    from v, under the same promise); a user's expression (any argument: cos(pi x^10)) goes through
+    mw_cospi, the library's cospif."""
     from solvers.problems.expression.emit_cuda import cuda_functor
     from solvers.problems.expression.parse import parse
 
-    callers = [path.name for path in loader.KERNEL_DIR.iterdir()
-               if path.suffix in (".cu", ".cuh") and path.name != "common.cuh"
-               and "mw_cospi_coordinate(" in path.read_text(encoding="utf-8")]
-    assert callers == ["problems.cuh"]
+    # (the folds take cos(2 pi v) from v now; nothing else calls either, nor the boxed form itself)
+    expected = {"mw_cos2pi_coordinate(": ["problems.cuh"], "mw_cospi_coordinate(": [], "mw_cos2pi_boxed(": []}
+    for name, want in expected.items():
+        callers = [path.name for path in loader.KERNEL_DIR.iterdir()
+                   if path.suffix in (".cu", ".cuh") and path.name != "common.cuh"
+                   and name in path.read_text(encoding="utf-8")]
+        assert callers == want, (name, callers)
     source = cuda_functor(parse("cos(pi*x1**10) + x2").tree).source
-    assert "mw_cospi(" in source and "mw_cospi_coordinate" not in source
+    assert "mw_cospi(" in source and "_coordinate" not in source and "mw_cos2pi" not in source
     common = (loader.KERNEL_DIR / "common.cuh").read_text(encoding="utf-8")
     assert ": cospif(x); }" in next(line for line in common.splitlines()
                                      if line.startswith("__device__ __forceinline__ float mw_cospi(float x)"))
